@@ -1,0 +1,1 @@
+//! HandleCache (being written)
