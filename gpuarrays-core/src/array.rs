@@ -1,0 +1,279 @@
+//! Arrays: a shared buffer ([`DataRef`]), a shape and an element offset on one device.
+//!
+//! [`RawArray`] is the untyped form (element type known at run time) that expressions and
+//! backends work with; [`Array<T, B>`] is the typed form users hold. Both are contiguous
+//! and row-major: derived arrays (see [`crate::derive`]) only ever describe contiguous runs.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::backend::Backend;
+use crate::data_ref::{BufferGuard, DataRef};
+use crate::dtype::DType;
+use crate::element::{self, Element};
+use crate::error::{Error, Result};
+use crate::shape;
+use crate::support::{OpKind, ensure_supported};
+
+/// An array whose element type is known at run time.
+pub struct RawArray<B: Backend> {
+    pub(crate) backend: B,
+    pub(crate) data: DataRef<B::Buffer>,
+    pub(crate) dims: Vec<usize>,
+    /// Offset of the first element, in elements of `dtype`.
+    pub(crate) offset: usize,
+    pub(crate) dtype: DType,
+}
+
+impl<B: Backend> RawArray<B> {
+    /// Allocates an uninitialised array (contents unspecified; every caller writes it).
+    pub(crate) fn alloc(backend: &B, dtype: DType, dims: &[usize]) -> Result<Self> {
+        shape::check_rank(dims.len())?;
+        ensure_supported(backend, dtype, OpKind::Storage)?;
+        let n = shape::checked_numel(dims)?;
+        let bytes = n.checked_mul(dtype.size()).ok_or_else(|| {
+            Error::invalid_arg(
+                "alloc",
+                format!("{n} elements of {dtype} overflow usize bytes"),
+            )
+        })?;
+        let buffer = backend.alloc(bytes)?;
+        let owner = backend.clone();
+        Ok(RawArray {
+            backend: backend.clone(),
+            data: DataRef::new(buffer, move |b| owner.release(b)),
+            dims: dims.to_vec(),
+            offset: 0,
+            dtype,
+        })
+    }
+
+    /// A new array sharing this one's buffer (a derived array).
+    pub(crate) fn derive(&self, dtype: DType, dims: Vec<usize>, offset: usize) -> Self {
+        RawArray {
+            backend: self.backend.clone(),
+            data: self.data.clone(),
+            dims,
+            offset,
+            dtype,
+        }
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+    pub fn ndim(&self) -> usize {
+        self.dims.len()
+    }
+    pub fn len(&self) -> usize {
+        shape::numel(&self.dims)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Offset of the first element in the shared buffer, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    /// Offset of the first element in the shared buffer, in bytes.
+    pub fn byte_offset(&self) -> usize {
+        self.offset * self.dtype.size()
+    }
+    /// The shared buffer handle (for identity checks and reference counts).
+    pub fn data(&self) -> &DataRef<B::Buffer> {
+        &self.data
+    }
+    /// Borrows the buffer for one backend call.
+    pub fn buffer(&self) -> Result<BufferGuard<'_, B::Buffer>> {
+        self.data.read()
+    }
+
+    /// Copies the elements to host bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.len() * self.dtype.size()];
+        if !out.is_empty() {
+            let buf = self.buffer()?;
+            self.backend.read(&buf, self.byte_offset(), &mut out)?;
+        } else {
+            drop(self.buffer()?);
+        }
+        Ok(out)
+    }
+
+    /// Fails with [`Error::DeviceMismatch`] unless `other` is on the same device.
+    pub fn same_device(&self, op: &str, other: &RawArray<B>) -> Result<()> {
+        let (a, b) = (self.backend.device(), other.backend.device());
+        if a.id == b.id {
+            Ok(())
+        } else {
+            Err(Error::DeviceMismatch {
+                op: op.to_string(),
+                a: a.to_string(),
+                b: b.to_string(),
+            })
+        }
+    }
+
+    /// Typed view of this array (fails unless `T` is its element type).
+    pub fn into_typed<T: Element>(self) -> Result<Array<T, B>> {
+        if self.dtype != T::DTYPE {
+            return Err(Error::DTypeMismatch {
+                op: "into_typed".into(),
+                lhs: self.dtype,
+                rhs: T::DTYPE,
+            });
+        }
+        Ok(Array {
+            raw: self,
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<B: Backend> Clone for RawArray<B> {
+    /// Another reference to the same buffer (shares the data, like a derived array).
+    fn clone(&self) -> Self {
+        self.derive(self.dtype, self.dims.clone(), self.offset)
+    }
+}
+
+impl<B: Backend> fmt::Debug for RawArray<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RawArray")
+            .field("dtype", &self.dtype)
+            .field("dims", &self.dims)
+            .field("offset", &self.offset)
+            .field("device", &self.backend.device().to_string())
+            .field("data", &self.data)
+            .finish()
+    }
+}
+
+/// An n-dimensional array of `T` on a device of backend `B`.
+///
+/// Dropping an array (or calling [`free`](Array::free)) releases its own reference to the
+/// buffer; the buffer is released when the last array sharing it goes, or at once by
+/// [`free_all_shared`](Array::free_all_shared).
+pub struct Array<T: Element, B: Backend> {
+    pub(crate) raw: RawArray<B>,
+    pub(crate) _t: PhantomData<T>,
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    pub(crate) fn from_raw(raw: RawArray<B>) -> Self {
+        debug_assert_eq!(raw.dtype, T::DTYPE);
+        Array {
+            raw,
+            _t: PhantomData,
+        }
+    }
+
+    /// Uploads host data in row-major order.
+    pub fn from_slice(backend: &B, dims: &[usize], data: &[T]) -> Result<Self> {
+        let n = shape::checked_numel(dims)?;
+        if n != data.len() {
+            return Err(Error::LengthMismatch {
+                op: "from_slice".into(),
+                expected: n,
+                got: data.len(),
+            });
+        }
+        let raw = RawArray::alloc(backend, T::DTYPE, dims)?;
+        if n > 0 {
+            let buf = raw.buffer()?;
+            backend.write(&buf, 0, element::as_bytes(data))?;
+        }
+        Ok(Array::from_raw(raw))
+    }
+
+    /// Uploads a one-dimensional array.
+    pub fn from_vec(backend: &B, data: Vec<T>) -> Result<Self> {
+        Self::from_slice(backend, &[data.len()], &data)
+    }
+
+    /// Downloads the elements in row-major order.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        T::from_bytes(&self.raw.to_bytes()?)
+    }
+
+    /// The single element of a one-element array.
+    pub fn item(&self) -> Result<T> {
+        if self.len() != 1 {
+            return Err(Error::LengthMismatch {
+                op: "item".into(),
+                expected: 1,
+                got: self.len(),
+            });
+        }
+        Ok(self.to_vec()?[0])
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.raw.backend
+    }
+    pub fn dims(&self) -> &[usize] {
+        &self.raw.dims
+    }
+    pub fn ndim(&self) -> usize {
+        self.raw.dims.len()
+    }
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+    /// Offset of the first element in the shared buffer, in elements of `T`.
+    pub fn offset(&self) -> usize {
+        self.raw.offset
+    }
+    /// The shared buffer handle: `DataRef::same_buffer(a.data(), b.data())` tells whether
+    /// two arrays share storage.
+    pub fn data(&self) -> &DataRef<B::Buffer> {
+        &self.raw.data
+    }
+    /// The untyped array.
+    pub fn raw(&self) -> &RawArray<B> {
+        &self.raw
+    }
+    pub fn into_raw(self) -> RawArray<B> {
+        self.raw
+    }
+
+    /// Releases this array's reference to its buffer (same as dropping it).
+    pub fn free(self) {
+        drop(self)
+    }
+
+    /// Releases the buffer for every array that shares it. Later use of any of them returns
+    /// [`Error::Freed`].
+    pub fn free_all_shared(&self) {
+        self.raw.data.free_all_shared()
+    }
+
+    /// Copies this array to another backend or device, through host memory.
+    pub fn to_backend<B2: Backend>(&self, other: &B2) -> Result<Array<T, B2>> {
+        Array::from_slice(other, self.dims(), &self.to_vec()?)
+    }
+}
+
+impl<T: Element, B: Backend> fmt::Debug for Array<T, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Array")
+            .field("dtype", &T::DTYPE)
+            .field("dims", &self.raw.dims)
+            .field("offset", &self.raw.offset)
+            .field("device", &self.raw.backend.device().to_string())
+            .field("data", &self.raw.data)
+            .finish()
+    }
+}

@@ -1,0 +1,88 @@
+//! The `Backend` trait: the one thing a new backend implements.
+//!
+//! A backend value is a cheap, cloneable handle to one device. Arrays keep a clone, so the
+//! destructor registered with each buffer can release it on the right device, whichever
+//! thread drops the last reference. Generic array operations (in [`crate::ops`]) check
+//! shapes, types and capabilities, then call the methods below; backends never
+//! re-implement shape logic. See `docs/backend-guide.md` for a walk-through.
+
+use crate::device::DeviceInfo;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::kernel::{
+    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+};
+use crate::support::{OpKind, Support};
+
+/// A device that can hold arrays and run the generic operations.
+///
+/// Contract common to every method:
+/// - offsets and lengths are validated by core before the call (in bounds, non-empty
+///   kernels), so a backend may treat violations as its own bug;
+/// - work may be asynchronous, but [`read`](Self::read) returns the finished data, and work
+///   enqueued by one call is ordered before work enqueued by a later call on the same thread;
+/// - errors are returned, never panicked; drop paths never panic.
+pub trait Backend: Clone + Send + Sync + 'static {
+    /// The backend's device buffer. Shared between arrays through [`crate::DataRef`].
+    type Buffer: Send + Sync + 'static;
+
+    /// Short lowercase name: "cpu", "hip", "wgpu".
+    fn name(&self) -> &'static str;
+
+    /// The device this handle runs on.
+    fn device(&self) -> &DeviceInfo;
+
+    /// Whether this device can run `dtype` for `op`. Checked by core before allocation and
+    /// dispatch; a `No` becomes [`crate::Error::Unsupported`].
+    fn supports(&self, dtype: DType, op: OpKind) -> Support;
+
+    /// Allocates `bytes` bytes (contents unspecified). `bytes` may be 0. The buffer's base
+    /// must be aligned to at least 16 bytes.
+    fn alloc(&self, bytes: usize) -> Result<Self::Buffer>;
+
+    /// Releases a buffer: the destructor registered with its `DataRef`. Must not panic.
+    fn release(&self, buffer: Self::Buffer);
+
+    /// Copies host bytes into the buffer at `byte_offset`. `src` may be reused on return.
+    fn write(&self, dst: &Self::Buffer, byte_offset: usize, src: &[u8]) -> Result<()>;
+
+    /// Copies bytes from the buffer at `byte_offset` to the host, after all work enqueued
+    /// before on this thread has finished.
+    fn read(&self, src: &Self::Buffer, byte_offset: usize, dst: &mut [u8]) -> Result<()>;
+
+    /// Device-to-device copy between (or within, non-overlapping) buffers of this device.
+    fn copy(
+        &self,
+        src: &Self::Buffer,
+        src_byte_offset: usize,
+        dst: &Self::Buffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()>;
+
+    /// Waits until all work this thread enqueued on the device has finished.
+    fn synchronize(&self) -> Result<()>;
+
+    /// Runs a fused elementwise program.
+    fn elementwise(
+        &self,
+        program: &Program,
+        args: &ElementwiseArgs<'_, Self::Buffer>,
+    ) -> Result<()>;
+
+    /// Runs a reduction.
+    fn reduce(&self, args: &ReduceArgs<'_, Self::Buffer>) -> Result<()>;
+
+    /// Runs an inclusive scan.
+    fn scan(&self, args: &ScanArgs<'_, Self::Buffer>) -> Result<()>;
+
+    /// Sorts rows in place.
+    fn sort(&self, args: &SortArgs<'_, Self::Buffer>) -> Result<()>;
+
+    /// Finds the true positions of a bool range; returns a new buffer of i64 positions and
+    /// their count.
+    fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)>;
+
+    /// Runs a (batched) matrix product.
+    fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()>;
+}

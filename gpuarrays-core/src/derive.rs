@@ -1,0 +1,174 @@
+//! Derived arrays: `view`, `reshape` and `reinterpret` return new arrays of the same type
+//! that share the original's [`crate::DataRef`], with their own dims and element offset —
+//! no wrapper types and no copies (third seed). Only contiguous row-major results exist, so
+//! every derived array can go anywhere an ordinary array can.
+
+use std::ops::Range;
+
+use crate::array::{Array, RawArray};
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::shape;
+
+impl<B: Backend> RawArray<B> {
+    /// A contiguous sub-array selecting `ranges[d]` along each dimension `d`.
+    pub fn view(&self, ranges: &[Range<usize>]) -> Result<Self> {
+        let dims = &self.dims;
+        if ranges.len() != dims.len() {
+            return Err(Error::RankMismatch {
+                op: "view".into(),
+                expected: format!("one range per dimension ({} given)", ranges.len()),
+                got: dims.len(),
+            });
+        }
+        if ranges
+            .iter()
+            .zip(dims)
+            .any(|(r, &d)| r.start > r.end || r.end > d)
+        {
+            return Err(Error::ViewOutOfBounds {
+                dims: dims.clone(),
+                ranges: ranges.to_vec(),
+            });
+        }
+        let new_dims: Vec<usize> = ranges.iter().map(|r| r.end - r.start).collect();
+        let empty = new_dims.contains(&0);
+        if !empty {
+            // After the first axis selecting more than one index, every axis must be whole.
+            if let Some(m) = new_dims.iter().position(|&n| n > 1) {
+                if (m + 1..dims.len()).any(|d| new_dims[d] != dims[d]) {
+                    return Err(Error::NonContiguousView {
+                        dims: dims.clone(),
+                        ranges: ranges.to_vec(),
+                    });
+                }
+            }
+        }
+        let strides = shape::contiguous_strides(dims);
+        let skip: usize = if empty {
+            0
+        } else {
+            ranges
+                .iter()
+                .zip(&strides)
+                .map(|(r, &s)| r.start * s as usize)
+                .sum()
+        };
+        Ok(self.derive(self.dtype, new_dims, self.offset + skip))
+    }
+
+    /// The same elements with new dimensions; at most one dimension may be `-1` (inferred).
+    pub fn reshape(&self, dims: &[isize]) -> Result<Self> {
+        let count = self.len();
+        let err = |reason: &str| Error::Reshape {
+            from: self.dims.clone(),
+            count,
+            to: dims.to_vec(),
+            reason: reason.to_string(),
+        };
+        shape::check_rank(dims.len())?;
+        let inferred: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == -1).collect();
+        if inferred.len() > 1 {
+            return Err(err("at most one dimension may be -1"));
+        }
+        if dims.iter().any(|&d| d < -1) {
+            return Err(err("dimensions must be non-negative (or -1 to infer one)"));
+        }
+        let known: usize = dims
+            .iter()
+            .filter(|&&d| d >= 0)
+            .map(|&d| d as usize)
+            .product();
+        let mut new_dims: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
+        if let Some(&i) = inferred.first() {
+            if known == 0 {
+                return Err(err("cannot infer -1 when another dimension is 0"));
+            }
+            if count % known != 0 {
+                return Err(err(
+                    "the element count is not divisible by the given dimensions",
+                ));
+            }
+            new_dims[i] = count / known;
+        } else if known != count {
+            return Err(err("the element count differs"));
+        }
+        Ok(self.derive(self.dtype, new_dims, self.offset))
+    }
+
+    /// The same bytes as elements of `to`. The last dimension scales by the size ratio; the
+    /// byte offset must be a multiple of the new element size.
+    pub fn reinterpret(&self, to: DType) -> Result<Self> {
+        let from = self.dtype;
+        let err = |reason: String| Error::Reinterpret { from, to, reason };
+        if to == DType::Bool && from != DType::Bool {
+            return Err(err(
+                "bytes other than 0 and 1 are not valid bools; compare instead, e.g. `x.ex().ne(0)`".into(),
+            ));
+        }
+        let byte_offset = self.byte_offset();
+        if byte_offset % to.size() != 0 || byte_offset % to.align() != 0 {
+            return Err(err(format!(
+                "the array starts at byte {byte_offset} of its buffer, not a multiple of {} ({to}'s size)",
+                to.size()
+            )));
+        }
+        let mut dims = self.dims.clone();
+        match dims.last_mut() {
+            None if from.size() != to.size() => {
+                return Err(err(format!(
+                    "a 0-d array of {} bytes cannot hold a {}-byte {to}",
+                    from.size(),
+                    to.size()
+                )));
+            }
+            None => {}
+            Some(last) => {
+                let bytes = *last * from.size();
+                if bytes % to.size() != 0 {
+                    return Err(err(format!(
+                        "the last dimension holds {bytes} bytes, not a multiple of {} ({to}'s size)",
+                        to.size()
+                    )));
+                }
+                *last = bytes / to.size();
+            }
+        }
+        Ok(self.derive(to, dims, byte_offset / to.size()))
+    }
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    /// A contiguous sub-array sharing this array's buffer; see [`RawArray::view`].
+    ///
+    /// ```ignore
+    /// let rows = a.view(&[2..5, 0..a.dims()[1]])?;   // rows 2, 3, 4: contiguous
+    /// let bad = a.view(&[0..4, 1..2]);                 // a column: Error::NonContiguousView
+    /// ```
+    pub fn view(&self, ranges: &[Range<usize>]) -> Result<Self> {
+        Ok(Array::from_raw(self.raw.view(ranges)?))
+    }
+
+    /// Elements `range` of a flattened array, sharing the buffer.
+    pub fn slice(&self, range: Range<usize>) -> Result<Self> {
+        let flat = self.raw.reshape(&[-1])?;
+        Ok(Array::from_raw(flat.view(&[range])?))
+    }
+
+    /// The same elements with new dimensions (one may be `-1`), sharing the buffer.
+    pub fn reshape(&self, dims: &[isize]) -> Result<Self> {
+        Ok(Array::from_raw(self.raw.reshape(dims)?))
+    }
+
+    /// The same bytes viewed as `U`, sharing the buffer.
+    pub fn reinterpret<U: Element>(&self) -> Result<Array<U, B>> {
+        Ok(Array::from_raw(self.raw.reinterpret(U::DTYPE)?))
+    }
+
+    /// Another array sharing this one's buffer, shape and offset.
+    pub fn share(&self) -> Self {
+        Array::from_raw(self.raw.clone())
+    }
+}

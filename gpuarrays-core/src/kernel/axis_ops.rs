@@ -1,0 +1,190 @@
+//! Descriptions of the non-elementwise kernels: reductions, scans, sorts, find, matmul.
+//!
+//! Every buffer position is in elements of the named type, offsets included; every operand
+//! is contiguous row-major. Core validates shapes and types and never dispatches a kernel
+//! with zero elements of output, so backends need not handle those cases.
+
+use std::fmt;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+/// Reductions.
+///
+/// | op | input | output | semantics |
+/// |---|---|---|---|
+/// | `Sum`, `Prod` | numeric | same | integers wrap; floats in any order (tolerance) |
+/// | `Min`, `Max` | ordered | same | a NaN anywhere gives NaN |
+/// | `ArgMin`, `ArgMax` | ordered | i64 | index along the axis of the first extreme; the first NaN wins if any |
+/// | `Any`, `All` | bool | bool | logical or / and |
+///
+/// Core never asks for `Min`..`ArgMax` over zero elements (an error), and fills the
+/// identity itself for `Sum`, `Prod`, `Any`, `All` over zero elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    ArgMin,
+    ArgMax,
+    Any,
+    All,
+}
+
+impl ReduceOp {
+    pub const ALL: [ReduceOp; 8] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::ArgMin,
+        ReduceOp::ArgMax,
+        ReduceOp::Any,
+        ReduceOp::All,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+        }
+    }
+
+    /// Whether the reduction has an identity (and so a value over zero elements).
+    pub const fn has_identity(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All
+        )
+    }
+
+    /// Output type for input type `t`, or why `t` is invalid.
+    pub fn result_dtype(self, t: DType) -> Result<DType> {
+        let (ok, out, hint) = match self {
+            ReduceOp::Sum | ReduceOp::Prod => (
+                t.is_numeric(),
+                t,
+                "it applies to numbers; cast bool to an integer type to count",
+            ),
+            ReduceOp::Min | ReduceOp::Max => (t.is_ordered(), t, "complex numbers have no order"),
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                (t.is_ordered(), DType::I64, "complex numbers have no order")
+            }
+            ReduceOp::Any | ReduceOp::All => (
+                t.is_bool(),
+                DType::Bool,
+                "it applies to bool; compare first, e.g. `x.ex().ne(0)`",
+            ),
+        };
+        if ok {
+            Ok(out)
+        } else {
+            Err(Error::invalid_dtype(self.name(), t, hint))
+        }
+    }
+}
+
+impl fmt::Display for ReduceOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A reduction over the middle axis of an (outer, len, inner) view:
+/// `output[o·inner + i] = reduce_k input[offset + o·len·inner + k·inner + i]`.
+/// `len ≥ 1` and `outer·inner ≥ 1`.
+#[derive(Debug, Clone)]
+pub struct ReduceArgs<'a, Buf> {
+    pub op: ReduceOp,
+    /// The input type; the output type is `op.result_dtype(dtype)`.
+    pub dtype: DType,
+    pub input: &'a Buf,
+    pub input_offset: usize,
+    pub outer: usize,
+    pub len: usize,
+    pub inner: usize,
+    pub output: &'a Buf,
+    pub output_offset: usize,
+}
+
+/// Inclusive scans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Cumulative sum (integers wrap).
+    Sum,
+    /// Cumulative product (integers wrap).
+    Prod,
+}
+
+impl ScanOp {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "cumsum",
+            ScanOp::Prod => "cumprod",
+        }
+    }
+}
+
+/// An inclusive scan along the middle axis of an (outer, len, inner) view; input and output
+/// have one type and the same layout, in different buffers or disjoint ranges.
+#[derive(Debug, Clone)]
+pub struct ScanArgs<'a, Buf> {
+    pub op: ScanOp,
+    pub dtype: DType,
+    pub input: &'a Buf,
+    pub input_offset: usize,
+    pub outer: usize,
+    pub len: usize,
+    pub inner: usize,
+    pub output: &'a Buf,
+    pub output_offset: usize,
+}
+
+/// Sorts `rows` consecutive rows of `len` elements each, in place, ascending. NaNs go last;
+/// `false < true`; complex is rejected by core. `rows·len ≥ 1`.
+#[derive(Debug, Clone)]
+pub struct SortArgs<'a, Buf> {
+    pub dtype: DType,
+    pub buffer: &'a Buf,
+    pub offset: usize,
+    pub rows: usize,
+    pub len: usize,
+}
+
+/// Finds the positions `p` in `0..len` where the bool `input[offset + p]` is true; the
+/// backend returns a new buffer holding them as ascending i64 values, and their count.
+/// `len ≥ 1`.
+#[derive(Debug, Clone)]
+pub struct FindArgs<'a, Buf> {
+    pub input: &'a Buf,
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// Batched row-major matrix products `out[b] = a[b] · rhs[b]` with `a[b]` of shape (m, k),
+/// `rhs[b]` of (k, n) and `out[b]` of (m, n). A batch stride of 0 repeats one matrix across
+/// the batch. Integers wrap; floats accumulate in the element type. `batch·m·n ≥ 1`; `k` may
+/// be 0 (the product is then zero).
+#[derive(Debug, Clone)]
+pub struct MatmulArgs<'a, Buf> {
+    pub dtype: DType,
+    pub batch: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: &'a Buf,
+    pub a_offset: usize,
+    pub a_batch_stride: usize,
+    pub b: &'a Buf,
+    pub b_offset: usize,
+    pub b_batch_stride: usize,
+    pub output: &'a Buf,
+    pub output_offset: usize,
+}

@@ -1,0 +1,213 @@
+//! The description of one fused elementwise kernel, as a backend receives it.
+//!
+//! A [`Program`] is a list of instructions in evaluation order; each instruction names its
+//! operands by their position in the list, and the last instruction is the output. The
+//! program holds element *types* only — scalar values are kernel arguments — so a backend
+//! can key its compiled-kernel cache on the program alone (it is `Hash + Eq`).
+
+use crate::dtype::DType;
+use crate::kernel::ops::{BinaryOp, UnaryOp};
+use crate::kernel::random::Distribution;
+use crate::scalar::Scalar;
+
+/// One instruction. Operand fields are indices of earlier instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// The element of input operand `slot` at this position.
+    Input(u32),
+    /// Scalar argument `slot`.
+    Scalar(u32),
+    /// The output element's linear (row-major) index, as i64.
+    Index,
+    Unary(UnaryOp, u32),
+    Binary(BinaryOp, u32, u32),
+    /// Conversion with the rules of [`crate::scalar`].
+    Cast(DType, u32),
+    /// `cond ? a : b`; `cond` is bool, `a` and `b` have the result type.
+    Select(u32, u32, u32),
+    /// A random draw for this element (see [`crate::kernel::random`]); the seed is scalar
+    /// argument `seed_slot` (a u64). Result type f32 or f64.
+    Random(Distribution, u32),
+}
+
+/// An instruction and the type of the value it produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Instr {
+    pub node: Node,
+    pub dtype: DType,
+}
+
+/// A fused elementwise kernel: types of the inputs and scalars, and the instructions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Program {
+    pub inputs: Vec<DType>,
+    pub scalars: Vec<DType>,
+    pub instrs: Vec<Instr>,
+}
+
+impl Program {
+    /// The output type (that of the last instruction).
+    pub fn output_dtype(&self) -> DType {
+        self.instrs.last().map(|i| i.dtype).unwrap_or(DType::Bool)
+    }
+
+    /// Every element type the kernel touches (for capability checks), deduplicated.
+    pub fn dtypes(&self) -> Vec<DType> {
+        let mut all: Vec<DType> = self
+            .inputs
+            .iter()
+            .chain(&self.scalars)
+            .copied()
+            .chain(self.instrs.iter().map(|i| i.dtype))
+            .collect();
+        if self.instrs.iter().any(|i| i.node == Node::Index) {
+            all.push(DType::I64);
+        }
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// A short human-readable form, for logs and kernel names.
+    pub fn describe(&self) -> String {
+        self.instrs
+            .iter()
+            .enumerate()
+            .map(|(i, ins)| format!("%{i}:{}={:?}", ins.dtype, ins.node))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How one operand (input or output) is laid out over the output index space.
+///
+/// The element of this operand at output multi-index `(i0, .., in)` is at element position
+/// `offset + Σ ik · strides[k]` of its buffer (positions in units of the operand's element
+/// type; strides may be 0 for broadcast dimensions and negative for reversed axes).
+#[derive(Debug, Clone)]
+pub struct Operand<'a, Buf> {
+    pub buffer: &'a Buf,
+    pub dtype: DType,
+    /// Offset of the first element, in elements.
+    pub offset: usize,
+    /// One stride per dimension of [`ElementwiseArgs::shape`], in elements.
+    pub strides: Vec<isize>,
+}
+
+/// How a kernel reads an operand; part of a compiled kernel's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Consecutive elements: a one-dimensional shape with stride 1.
+    Contiguous,
+    /// The same element everywhere (all strides 0).
+    Broadcast,
+    /// General strided access over `ndim` dimensions.
+    Strided(usize),
+}
+
+impl<Buf> Operand<'_, Buf> {
+    /// The access class of this operand.
+    pub fn access(&self) -> Access {
+        if self.strides.iter().all(|&s| s == 0) {
+            Access::Broadcast
+        } else if self.strides.len() == 1 && self.strides[0] == 1 {
+            Access::Contiguous
+        } else {
+            Access::Strided(self.strides.len())
+        }
+    }
+}
+
+/// Everything a backend needs to run a [`Program`] once.
+///
+/// The shape has already been simplified by core (dimensions merged wherever every operand
+/// allows), so the common case of same-shape contiguous arrays arrives one-dimensional with
+/// every operand [`Access::Contiguous`]. The output is always contiguous and never aliases
+/// an input in a way that changes results. The shape is never empty of elements: core does
+/// not dispatch zero-element kernels.
+#[derive(Debug, Clone)]
+pub struct ElementwiseArgs<'a, Buf> {
+    pub shape: Vec<usize>,
+    pub inputs: Vec<Operand<'a, Buf>>,
+    pub scalars: Vec<Scalar>,
+    pub output: Operand<'a, Buf>,
+}
+
+impl<Buf> ElementwiseArgs<'_, Buf> {
+    /// Number of output elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The access class of every input, in order (with the program, a compiled-kernel key).
+    pub fn access_pattern(&self) -> Vec<Access> {
+        self.inputs.iter().map(Operand::access).collect()
+    }
+}
+
+/// Merges adjacent dimensions wherever every operand's strides allow, and drops dimensions
+/// of size 1. Returns the new shape and each operand's new strides (same order as given).
+pub fn simplify_layout(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let keep: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+    let mut out_shape: Vec<usize> = Vec::new();
+    let mut out_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
+    for &d in &keep {
+        let mergeable = !out_shape.is_empty()
+            && strides.iter().enumerate().all(|(k, s)| {
+                let prev = *out_strides[k].last().unwrap_or(&0);
+                prev == s[d] * shape[d] as isize
+            });
+        if mergeable {
+            let last = out_shape.len() - 1;
+            out_shape[last] *= shape[d];
+            for (k, s) in strides.iter().enumerate() {
+                let l = out_strides[k].len() - 1;
+                out_strides[k][l] = s[d];
+            }
+        } else {
+            out_shape.push(shape[d]);
+            for (k, s) in strides.iter().enumerate() {
+                out_strides[k].push(s[d]);
+            }
+        }
+    }
+    if out_shape.is_empty() {
+        out_shape.push(1);
+        for s in &mut out_strides {
+            s.push(1);
+        }
+    }
+    (out_shape, out_strides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simplify_merges_contiguous_and_keeps_broadcast() {
+        let (s, st) = simplify_layout(&[2, 3, 4], &[vec![12, 4, 1], vec![12, 4, 1]]);
+        assert_eq!(s, vec![24]);
+        assert_eq!(st, vec![vec![1], vec![1]]);
+        // Second operand broadcast along the middle axis.
+        let (s, st) = simplify_layout(&[2, 3, 4], &[vec![12, 4, 1], vec![4, 0, 1]]);
+        assert_eq!(s, vec![2, 3, 4]);
+        assert_eq!(st[1], vec![4, 0, 1]);
+        // A scalar operand everywhere.
+        let (s, st) = simplify_layout(&[5, 7], &[vec![7, 1], vec![0, 0]]);
+        assert_eq!(s, vec![35]);
+        assert_eq!(st, vec![vec![1], vec![0]]);
+        // Size-1 dims vanish; 0-d becomes [1].
+        let (s, st) = simplify_layout(&[1, 1], &[vec![1, 1]]);
+        assert_eq!(s, vec![1]);
+        assert_eq!(st, vec![vec![1]]);
+        // Reversed axis stays strided.
+        let (s, st) = simplify_layout(&[4], &[vec![1], vec![-1]]);
+        assert_eq!(s, vec![4]);
+        assert_eq!(st[1], vec![-1]);
+    }
+}

@@ -1,0 +1,15 @@
+//! What backends receive: descriptions of kernels and their arguments.
+//!
+//! Generic array operations in core validate shapes and types, then lower to one of these
+//! descriptions; a backend implements each as a kernel. The exact semantics (wrapping
+//! integers, NaN rules, cast rules, the random-number recipe) are documented on the types.
+
+pub mod axis_ops;
+pub mod elementwise;
+pub mod ops;
+pub mod random;
+
+pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SortArgs};
+pub use elementwise::{Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
+pub use ops::{BinaryOp, UnaryOp};
+pub use random::Distribution;

@@ -1,0 +1,414 @@
+//! Fused elementwise expressions: build a small tree from arrays, scalars and operations,
+//! with NumPy broadcasting, then evaluate it in one kernel (one pass over memory).
+//!
+//! ```ignore
+//! let y = (x.ex() * 2.0 + b.ex()).max(0.0);        // builds, nothing runs yet
+//! let y: Array<f32, _> = y.eval()?;                 // one kernel
+//! let mask = x.ex().gt(0.5).eval::<bool>()?;        // comparisons give bool
+//! ```
+//!
+//! Type and shape errors are found while building and reported by `eval`, so expressions
+//! read naturally without a `?` at each step.
+
+use crate::array::{Array, RawArray};
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernel::{BinaryOp, Distribution, UnaryOp};
+use crate::scalar::Scalar;
+use crate::shape;
+
+/// A node of an expression tree, with its type and (broadcast) shape.
+pub(crate) struct Tree<B: Backend> {
+    pub(crate) node: TreeNode<B>,
+    pub(crate) dtype: DType,
+    pub(crate) dims: Vec<usize>,
+}
+
+pub(crate) enum TreeNode<B: Backend> {
+    Array(RawArray<B>),
+    Scalar(Scalar),
+    /// Linear index of the output element (its own shape must be the output's).
+    Index,
+    /// Random draw with a seed (its own shape must be the output's).
+    Random(Distribution, u64),
+    Unary(UnaryOp, Box<Tree<B>>),
+    Binary(BinaryOp, Box<Tree<B>>, Box<Tree<B>>),
+    Cast(DType, Box<Tree<B>>),
+    Select(Box<Tree<B>>, Box<Tree<B>>, Box<Tree<B>>),
+}
+
+/// A fused elementwise expression over arrays of backend `B`.
+pub struct Expr<B: Backend> {
+    pub(crate) tree: Result<Box<Tree<B>>>,
+    /// The device the expression runs on: that of its first array or leaf.
+    pub(crate) backend: Option<B>,
+}
+
+/// A literal operand, typed from the other operand of the operation.
+#[derive(Debug, Clone, Copy)]
+pub enum Literal {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    /// A value of an exact type (no conversion).
+    Typed(Scalar),
+}
+
+/// Either an expression or a literal.
+pub enum ExprArg<B: Backend> {
+    Expr(Expr<B>),
+    Lit(Literal),
+}
+
+/// Anything usable as an operand: expressions, arrays (by reference) and literals.
+pub trait IntoExprArg<B: Backend> {
+    fn into_arg(self) -> ExprArg<B>;
+}
+
+impl<B: Backend> IntoExprArg<B> for Expr<B> {
+    fn into_arg(self) -> ExprArg<B> {
+        ExprArg::Expr(self)
+    }
+}
+impl<T: Element, B: Backend> IntoExprArg<B> for &Array<T, B> {
+    fn into_arg(self) -> ExprArg<B> {
+        ExprArg::Expr(self.ex())
+    }
+}
+impl<B: Backend> IntoExprArg<B> for Scalar {
+    fn into_arg(self) -> ExprArg<B> {
+        ExprArg::Lit(Literal::Typed(self))
+    }
+}
+impl<B: Backend> IntoExprArg<B> for bool {
+    fn into_arg(self) -> ExprArg<B> {
+        ExprArg::Lit(Literal::Bool(self))
+    }
+}
+macro_rules! lit_arg {
+    ($variant:ident, $conv:ty: $($t:ty),*) => {$(
+        impl<B: Backend> IntoExprArg<B> for $t {
+            fn into_arg(self) -> ExprArg<B> {
+                ExprArg::Lit(Literal::$variant(self as $conv))
+            }
+        }
+    )*};
+}
+lit_arg!(Float, f64: f32, f64);
+lit_arg!(Int, i64: u8, i32, u32, i64);
+
+impl<B: Backend> IntoExprArg<B> for u64 {
+    fn into_arg(self) -> ExprArg<B> {
+        match i64::try_from(self) {
+            Ok(v) => ExprArg::Lit(Literal::Int(v)),
+            Err(_) => ExprArg::Lit(Literal::Typed(Scalar::U64(self))),
+        }
+    }
+}
+
+impl Literal {
+    /// The literal as a scalar of type `dtype`, if it is represented exactly.
+    pub fn to_scalar(self, dtype: DType) -> Result<Scalar> {
+        match self {
+            Literal::Float(v) => Scalar::from_f64_lit(v, dtype),
+            Literal::Int(v) => Scalar::from_i64_lit(v, dtype),
+            Literal::Bool(v) if dtype == DType::Bool => Ok(Scalar::Bool(v)),
+            Literal::Bool(v) => Err(Error::ScalarOutOfRange {
+                value: v.to_string(),
+                dtype,
+            }),
+            Literal::Typed(s) if s.dtype() == dtype => Ok(s),
+            Literal::Typed(s) => Err(Error::DTypeMismatch {
+                op: "literal".into(),
+                lhs: dtype,
+                rhs: s.dtype(),
+            }),
+        }
+    }
+
+    /// The literal's own type when nothing gives it one.
+    fn natural(self) -> Scalar {
+        match self {
+            Literal::Float(v) => Scalar::F64(v),
+            Literal::Int(v) => Scalar::I64(v),
+            Literal::Bool(v) => Scalar::Bool(v),
+            Literal::Typed(s) => s,
+        }
+    }
+}
+
+fn leaf<B: Backend>(
+    node: TreeNode<B>,
+    dtype: DType,
+    dims: Vec<usize>,
+    backend: Option<B>,
+) -> Expr<B> {
+    Expr {
+        tree: Ok(Box::new(Tree { node, dtype, dims })),
+        backend,
+    }
+}
+
+impl<B: Backend> Expr<B> {
+    /// An expression reading an array (the array's buffer is shared, not copied).
+    pub fn array(a: &RawArray<B>) -> Self {
+        leaf(
+            TreeNode::Array(a.clone()),
+            a.dtype,
+            a.dims.clone(),
+            Some(a.backend.clone()),
+        )
+    }
+
+    /// A scalar constant (0-d; broadcasts to any shape).
+    pub fn scalar(value: Scalar) -> Self {
+        leaf(TreeNode::Scalar(value), value.dtype(), Vec::new(), None)
+    }
+
+    /// The linear (row-major) index of each element of an array of shape `dims`, as i64.
+    pub fn index(backend: &B, dims: &[usize]) -> Self {
+        leaf(
+            TreeNode::Index,
+            DType::I64,
+            dims.to_vec(),
+            Some(backend.clone()),
+        )
+    }
+
+    /// Counter-based random numbers of type `dtype` (f32 or f64) for shape `dims`; the same
+    /// seed gives the same numbers on every backend (see [`crate::kernel::random`]).
+    pub fn random(
+        backend: &B,
+        dims: &[usize],
+        dtype: DType,
+        dist: Distribution,
+        seed: u64,
+    ) -> Self {
+        if !dtype.is_float() {
+            let err = Error::invalid_dtype(
+                dist.name(),
+                dtype,
+                "random numbers are drawn as f32 or f64; cast afterwards",
+            );
+            return Expr {
+                tree: Err(err),
+                backend: Some(backend.clone()),
+            };
+        }
+        leaf(
+            TreeNode::Random(dist, seed),
+            dtype,
+            dims.to_vec(),
+            Some(backend.clone()),
+        )
+    }
+
+    /// The element type of the expression's result (None if it is an error).
+    pub fn dtype(&self) -> Option<DType> {
+        self.tree.as_ref().ok().map(|t| t.dtype)
+    }
+
+    /// The shape of the expression's result (None if it is an error).
+    pub fn dims(&self) -> Option<&[usize]> {
+        self.tree.as_ref().ok().map(|t| t.dims.as_slice())
+    }
+
+    fn resolve(arg: ExprArg<B>, dtype: Option<DType>) -> Expr<B> {
+        match arg {
+            ExprArg::Expr(e) => e,
+            ExprArg::Lit(l) => match dtype {
+                Some(d) => match l.to_scalar(d) {
+                    Ok(s) => Expr::scalar(s),
+                    Err(e) => Expr {
+                        tree: Err(e),
+                        backend: None,
+                    },
+                },
+                None => Expr::scalar(l.natural()),
+            },
+        }
+    }
+
+    fn join_backend(op: &str, a: Option<B>, b: Option<B>) -> Result<Option<B>> {
+        match (a, b) {
+            (Some(x), Some(y)) if x.device().id != y.device().id => Err(Error::DeviceMismatch {
+                op: op.to_string(),
+                a: x.device().to_string(),
+                b: y.device().to_string(),
+            }),
+            (Some(x), _) => Ok(Some(x)),
+            (None, y) => Ok(y),
+        }
+    }
+
+    /// Applies a unary operation.
+    pub fn unary(self, op: UnaryOp) -> Self {
+        let backend = self.backend;
+        let tree = self.tree.and_then(|t| {
+            let dtype = op.result_dtype(t.dtype)?;
+            let dims = t.dims.clone();
+            Ok(Box::new(Tree {
+                node: TreeNode::Unary(op, t),
+                dtype,
+                dims,
+            }))
+        });
+        Expr { tree, backend }
+    }
+
+    /// Applies a binary operation; a literal operand takes the other operand's type.
+    pub fn binary(self, op: BinaryOp, rhs: impl IntoExprArg<B>) -> Self {
+        let rhs = Self::resolve(rhs.into_arg(), self.dtype());
+        Self::combine(op, self, rhs)
+    }
+
+    /// `lit op rhs` with the literal typed from `rhs`.
+    pub(crate) fn binary_lit_lhs(op: BinaryOp, lhs: Literal, rhs: Self) -> Self {
+        let lhs = Self::resolve(ExprArg::Lit(lhs), rhs.dtype());
+        Self::combine(op, lhs, rhs)
+    }
+
+    fn combine(op: BinaryOp, lhs: Self, rhs: Self) -> Self {
+        let backend = match Self::join_backend(op.name(), lhs.backend, rhs.backend) {
+            Ok(b) => b,
+            Err(e) => {
+                return Expr {
+                    tree: Err(e),
+                    backend: None,
+                };
+            }
+        };
+        let tree = lhs.tree.and_then(|l| {
+            let r = rhs.tree?;
+            let dtype = op.result_dtype(l.dtype, r.dtype)?;
+            let dims = shape::broadcast_shapes(op.name(), &l.dims, &r.dims)?;
+            Ok(Box::new(Tree {
+                node: TreeNode::Binary(op, l, r),
+                dtype,
+                dims,
+            }))
+        });
+        Expr { tree, backend }
+    }
+
+    /// Converts to `to` with the cast rules of [`crate::scalar`].
+    pub fn cast(self, to: DType) -> Self {
+        let backend = self.backend;
+        let tree = self.tree.map(|t| {
+            let dims = t.dims.clone();
+            Box::new(Tree {
+                node: TreeNode::Cast(to, t),
+                dtype: to,
+                dims,
+            })
+        });
+        Expr { tree, backend }
+    }
+
+    /// `self ? a : b` elementwise; `self` must be bool; literals take the other branch's type.
+    pub fn select(self, a: impl IntoExprArg<B>, b: impl IntoExprArg<B>) -> Self {
+        let (a, b) = (a.into_arg(), b.into_arg());
+        let hint = match (&a, &b) {
+            (ExprArg::Expr(e), _) | (_, ExprArg::Expr(e)) => e.dtype(),
+            _ => None,
+        };
+        let (a, b) = (Self::resolve(a, hint), Self::resolve(b, hint));
+        let backend = Self::join_backend("select", self.backend, a.backend)
+            .and_then(|x| Self::join_backend("select", x, b.backend));
+        let backend = match backend {
+            Ok(x) => x,
+            Err(e) => {
+                return Expr {
+                    tree: Err(e),
+                    backend: None,
+                };
+            }
+        };
+        let tree = self.tree.and_then(|c| {
+            let (a, b) = (a.tree?, b.tree?);
+            if c.dtype != DType::Bool {
+                return Err(Error::invalid_dtype(
+                    "select",
+                    c.dtype,
+                    "the condition must be bool; compare first",
+                ));
+            }
+            if a.dtype != b.dtype {
+                return Err(Error::DTypeMismatch {
+                    op: "select".into(),
+                    lhs: a.dtype,
+                    rhs: b.dtype,
+                });
+            }
+            let dims = shape::broadcast_shapes("select", &c.dims, &a.dims)?;
+            let dims = shape::broadcast_shapes("select", &dims, &b.dims)?;
+            let dtype = a.dtype;
+            Ok(Box::new(Tree {
+                node: TreeNode::Select(c, a, b),
+                dtype,
+                dims,
+            }))
+        });
+        Expr { tree, backend }
+    }
+
+    pub fn abs(self) -> Self {
+        self.unary(UnaryOp::Abs)
+    }
+    pub fn sqrt(self) -> Self {
+        self.unary(UnaryOp::Sqrt)
+    }
+    pub fn exp(self) -> Self {
+        self.unary(UnaryOp::Exp)
+    }
+    pub fn log(self) -> Self {
+        self.unary(UnaryOp::Log)
+    }
+    pub fn sin(self) -> Self {
+        self.unary(UnaryOp::Sin)
+    }
+    pub fn cos(self) -> Self {
+        self.unary(UnaryOp::Cos)
+    }
+    pub fn tanh(self) -> Self {
+        self.unary(UnaryOp::Tanh)
+    }
+    pub fn pow(self, e: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Pow, e)
+    }
+    /// Elementwise minimum (NaN if either is NaN).
+    pub fn min(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Min, o)
+    }
+    /// Elementwise maximum (NaN if either is NaN).
+    pub fn max(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Max, o)
+    }
+    pub fn eq(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Eq, o)
+    }
+    pub fn ne(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Ne, o)
+    }
+    pub fn lt(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Lt, o)
+    }
+    pub fn le(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Le, o)
+    }
+    pub fn gt(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Gt, o)
+    }
+    pub fn ge(self, o: impl IntoExprArg<B>) -> Self {
+        self.binary(BinaryOp::Ge, o)
+    }
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    /// Starts an elementwise expression reading this array.
+    pub fn ex(&self) -> Expr<B> {
+        Expr::array(&self.raw)
+    }
+}

@@ -1,0 +1,15 @@
+//! The generic array operations. Each validates shapes, types and capabilities, then lowers
+//! to one of the kernel descriptions in [`crate::kernel`].
+
+pub(crate) mod copy;
+pub(crate) mod eval;
+pub mod expr;
+mod expr_ops;
+mod layout;
+mod matmul;
+mod random;
+mod reduce;
+mod scan;
+mod sort;
+
+pub use expr::{Expr, ExprArg, IntoExprArg, Literal};

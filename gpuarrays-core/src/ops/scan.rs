@@ -1,0 +1,55 @@
+//! Cumulative sums and products along an axis.
+
+use crate::array::{Array, RawArray};
+use crate::backend::Backend;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernel::{ScanArgs, ScanOp};
+use crate::shape;
+use crate::support::{OpKind, ensure_supported};
+
+impl<B: Backend> RawArray<B> {
+    /// Inclusive scan along `axis`; the result has the input's shape and type.
+    pub fn scan(&self, op: ScanOp, axis: usize) -> Result<RawArray<B>> {
+        if !self.dtype.is_numeric() {
+            return Err(Error::invalid_dtype(
+                op.name(),
+                self.dtype,
+                "cast bool to an integer type first",
+            ));
+        }
+        shape::check_axis(op.name(), axis, self.ndim())?;
+        ensure_supported(&self.backend, self.dtype, OpKind::Scan)?;
+        let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
+        if self.is_empty() {
+            return Ok(out);
+        }
+        let (outer, len, inner) = shape::split_at_axis(&self.dims, axis);
+        let (src, dst) = (self.buffer()?, out.buffer()?);
+        self.backend.scan(&ScanArgs {
+            op,
+            dtype: self.dtype,
+            input: &src,
+            input_offset: self.offset,
+            outer,
+            len,
+            inner,
+            output: &dst,
+            output_offset: out.offset,
+        })?;
+        drop((src, dst));
+        Ok(out)
+    }
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    /// Cumulative sum along `axis` (integers wrap).
+    pub fn cumsum(&self, axis: usize) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.scan(ScanOp::Sum, axis)?))
+    }
+
+    /// Cumulative product along `axis` (integers wrap).
+    pub fn cumprod(&self, axis: usize) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.scan(ScanOp::Prod, axis)?))
+    }
+}

@@ -1,0 +1,119 @@
+//! Sorting (1-D, or each row along the last axis) and finding true elements.
+
+use crate::array::{Array, RawArray};
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernel::{FindArgs, ReduceOp, SortArgs};
+use crate::support::{OpKind, ensure_supported};
+
+impl<B: Backend> RawArray<B> {
+    /// A sorted copy: ascending along the last axis (NaNs last).
+    pub fn sort(&self) -> Result<RawArray<B>> {
+        if self.ndim() == 0 {
+            return Err(Error::RankMismatch {
+                op: "sort".into(),
+                expected: "at least 1 dimension".into(),
+                got: 0,
+            });
+        }
+        if !self.dtype.is_ordered() {
+            return Err(Error::invalid_dtype(
+                "sort",
+                self.dtype,
+                "complex numbers have no order; sort abs() or the real parts",
+            ));
+        }
+        ensure_supported(&self.backend, self.dtype, OpKind::Sort)?;
+        let out = self.copy()?;
+        if out.is_empty() {
+            return Ok(out);
+        }
+        let len = *self.dims.last().unwrap_or(&1);
+        let buf = out.buffer()?;
+        self.backend.sort(&SortArgs {
+            dtype: self.dtype,
+            buffer: &buf,
+            offset: out.offset,
+            rows: self.len() / len,
+            len,
+        })?;
+        drop(buf);
+        Ok(out)
+    }
+
+    /// Flat (row-major) indices of the non-zero (true) elements, ascending, as a 1-D i64
+    /// array.
+    pub fn find(&self) -> Result<RawArray<B>> {
+        if self.ndim() == 0 {
+            return Err(Error::RankMismatch {
+                op: "find".into(),
+                expected: "at least 1 dimension".into(),
+                got: 0,
+            });
+        }
+        let mask = if self.dtype == DType::Bool {
+            self.clone()
+        } else {
+            crate::ops::expr::Expr::array(self)
+                .cast(DType::Bool)
+                .eval_raw()?
+        };
+        ensure_supported(&self.backend, DType::Bool, OpKind::Find)?;
+        ensure_supported(&self.backend, DType::I64, OpKind::Find)?;
+        if mask.is_empty() {
+            return RawArray::alloc(&self.backend, DType::I64, &[0]);
+        }
+        let src = mask.buffer()?;
+        let (buffer, count) = self.backend.find(&FindArgs {
+            input: &src,
+            offset: mask.offset,
+            len: mask.len(),
+        })?;
+        let owner = self.backend.clone();
+        Ok(RawArray {
+            backend: self.backend.clone(),
+            data: crate::DataRef::new(buffer, move |b| owner.release(b)),
+            dims: vec![count],
+            offset: 0,
+            dtype: DType::I64,
+        })
+    }
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    /// A sorted copy (ascending along the last axis; NaNs last; `false < true`).
+    pub fn sort(&self) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.sort()?))
+    }
+
+    /// Flat indices where the array is non-zero (true), ascending.
+    pub fn find(&self) -> Result<Array<i64, B>> {
+        Ok(Array::from_raw(self.raw.find()?))
+    }
+
+    /// Flat index of the first non-zero (true) element, if any.
+    pub fn find_first(&self) -> Result<Option<usize>> {
+        if self.ndim() == 0 {
+            return Err(Error::RankMismatch {
+                op: "find_first".into(),
+                expected: "at least 1 dimension".into(),
+                got: 0,
+            });
+        }
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let mask: Array<bool, B> = if T::DTYPE == DType::Bool {
+            Array::from_raw(self.raw.clone())
+        } else {
+            self.ex().cast(DType::Bool).eval()?
+        };
+        // argmax of a bool array is the first true, or 0 when there is none.
+        let i = mask.argmax()?;
+        let hit = mask.raw.reduce(ReduceOp::Any, None)?;
+        let any: Array<bool, B> = Array::from_raw(hit);
+        Ok(if any.item()? { Some(i) } else { None })
+    }
+}

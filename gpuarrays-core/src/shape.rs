@@ -1,0 +1,132 @@
+//! Shape arithmetic: element counts, row-major strides and NumPy broadcasting.
+
+use crate::error::{Error, Result};
+
+/// The most dimensions an array may have. Kernels index with fixed-size stride tables, so
+/// the bound keeps kernel arguments small and known.
+pub const MAX_DIMS: usize = 8;
+
+/// Number of elements of a shape (1 for a 0-d shape).
+pub fn numel(dims: &[usize]) -> usize {
+    dims.iter().product()
+}
+
+/// Like [`numel`], but fails instead of overflowing.
+pub fn checked_numel(dims: &[usize]) -> Result<usize> {
+    dims.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| Error::InvalidArgument {
+            op: "shape".into(),
+            reason: format!("shape {dims:?} has more than usize::MAX elements"),
+        })
+}
+
+/// Row-major (C order) strides in elements.
+pub fn contiguous_strides(dims: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; dims.len()];
+    let mut acc = 1isize;
+    for (s, &d) in strides.iter_mut().zip(dims).rev() {
+        *s = acc;
+        acc = acc.saturating_mul(d as isize);
+    }
+    strides
+}
+
+/// Checks the number of dimensions against [`MAX_DIMS`].
+pub fn check_rank(ndim: usize) -> Result<()> {
+    if ndim > MAX_DIMS {
+        Err(Error::RankTooLarge {
+            max: MAX_DIMS,
+            got: ndim,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks an axis argument.
+pub fn check_axis(op: &str, axis: usize, ndim: usize) -> Result<()> {
+    if axis < ndim {
+        Ok(())
+    } else {
+        Err(Error::AxisOutOfRange {
+            op: op.to_string(),
+            axis,
+            ndim,
+        })
+    }
+}
+
+/// The NumPy broadcast of two shapes: align trailing dimensions; each pair must be equal or
+/// contain a 1.
+pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let db = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::ShapeMismatch {
+                    op: op.to_string(),
+                    lhs: a.to_vec(),
+                    rhs: b.to_vec(),
+                });
+            }
+        };
+    }
+    check_rank(n)?;
+    Ok(out)
+}
+
+/// Strides (in elements) with which an operand of shape `src` is read when broadcast to
+/// `out`: dimensions of size 1 that are stretched, and missing leading dimensions, get 0.
+/// `src` must broadcast to `out` (see [`broadcast_shapes`]).
+pub fn broadcast_strides(src: &[usize], out: &[usize]) -> Vec<isize> {
+    let own = contiguous_strides(src);
+    let lead = out.len() - src.len();
+    (0..out.len())
+        .map(|i| {
+            if i < lead || (src[i - lead] == 1 && out[i] != 1) {
+                0
+            } else {
+                own[i - lead]
+            }
+        })
+        .collect()
+}
+
+/// Splits a shape around `axis` into (outer, len, inner) for axis-wise kernels.
+pub fn split_at_axis(dims: &[usize], axis: usize) -> (usize, usize, usize) {
+    (numel(&dims[..axis]), dims[axis], numel(&dims[axis + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy() {
+        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap(), vec![3, 4]);
+        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap(), vec![2, 2]);
+        assert_eq!(broadcast_shapes("t", &[0], &[1]).unwrap(), vec![0]);
+        assert!(matches!(
+            broadcast_shapes("t", &[3], &[4]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert_eq!(broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
+        assert_eq!(contiguous_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(split_at_axis(&[2, 3, 4], 1), (2, 3, 4));
+    }
+}
