@@ -1,0 +1,6 @@
+//! `CpuBuffer`: host memory shared between arrays (placeholder, being written).
+
+/// Host memory of one array buffer.
+pub struct CpuBuffer {
+    _bytes: Vec<u8>,
+}
