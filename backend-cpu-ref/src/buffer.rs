@@ -1,6 +1,152 @@
-//! `CpuBuffer`: host memory shared between arrays (placeholder, being written).
+//! `CpuBuffer`: 64-byte-aligned host memory shared between arrays.
+//!
+//! Kernels read and write through raw pointers because core lets one buffer be read and
+//! written in one call (an expression evaluated into one of its own inputs, element for
+//! element); Rust slices would make that aliasing undefined. Every access is bounds-checked
+//! against the buffer's length before any pointer is formed.
+
+use std::cell::UnsafeCell;
+
+use crate::error::CpuError;
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Line([u8; 64]);
 
 /// Host memory of one array buffer.
 pub struct CpuBuffer {
-    _bytes: Vec<u8>,
+    lines: Box<[UnsafeCell<Line>]>,
+    len: usize,
+}
+
+// SAFETY: the buffer is plain bytes; concurrent access goes through raw pointers to ranges
+// that core keeps disjoint between writers (outputs never overlap inputs except element for
+// element, and rayon tasks write disjoint chunks).
+unsafe impl Sync for CpuBuffer {}
+// SAFETY: owning plain bytes; nothing is tied to a thread.
+unsafe impl Send for CpuBuffer {}
+
+impl CpuBuffer {
+    /// Allocates `len` zeroed bytes.
+    pub(crate) fn new(len: usize) -> Result<Self, CpuError> {
+        let n = len.div_ceil(64);
+        let mut lines = Vec::new();
+        lines
+            .try_reserve_exact(n)
+            .map_err(|_| CpuError::OutOfMemory { bytes: len })?;
+        lines.resize_with(n, || UnsafeCell::new(Line([0; 64])));
+        Ok(CpuBuffer {
+            lines: lines.into_boxed_slice(),
+            len,
+        })
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn base(&self) -> *mut u8 {
+        UnsafeCell::raw_get(self.lines.as_ptr()) as *mut u8
+    }
+
+    /// Checks that `count` elements of `size` bytes starting at element `offset` fit.
+    pub(crate) fn check(&self, offset: usize, count: usize, size: usize) -> Result<(), CpuError> {
+        let end = offset.checked_add(count).and_then(|e| e.checked_mul(size));
+        match end {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(CpuError::OutOfBounds {
+                offset: offset * size,
+                bytes: count * size,
+                len: self.len,
+            }),
+        }
+    }
+
+    /// A typed pointer to element `offset` (in elements of `T`), after a bounds check of
+    /// `count` elements.
+    pub(crate) fn ptr<T>(&self, offset: usize, count: usize) -> Result<*mut T, CpuError> {
+        self.check(offset, count, std::mem::size_of::<T>())?;
+        // SAFETY: `check` proved `offset * size_of::<T>()` is within the allocation; the base
+        // is 64-byte aligned and `offset` is in units of T, so the result is aligned for T.
+        Ok(unsafe { self.base().add(offset * std::mem::size_of::<T>()) } as *mut T)
+    }
+
+    /// Copies bytes in.
+    pub(crate) fn write_bytes(&self, byte_offset: usize, src: &[u8]) -> Result<(), CpuError> {
+        let dst = self.ptr::<u8>(byte_offset, src.len())?;
+        // SAFETY: the destination range was bounds-checked; `src` is a distinct host slice.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
+        Ok(())
+    }
+
+    /// Copies bytes out.
+    pub(crate) fn read_bytes(&self, byte_offset: usize, dst: &mut [u8]) -> Result<(), CpuError> {
+        let src = self.ptr::<u8>(byte_offset, dst.len())?;
+        // SAFETY: the source range was bounds-checked; `dst` is a distinct host slice.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    /// Copies bytes between buffers (or within one; ranges may overlap).
+    pub(crate) fn copy_to(
+        &self,
+        src_offset: usize,
+        dst: &CpuBuffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<(), CpuError> {
+        let s = self.ptr::<u8>(src_offset, bytes)?;
+        let d = dst.ptr::<u8>(dst_offset, bytes)?;
+        // SAFETY: both ranges were bounds-checked; `copy` allows overlap.
+        unsafe { std::ptr::copy(s as *const u8, d, bytes) };
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for CpuBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CpuBuffer({} bytes)", self.len)
+    }
+}
+
+impl CpuBuffer {
+    /// Elements `offset..offset + len` as a shared slice.
+    ///
+    /// # Safety
+    /// No one may write that range while the slice lives.
+    pub(crate) unsafe fn slice<T>(&self, offset: usize, len: usize) -> Result<&[T], CpuError> {
+        let p = self.ptr::<T>(offset, len)?;
+        // SAFETY: bounds-checked and aligned by `ptr`; the caller excludes writers.
+        Ok(unsafe { std::slice::from_raw_parts(p as *const T, len) })
+    }
+
+    /// Elements `offset..offset + len` as an exclusive slice.
+    ///
+    /// # Safety
+    /// No one else may read or write that range while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn slice_mut<T>(
+        &self,
+        offset: usize,
+        len: usize,
+    ) -> Result<&mut [T], CpuError> {
+        let p = self.ptr::<T>(offset, len)?;
+        // SAFETY: bounds-checked and aligned by `ptr`; the caller guarantees exclusivity.
+        Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+    }
+}
+
+/// Fails unless `a` and `b` are different buffers (kernels that read one buffer while
+/// writing another rely on it).
+pub(crate) fn distinct(a: &CpuBuffer, b: &CpuBuffer) -> Result<(), CpuError> {
+    if std::ptr::eq(a, b) {
+        Err(crate::error::invalid("the same buffer as input and output"))
+    } else {
+        Ok(())
+    }
 }

@@ -1,8 +1,30 @@
-//! gpuarrays-cpu-ref: the CPU reference backend (rayon). It is the oracle the GPU backends
-//! are checked against, and is itself checked against a scalar oracle and NumPy.
+//! gpuarrays-cpu-ref: the CPU reference backend (rayon).
+//!
+//! It is the oracle GPU backends are checked against, so it is written to be right first:
+//! every element type and operation, the exact semantics of `gpuarrays_core::kernel`, and
+//! results that never depend on the number of threads (work is split into fixed-size blocks
+//! combined in a fixed order). It is itself checked against a scalar oracle (the conformance
+//! crate) and against NumPy (`tests/numpy_crosscheck.rs`).
+//!
+//! | file | what |
+//! |---|---|
+//! | `backend.rs` | `CpuBackend`, the `Backend` impl |
+//! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access |
+//! | `elementwise/` | the chunked evaluator of fused expressions |
+//! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
+//! | `semantics.rs` | per-type arithmetic with the exact core semantics |
 
 mod backend;
 mod buffer;
+mod dispatch;
+mod elementwise;
+mod error;
+mod matmul;
+mod reduce;
+mod scan;
+mod semantics;
+mod sort;
 
 pub use backend::CpuBackend;
 pub use buffer::CpuBuffer;
+pub use error::CpuError;

@@ -1,0 +1,43 @@
+//! Batched matrix products: each output row is accumulated over k in order (i-k-j loop,
+//! which streams rows of the right-hand side), rows in parallel.
+
+use gpuarrays_core::kernel::MatmulArgs;
+use rayon::prelude::*;
+
+use crate::buffer::{CpuBuffer, distinct};
+use crate::dispatch::{dispatch, rust_type};
+use crate::error::CpuError;
+use crate::semantics::Arith;
+
+fn matmul<T: Arith>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    distinct(a.a, a.output)?;
+    distinct(a.b, a.output)?;
+    let (m, n, k) = (a.m, a.n, a.k);
+    let span = |stride: usize, per: usize| (a.batch - 1) * stride + per;
+    // SAFETY: inputs are only read; the output is a distinct buffer only this call writes.
+    let lhs: &[T] = unsafe { a.a.slice(a.a_offset, span(a.a_batch_stride, m * k))? };
+    // SAFETY: as above.
+    let rhs: &[T] = unsafe { a.b.slice(a.b_offset, span(a.b_batch_stride, k * n))? };
+    // SAFETY: as above.
+    let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, a.batch * m * n)? };
+    out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
+        let (b, i) = (r / m, r % m);
+        let ar = &lhs[b * a.a_batch_stride + i * k..][..k];
+        let bm = &rhs[b * a.b_batch_stride..];
+        row.fill(T::ZERO);
+        for (kk, &x) in ar.iter().enumerate() {
+            for (o, &y) in row.iter_mut().zip(&bm[kk * n..(kk + 1) * n]) {
+                *o = o.add(x.mul(y));
+            }
+        }
+    });
+    Ok(())
+}
+
+pub(crate) fn run(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    dispatch!(
+        a.dtype,
+        [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+        matmul(a)
+    )
+}

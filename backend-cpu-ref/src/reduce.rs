@@ -1,0 +1,167 @@
+//! Reductions. Work is split into fixed-size blocks (never by thread count), and block
+//! results are combined in a fixed order, so results do not depend on the number of threads.
+
+use gpuarrays_core::kernel::{ReduceArgs, ReduceOp};
+use rayon::prelude::*;
+
+use crate::buffer::{CpuBuffer, distinct};
+use crate::dispatch::{dispatch, rust_type};
+use crate::error::CpuError;
+use crate::semantics::{Arith, Bits, Ordered};
+
+/// Elements per block of a contiguous reduction.
+const BLOCK: usize = 1 << 14;
+/// Independent accumulators within a block, so the compiler can vectorise.
+const LANES: usize = 8;
+/// Inner positions handled by one task of a strided reduction.
+const INNER_CHUNK: usize = 512;
+
+/// Reduces `x` (non-empty) with `map`/`combine`, lane-parallel, in a fixed order.
+fn fold_run<T: Copy, A: Copy>(
+    x: &[T],
+    k0: usize,
+    map: &impl Fn(T, usize) -> A,
+    combine: &impl Fn(A, A) -> A,
+) -> A {
+    let lanes = LANES.min(x.len());
+    let mut acc: [Option<A>; LANES] = [None; LANES];
+    for (j, a) in acc.iter_mut().enumerate().take(lanes) {
+        *a = Some(map(x[j], k0 + j));
+    }
+    let mut k = lanes;
+    while k + LANES <= x.len() {
+        for (j, a) in acc.iter_mut().enumerate() {
+            if let Some(v) = a {
+                *v = combine(*v, map(x[k + j], k0 + k + j));
+            }
+        }
+        k += LANES;
+    }
+    for j in k..x.len() {
+        let lane = &mut acc[j % LANES];
+        if let Some(v) = lane {
+            *v = combine(*v, map(x[j], k0 + j));
+        }
+    }
+    let mut it = acc.into_iter().flatten();
+    let first = it.next().unwrap_or_else(|| map(x[0], k0));
+    it.fold(first, combine)
+}
+
+/// The generic driver: output `[o·inner + i] = finish(fold_k map(x[o, k, i], k))`.
+fn fold<T, A, O>(
+    args: &ReduceArgs<'_, CpuBuffer>,
+    map: impl Fn(T, usize) -> A + Sync,
+    combine: impl Fn(A, A) -> A + Sync,
+    finish: impl Fn(A) -> O + Sync,
+) -> Result<(), CpuError>
+where
+    T: Copy + Send + Sync,
+    A: Copy + Send + Sync,
+    O: Copy + Send + Sync,
+{
+    distinct(args.input, args.output)?;
+    let (outer, len, inner) = (args.outer, args.len, args.inner);
+    // SAFETY: input and output are distinct buffers; core holds them for this call only.
+    let x: &[T] = unsafe { args.input.slice(args.input_offset, outer * len * inner)? };
+    // SAFETY: as above; only this call writes the output range.
+    let out: &mut [O] = unsafe { args.output.slice_mut(args.output_offset, outer * inner)? };
+    if inner == 1 {
+        let blocks = len.div_ceil(BLOCK);
+        let partial: Vec<A> = (0..outer * blocks)
+            .into_par_iter()
+            .map(|t| {
+                let (o, b) = (t / blocks, t % blocks);
+                let start = b * BLOCK;
+                let run = &x[o * len + start..o * len + (start + BLOCK).min(len)];
+                fold_run(run, start, &map, &combine)
+            })
+            .collect();
+        out.par_iter_mut()
+            .zip(partial.par_chunks(blocks))
+            .for_each(|(o, p)| {
+                *o = finish(p[1..].iter().fold(p[0], |a, &b| combine(a, b)));
+            });
+    } else {
+        let chunks = inner.div_ceil(INNER_CHUNK);
+        out.par_chunks_mut(inner).enumerate().for_each(|(o, row)| {
+            for c in 0..chunks {
+                let (i0, i1) = (c * INNER_CHUNK, ((c + 1) * INNER_CHUNK).min(inner));
+                let base = o * len * inner;
+                let mut acc: Vec<A> = (i0..i1).map(|i| map(x[base + i], 0)).collect();
+                for k in 1..len {
+                    let xs = &x[base + k * inner + i0..base + k * inner + i1];
+                    for (a, &v) in acc.iter_mut().zip(xs) {
+                        *a = combine(*a, map(v, k));
+                    }
+                }
+                for (r, a) in row[i0..i1].iter_mut().zip(acc) {
+                    *r = finish(a);
+                }
+            }
+        });
+    }
+    Ok(())
+}
+
+fn sum<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.add(q), |p| p)
+}
+fn prod<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.mul(q), |p| p)
+}
+fn min<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.min_(q), |p| p)
+}
+fn max<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.max_(q), |p| p)
+}
+fn any<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.or(q), |p| p)
+}
+fn all<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| x, |p, q| p.and(q), |p| p)
+}
+
+/// The better of two (value, index) candidates: NaN beats numbers, then the smaller (or
+/// larger) value, then the lower index. Symmetric, so any combination order agrees.
+fn better<T: Ordered>(a: (T, i64), b: (T, i64), want_min: bool) -> (T, i64) {
+    let lower = if a.1 <= b.1 { a } else { b };
+    match (a.0.is_nan(), b.0.is_nan()) {
+        (true, true) => lower,
+        (true, false) => a,
+        (false, true) => b,
+        _ if a.0 == b.0 => lower,
+        _ if (b.0 < a.0) == want_min => b,
+        _ => a,
+    }
+}
+
+fn argmin<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, (T, i64), i64>(a, |x, k| (x, k as i64), |p, q| better(p, q, true), |p| p.1)
+}
+fn argmax<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, (T, i64), i64>(a, |x, k| (x, k as i64), |p, q| better(p, q, false), |p| p.1)
+}
+
+/// Runs a reduction.
+pub(crate) fn run(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    match a.op {
+        ReduceOp::Sum => dispatch!(
+            a.dtype,
+            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            sum(a)
+        ),
+        ReduceOp::Prod => dispatch!(
+            a.dtype,
+            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            prod(a)
+        ),
+        ReduceOp::Min => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], min(a)),
+        ReduceOp::Max => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], max(a)),
+        ReduceOp::ArgMin => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], argmin(a)),
+        ReduceOp::ArgMax => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], argmax(a)),
+        ReduceOp::Any => dispatch!(a.dtype, [Bool], any(a)),
+        ReduceOp::All => dispatch!(a.dtype, [Bool], all(a)),
+    }
+}

@@ -1,0 +1,72 @@
+//! Sorting rows in place and finding true positions.
+
+use gpuarrays_core::kernel::{FindArgs, SortArgs};
+use rayon::prelude::*;
+
+use crate::buffer::CpuBuffer;
+use crate::dispatch::{dispatch, rust_type};
+use crate::error::CpuError;
+use crate::semantics::Ordered;
+
+fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    // SAFETY: core passes a fresh copy that only this call touches.
+    let v: &mut [T] = unsafe { a.buffer.slice_mut(a.offset, a.rows * a.len)? };
+    if a.rows == 1 {
+        v.par_sort_unstable_by(T::sort_cmp);
+    } else {
+        v.par_chunks_mut(a.len)
+            .for_each(|row| row.sort_unstable_by(T::sort_cmp));
+    }
+    Ok(())
+}
+
+/// Sorts rows ascending, NaNs last (bool is sorted as its byte: false < true).
+pub(crate) fn run(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], sort(a))
+}
+
+/// Positions per block of `find`: counts per block in parallel, then a prefix sum, then
+/// each block writes its positions at its offset.
+const FIND_BLOCK: usize = 1 << 16;
+
+/// Returns a buffer of the ascending i64 positions of true bytes, and their count.
+pub(crate) fn find(a: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize), CpuError> {
+    // SAFETY: core holds the mask for this call only; nothing writes it.
+    let mask: &[u8] = unsafe { a.input.slice(a.offset, a.len)? };
+    let counts: Vec<usize> = mask
+        .par_chunks(FIND_BLOCK)
+        .map(|c| c.iter().filter(|&&b| b != 0).count())
+        .collect();
+    let mut total = 0usize;
+    for c in &counts {
+        total += c;
+    }
+    let out = CpuBuffer::new(total * 8)?;
+    {
+        // SAFETY: `out` is new and private to this function.
+        let pos: &mut [i64] = unsafe { out.slice_mut(0, total)? };
+        let mut slices: Vec<&mut [i64]> = Vec::with_capacity(counts.len());
+        let mut rest = pos;
+        for &c in &counts {
+            let (head, tail) = rest.split_at_mut(c);
+            slices.push(head);
+            rest = tail;
+        }
+        slices
+            .into_par_iter()
+            .zip(mask.par_chunks(FIND_BLOCK))
+            .enumerate()
+            .for_each(|(b, (dst, chunk))| {
+                let base = b * FIND_BLOCK;
+                let hits = chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != 0)
+                    .map(|(i, _)| (base + i) as i64);
+                for (d, p) in dst.iter_mut().zip(hits) {
+                    *d = p;
+                }
+            });
+    }
+    Ok((out, total))
+}
