@@ -1,1 +1,25 @@
-//! gpuarrays-hip
+//! gpuarrays-hip: the HIP backend's runtime layer.
+//!
+//! - [`platform`]: the thin platform layer (AMD via libamdhip64 + hiprtc, NVIDIA via the CUDA
+//!   driver API + NVRTC, and a test double), the only place with platform-specific code;
+//! - [`stream`]: per-thread streams from a pool per device × priority, with generations and
+//!   [`LastUse`] records (the stream-recycling design);
+//! - [`memory`]: stream-ordered allocation through a caching pool per device, with release
+//!   hooks and a retry on out-of-memory;
+//! - [`HipRuntime`]: one platform plus per-device state (pools, memory).
+
+pub mod device;
+pub mod error;
+pub mod memory;
+pub mod platform;
+pub mod runtime;
+pub mod stream;
+
+pub use device::DeviceState;
+pub use error::{HipError, Result};
+pub use memory::{DeviceAllocation, DeviceBuffer, MemoryPool, MemoryStats, ReleaseHook};
+pub use platform::{DeviceId, Platform, PlatformKind};
+pub use runtime::{HipRuntime, RuntimeConfig};
+pub use stream::{
+    LastUse, Stream, StreamPool, StreamPoolStats, StreamPriority, with_priority, with_stream,
+};

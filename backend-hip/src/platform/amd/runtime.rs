@@ -1,0 +1,402 @@
+//! `impl Platform for AmdPlatform`: the HIP runtime calls.
+
+use super::{AmdPlatform, ffi::attr, find_arch};
+use crate::error::{HipError, Result};
+use crate::platform::{
+    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
+    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+};
+use std::ffi::{CString, c_void};
+
+fn p(h: u64) -> *mut c_void {
+    h as usize as *mut c_void
+}
+
+impl AmdPlatform {
+    fn status(&self, code: i32) -> WorkStatus {
+        match code {
+            codes::SUCCESS => WorkStatus::Ready,
+            codes::NOT_READY => WorkStatus::Busy,
+            other => WorkStatus::Error(other),
+        }
+    }
+
+    fn attribute(&self, dev: i32, a: i32) -> Result<i32> {
+        let mut v = 0;
+        // SAFETY: valid out-pointer; `dev` is a checked ordinal.
+        self.check("hipDeviceGetAttribute", unsafe {
+            (self.f().hipDeviceGetAttribute)(&mut v, a, dev)
+        })?;
+        Ok(v)
+    }
+
+    fn arch(&self, dev: i32) -> Result<String> {
+        // Larger than hipDeviceProp_t of any release (about 1.5 KiB in ROCm 6/7), aligned.
+        let mut raw = vec![0u64; 1024];
+        let f = self.f();
+        let (call, code) = match (f.hipGetDevicePropertiesR0600, f.hipGetDeviceProperties) {
+            // SAFETY: `raw` is a writable, aligned buffer larger than the struct.
+            (Some(g), _) => ("hipGetDevicePropertiesR0600", unsafe {
+                g(raw.as_mut_ptr().cast(), dev)
+            }),
+            // SAFETY: as above.
+            (None, Some(g)) => ("hipGetDeviceProperties", unsafe {
+                g(raw.as_mut_ptr().cast(), dev)
+            }),
+            (None, None) => {
+                return Err(HipError::MissingSymbols {
+                    platform: PlatformKind::Amd,
+                    library: "HIP runtime (libamdhip64)",
+                    path: self.libs.hip.path.clone(),
+                    missing: vec!["hipGetDevicePropertiesR0600 or hipGetDeviceProperties".into()],
+                    hint: "install ROCm 5.2 or newer",
+                });
+            }
+        };
+        self.check(call, code)?;
+        // SAFETY: viewing initialised u64s as bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(raw.as_ptr().cast::<u8>(), raw.len() * 8) };
+        Ok(find_arch(bytes).unwrap_or_else(|| {
+            tracing::warn!(
+                device = dev,
+                "no gfx architecture name in the device properties"
+            );
+            "gfx-unknown".into()
+        }))
+    }
+}
+
+impl Platform for AmdPlatform {
+    fn kind(&self) -> PlatformKind {
+        PlatformKind::Amd
+    }
+
+    fn device_count(&self) -> Result<usize> {
+        Ok(self.devices)
+    }
+
+    fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties> {
+        let dev = self.check_device(device)?;
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: `name` is writable for the length passed; HIP NUL-terminates.
+        self.check("hipDeviceGetName", unsafe {
+            (self.f().hipDeviceGetName)(name.as_mut_ptr(), 255, dev)
+        })?;
+        // SAFETY: the last byte is never written, so the string is NUL-terminated.
+        let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let mut total = 0usize;
+        // SAFETY: valid out-pointer.
+        self.check("hipDeviceTotalMem", unsafe {
+            (self.f().hipDeviceTotalMem)(&mut total, dev)
+        })?;
+        Ok(DeviceProperties {
+            name,
+            arch: self.arch(dev)?,
+            warp_size: self.attribute(dev, attr::WARP_SIZE)? as u32,
+            multiprocessor_count: self.attribute(dev, attr::MULTIPROCESSOR_COUNT)? as u32,
+            total_memory: total,
+            max_threads_per_block: self.attribute(dev, attr::MAX_THREADS_PER_BLOCK)? as u32,
+            max_shared_memory_per_block: self.attribute(dev, attr::MAX_SHARED_MEMORY_PER_BLOCK)?
+                as u32,
+        })
+    }
+
+    fn bind_device(&self, device: DeviceId) -> Result<()> {
+        let dev = self.check_device(device)?;
+        let mut cur = -1;
+        // SAFETY: valid out-pointer.
+        self.check("hipGetDevice", unsafe { (self.f().hipGetDevice)(&mut cur) })?;
+        if cur != dev {
+            // SAFETY: `dev` is a checked ordinal.
+            self.check("hipSetDevice", unsafe { (self.f().hipSetDevice)(dev) })?;
+        }
+        Ok(())
+    }
+
+    fn mem_info(&self, device: DeviceId) -> Result<MemInfo> {
+        self.bind_device(device)?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; the device is current.
+        self.check("hipMemGetInfo", unsafe {
+            (self.f().hipMemGetInfo)(&mut free, &mut total)
+        })?;
+        Ok(MemInfo { free, total })
+    }
+
+    fn synchronize_device(&self, device: DeviceId) -> Result<()> {
+        self.bind_device(device)?;
+        // SAFETY: no arguments; the device is current.
+        self.check("hipDeviceSynchronize", unsafe {
+            (self.f().hipDeviceSynchronize)()
+        })
+    }
+
+    fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
+        self.bind_device(device)?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers; the device is current.
+        self.check("hipDeviceGetStreamPriorityRange", unsafe {
+            (self.f().hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest)
+        })?;
+        Ok(PriorityRange { least, greatest })
+    }
+
+    fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle> {
+        self.bind_device(device)?;
+        let mut s = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; 1 = hipStreamNonBlocking.
+        self.check("hipStreamCreateWithPriority", unsafe {
+            (self.f().hipStreamCreateWithPriority)(&mut s, 1, priority)
+        })?;
+        Ok(StreamHandle(s as usize as u64))
+    }
+
+    fn destroy_stream(&self, s: StreamHandle) -> Result<()> {
+        // SAFETY: the caller passes a stream it created and no longer uses.
+        self.check("hipStreamDestroy", unsafe {
+            (self.f().hipStreamDestroy)(p(s.0))
+        })
+    }
+
+    fn query_stream(&self, s: StreamHandle) -> WorkStatus {
+        // SAFETY: queries a stream handle; invalid handles yield an error code.
+        self.status(unsafe { (self.f().hipStreamQuery)(p(s.0)) })
+    }
+
+    fn synchronize_stream(&self, s: StreamHandle) -> Result<()> {
+        // SAFETY: blocks on a stream handle.
+        self.check("hipStreamSynchronize", unsafe {
+            (self.f().hipStreamSynchronize)(p(s.0))
+        })
+    }
+
+    fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
+        self.bind_device(device)?;
+        let mut e = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; 2 = hipEventDisableTiming.
+        self.check("hipEventCreateWithFlags", unsafe {
+            (self.f().hipEventCreateWithFlags)(&mut e, 2)
+        })?;
+        Ok(EventHandle(e as usize as u64))
+    }
+
+    fn record_event(&self, e: EventHandle, s: StreamHandle) -> Result<()> {
+        // SAFETY: handles created on this platform.
+        self.check("hipEventRecord", unsafe {
+            (self.f().hipEventRecord)(p(e.0), p(s.0))
+        })
+    }
+
+    fn stream_wait_event(&self, s: StreamHandle, e: EventHandle) -> Result<()> {
+        // SAFETY: handles created on this platform.
+        self.check("hipStreamWaitEvent", unsafe {
+            (self.f().hipStreamWaitEvent)(p(s.0), p(e.0), 0)
+        })
+    }
+
+    fn query_event(&self, e: EventHandle) -> WorkStatus {
+        // SAFETY: queries an event handle.
+        self.status(unsafe { (self.f().hipEventQuery)(p(e.0)) })
+    }
+
+    fn synchronize_event(&self, e: EventHandle) -> Result<()> {
+        // SAFETY: blocks on an event handle.
+        self.check("hipEventSynchronize", unsafe {
+            (self.f().hipEventSynchronize)(p(e.0))
+        })
+    }
+
+    fn destroy_event(&self, e: EventHandle) -> Result<()> {
+        // SAFETY: the caller passes an event it created and no longer uses.
+        self.check("hipEventDestroy", unsafe {
+            (self.f().hipEventDestroy)(p(e.0))
+        })
+    }
+
+    fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the stream's device is current (contract).
+        self.check("hipMallocAsync", unsafe {
+            (self.f().hipMallocAsync)(&mut ptr, bytes, p(s.0))
+        })?;
+        Ok(DevicePtr(ptr as usize as u64))
+    }
+
+    fn free_async(&self, ptr: DevicePtr, s: StreamHandle) -> Result<()> {
+        // SAFETY: `ptr` came from alloc_async and is freed once (caller contract).
+        self.check("hipFreeAsync", unsafe {
+            (self.f().hipFreeAsync)(p(ptr.0), p(s.0))
+        })
+    }
+
+    unsafe fn copy_htod_async(
+        &self,
+        dst: DevicePtr,
+        src: *const c_void,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract; HIP takes the source as non-const but only reads it.
+        self.check("hipMemcpyHtoDAsync", unsafe {
+            (self.f().hipMemcpyHtoDAsync)(p(dst.0), src as *mut c_void, bytes, p(s.0))
+        })
+    }
+
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut c_void,
+        src: DevicePtr,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract.
+        self.check("hipMemcpyDtoHAsync", unsafe {
+            (self.f().hipMemcpyDtoHAsync)(dst, p(src.0), bytes, p(s.0))
+        })
+    }
+
+    unsafe fn copy_dtod_async(
+        &self,
+        dst: DevicePtr,
+        src: DevicePtr,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract.
+        self.check("hipMemcpyDtoDAsync", unsafe {
+            (self.f().hipMemcpyDtoDAsync)(p(dst.0), p(src.0), bytes, p(s.0))
+        })
+    }
+
+    unsafe fn memset_async(
+        &self,
+        dst: DevicePtr,
+        value: u8,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract.
+        self.check("hipMemsetD8Async", unsafe {
+            (self.f().hipMemsetD8Async)(p(dst.0), value, bytes, p(s.0))
+        })
+    }
+
+    fn compiler_version(&self) -> Result<String> {
+        self.rtc_version()
+    }
+
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
+        self.rtc_compile(request)
+    }
+
+    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle> {
+        self.bind_device(device)?;
+        let mut m = std::ptr::null_mut();
+        // SAFETY: `image` is a complete code object that outlives the call.
+        self.check("hipModuleLoadData", unsafe {
+            (self.f().hipModuleLoadData)(&mut m, image.as_ptr().cast())
+        })?;
+        Ok(ModuleHandle(m as usize as u64))
+    }
+
+    fn unload_module(&self, module: ModuleHandle) -> Result<()> {
+        // SAFETY: the caller passes a module it loaded and no longer uses.
+        self.check("hipModuleUnload", unsafe {
+            (self.f().hipModuleUnload)(p(module.0))
+        })
+    }
+
+    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
+        let cname = CString::new(name)
+            .map_err(|_| HipError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid out-pointer and NUL-terminated name.
+        self.check("hipModuleGetFunction", unsafe {
+            (self.f().hipModuleGetFunction)(&mut f, p(module.0), cname.as_ptr())
+        })?;
+        Ok(FunctionHandle(f as usize as u64))
+    }
+
+    unsafe fn launch_kernel(
+        &self,
+        function: FunctionHandle,
+        c: &LaunchConfig,
+        s: StreamHandle,
+        args: &mut [*mut c_void],
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: `args` matches the kernel's parameters.
+        self.check("hipModuleLaunchKernel", unsafe {
+            (self.f().hipModuleLaunchKernel)(
+                p(function.0),
+                c.grid[0],
+                c.grid[1],
+                c.grid[2],
+                c.block[0],
+                c.block[1],
+                c.block[2],
+                c.shared_mem_bytes,
+                p(s.0),
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {
+        // SAFETY: plain handle and enum value (same numbering as CUDA).
+        self.check("hipStreamBeginCapture", unsafe {
+            (self.f().hipStreamBeginCapture)(p(s.0), mode.raw() as i32)
+        })
+    }
+
+    fn end_capture(&self, s: StreamHandle) -> Result<GraphHandle> {
+        let mut g = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        self.check("hipStreamEndCapture", unsafe {
+            (self.f().hipStreamEndCapture)(p(s.0), &mut g)
+        })?;
+        Ok(GraphHandle(g as usize as u64))
+    }
+
+    fn is_capturing(&self, s: StreamHandle) -> Result<bool> {
+        let mut st = 0;
+        // SAFETY: valid out-pointer.
+        self.check("hipStreamIsCapturing", unsafe {
+            (self.f().hipStreamIsCapturing)(p(s.0), &mut st)
+        })?;
+        Ok(st != 0)
+    }
+
+    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; `graph` came from end_capture.
+        self.check("hipGraphInstantiateWithFlags", unsafe {
+            (self.f().hipGraphInstantiateWithFlags)(&mut e, p(graph.0), 0)
+        })?;
+        Ok(GraphExecHandle(e as usize as u64))
+    }
+
+    fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
+        // SAFETY: handles created on this platform.
+        self.check("hipGraphLaunch", unsafe {
+            (self.f().hipGraphLaunch)(p(graph.0), p(s.0))
+        })
+    }
+
+    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
+        // SAFETY: the caller passes a graph it owns and no longer uses.
+        self.check("hipGraphDestroy", unsafe {
+            (self.f().hipGraphDestroy)(p(graph.0))
+        })
+    }
+
+    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
+        // SAFETY: the caller passes an instantiated graph it owns and no longer uses.
+        self.check("hipGraphExecDestroy", unsafe {
+            (self.f().hipGraphExecDestroy)(p(graph.0))
+        })
+    }
+}

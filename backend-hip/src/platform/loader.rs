@@ -1,0 +1,157 @@
+//! Run-time library loading shared by the AMD and NVIDIA platforms: open the first loadable
+//! candidate of a library, then resolve a whole symbol list at once so that a missing symbol is
+//! one typed error naming every missing symbol, never a panic at first call.
+
+use crate::error::{HipError, Result};
+use crate::platform::PlatformKind;
+use libloading::Library;
+use std::collections::HashMap;
+
+/// A library opened from the first candidate that loaded.
+#[derive(Debug)]
+pub struct LoadedLibrary {
+    /// The candidate that loaded.
+    pub path: String,
+    /// The library.
+    pub library: Library,
+}
+
+/// Open the first loadable file among `candidates` (names for the dynamic loader or paths).
+pub fn open_first(
+    platform: PlatformKind,
+    library: &'static str,
+    candidates: &[String],
+    hint: &'static str,
+) -> Result<LoadedLibrary> {
+    let mut tried = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        // SAFETY: loading a shared library runs its initialisers. The candidates are the GPU
+        // runtime libraries this platform is written against (the same names cudarc and the
+        // ROCm loader use); their initialisers have no preconditions on our side.
+        match unsafe { Library::new(candidate) } {
+            Ok(lib) => {
+                tracing::debug!(%platform, library, path = %candidate, "loaded library");
+                return Ok(LoadedLibrary {
+                    path: candidate.clone(),
+                    library: lib,
+                });
+            }
+            Err(e) => tried.push(format!("{candidate} ({e})")),
+        }
+    }
+    Err(HipError::LibraryNotFound {
+        platform,
+        library,
+        tried,
+        hint,
+    })
+}
+
+/// Which symbols a platform needs from one library.
+#[derive(Debug, Clone, Copy)]
+pub struct SymbolSpec {
+    /// Symbols the platform cannot work without.
+    pub required: &'static [&'static str],
+    /// Symbols newer than the oldest supported release; each has a documented fallback.
+    pub optional: &'static [&'static str],
+}
+
+/// Resolved raw symbol addresses of one library, by name.
+#[derive(Debug, Default)]
+pub struct SymbolTable {
+    addrs: HashMap<&'static str, usize>,
+}
+
+impl SymbolTable {
+    /// Resolve every symbol of `spec` in `lib`. All missing required symbols are reported
+    /// together.
+    pub fn resolve(
+        platform: PlatformKind,
+        library: &'static str,
+        lib: &LoadedLibrary,
+        spec: &SymbolSpec,
+        hint: &'static str,
+    ) -> Result<SymbolTable> {
+        let mut table = SymbolTable::default();
+        let mut missing = Vec::new();
+        for &name in spec.required {
+            match raw_symbol(&lib.library, name) {
+                Some(addr) => {
+                    table.addrs.insert(name, addr);
+                }
+                None => missing.push(name.to_string()),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(HipError::MissingSymbols {
+                platform,
+                library,
+                path: lib.path.clone(),
+                missing,
+                hint,
+            });
+        }
+        for &name in spec.optional {
+            match raw_symbol(&lib.library, name) {
+                Some(addr) => {
+                    table.addrs.insert(name, addr);
+                }
+                None => {
+                    tracing::debug!(%platform, library, symbol = name, "optional symbol absent")
+                }
+            }
+        }
+        Ok(table)
+    }
+
+    /// The address of `name`, if it was resolved.
+    pub fn get(&self, name: &str) -> Option<usize> {
+        self.addrs.get(name).copied()
+    }
+
+    /// Whether `name` was resolved.
+    pub fn has(&self, name: &str) -> bool {
+        self.addrs.contains_key(name)
+    }
+
+    /// Merge another table (later entries win).
+    pub fn extend(&mut self, other: SymbolTable) {
+        self.addrs.extend(other.addrs);
+    }
+}
+
+fn raw_symbol(lib: &Library, name: &str) -> Option<usize> {
+    let mut cname = Vec::with_capacity(name.len() + 1);
+    cname.extend_from_slice(name.as_bytes());
+    cname.push(0);
+    // SAFETY: we read the symbol's address only, as an opaque pointer-sized value; it is
+    // transmuted to a function pointer of the documented C signature by the platform module
+    // that declared the symbol, and never called through this type.
+    let sym = unsafe { lib.get::<*const std::ffi::c_void>(&cname) }.ok()?;
+    let addr = *sym as usize;
+    (addr != 0).then_some(addr)
+}
+
+/// Library file names for `stem` (e.g. "amdhip64") with the given SONAME versions, the
+/// unversioned development name first.
+pub fn versioned_names(stem: &str, versions: &[&str]) -> Vec<String> {
+    let mut names = vec![format!("lib{stem}.so")];
+    names.extend(versions.iter().map(|v| format!("lib{stem}.so.{v}")));
+    names
+}
+
+/// Prepend `$VAR/lib/NAME` and `$VAR/NAME` for each variable that is set.
+pub fn with_env_dirs(vars: &[&str], names: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for var in vars {
+        if let Some(dir) = std::env::var_os(var) {
+            let dir = std::path::PathBuf::from(dir);
+            for name in names {
+                out.push(dir.join("lib").join(name).display().to_string());
+                out.push(dir.join(name).display().to_string());
+            }
+        }
+    }
+    out.extend(names.iter().cloned());
+    out
+}

@@ -1,0 +1,171 @@
+//! The thin platform layer: the HIP operations the backend needs, and nothing else.
+//!
+//! All platform-specific code lives below this module. Three implementations:
+//! - [`amd::AmdPlatform`]: libamdhip64 + hiprtc, loaded at run time;
+//! - [`nvidia::NvidiaPlatform`]: what HIP does on NVIDIA, the CUDA driver API + NVRTC via cudarc;
+//! - [`test_double::FakePlatform`]: an in-process test double in host memory with injectable faults.
+//!
+//! Every implementation resolves all of its symbols when it is created, into a `Result`.
+//!
+//! Threading contract: operations that take only a handle (stream, event, pointer, function)
+//! must run on a thread that has called [`Platform::bind_device`] for that handle's device;
+//! the runtime layer above does so. Operations that take a [`DeviceId`] bind it themselves.
+
+mod handles;
+mod select;
+mod types;
+
+pub mod amd;
+pub mod loader;
+pub mod nvidia;
+pub mod test_double;
+
+pub use handles::{
+    DeviceId, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
+    StreamHandle,
+};
+pub use select::{PLATFORM_ENV, select_platform};
+pub use types::{
+    CaptureMode, CompileRequest, CompiledProgram, DeviceProperties, LaunchConfig, MemInfo,
+    PlatformKind, PriorityRange, WorkStatus, codes,
+};
+
+use crate::error::Result;
+use std::ffi::c_void;
+
+/// The HIP operations the backend needs. Object-safe; one instance per process and platform.
+pub trait Platform: Send + Sync + std::fmt::Debug {
+    /// Which platform this is.
+    fn kind(&self) -> PlatformKind;
+
+    // ---- devices and contexts ----
+    /// Number of devices.
+    fn device_count(&self) -> Result<usize>;
+    /// Name, architecture, warp size, multiprocessors, memory of one device.
+    fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties>;
+    /// Make `device` current for the calling thread (context / `hipSetDevice`). Cheap when it
+    /// already is.
+    fn bind_device(&self, device: DeviceId) -> Result<()>;
+    /// Free and total memory of `device`.
+    fn mem_info(&self, device: DeviceId) -> Result<MemInfo>;
+    /// Wait until all work on `device` is done.
+    fn synchronize_device(&self, device: DeviceId) -> Result<()>;
+
+    // ---- streams ----
+    /// The numeric priority range of streams on `device`.
+    fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange>;
+    /// Create a non-blocking stream with a numeric priority.
+    fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle>;
+    /// Destroy a stream (queued work still completes).
+    fn destroy_stream(&self, stream: StreamHandle) -> Result<()>;
+    /// Whether all work queued on `stream` has completed. Never blocks.
+    fn query_stream(&self, stream: StreamHandle) -> WorkStatus;
+    /// Block until all work queued on `stream` has completed.
+    fn synchronize_stream(&self, stream: StreamHandle) -> Result<()>;
+
+    // ---- events ----
+    /// Create an event without timing.
+    fn create_event(&self, device: DeviceId) -> Result<EventHandle>;
+    /// Record `event` at the current end of `stream`.
+    fn record_event(&self, event: EventHandle, stream: StreamHandle) -> Result<()>;
+    /// Make future work on `stream` wait for `event` (device-side, host does not block).
+    fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()>;
+    /// Whether the work before `event` has completed. Never blocks.
+    fn query_event(&self, event: EventHandle) -> WorkStatus;
+    /// Block until the work before `event` has completed.
+    fn synchronize_event(&self, event: EventHandle) -> Result<()>;
+    /// Destroy an event.
+    fn destroy_event(&self, event: EventHandle) -> Result<()>;
+
+    // ---- memory ----
+    /// Stream-ordered allocation on the stream's device.
+    fn alloc_async(&self, bytes: usize, stream: StreamHandle) -> Result<DevicePtr>;
+    /// Stream-ordered free.
+    fn free_async(&self, ptr: DevicePtr, stream: StreamHandle) -> Result<()>;
+    /// Copy host → device, ordered on `stream`.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads of `bytes` until the copy has completed, and `dst` must be
+    /// a device allocation of at least `bytes` bytes.
+    unsafe fn copy_htod_async(
+        &self,
+        dst: DevicePtr,
+        src: *const c_void,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()>;
+    /// Copy device → host, ordered on `stream`.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of `bytes` until the copy has completed, and `src` must
+    /// be a device allocation of at least `bytes` bytes.
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut c_void,
+        src: DevicePtr,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()>;
+    /// Copy device → device, ordered on `stream`.
+    ///
+    /// # Safety
+    /// Both ranges must lie inside live device allocations.
+    unsafe fn copy_dtod_async(
+        &self,
+        dst: DevicePtr,
+        src: DevicePtr,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()>;
+    /// Set `bytes` bytes at `dst` to `value`, ordered on `stream`.
+    ///
+    /// # Safety
+    /// The range must lie inside a live device allocation.
+    unsafe fn memset_async(
+        &self,
+        dst: DevicePtr,
+        value: u8,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()>;
+
+    // ---- run-time compilation and modules ----
+    /// The run-time compiler's version, for cache keys (e.g. "nvrtc 13.0", "hiprtc 50221153").
+    fn compiler_version(&self) -> Result<String>;
+    /// Compile HIP-dialect C++ to a loadable binary for `request.arch`.
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram>;
+    /// Load a compiled binary on `device`.
+    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle>;
+    /// Unload a module.
+    fn unload_module(&self, module: ModuleHandle) -> Result<()>;
+    /// Look up a kernel by its (lowered) name.
+    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
+    /// Launch a kernel.
+    ///
+    /// # Safety
+    /// `args` must hold one pointer per kernel parameter, each pointing to a value of that
+    /// parameter's type, and every device pointer passed must stay valid until the kernel ends.
+    unsafe fn launch_kernel(
+        &self,
+        function: FunctionHandle,
+        config: &LaunchConfig,
+        stream: StreamHandle,
+        args: &mut [*mut c_void],
+    ) -> Result<()>;
+
+    // ---- graph capture ----
+    /// Start capturing work enqueued on `stream` into a graph.
+    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()>;
+    /// Stop capturing and return the graph.
+    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle>;
+    /// Whether `stream` is capturing.
+    fn is_capturing(&self, stream: StreamHandle) -> Result<bool>;
+    /// Instantiate a graph.
+    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle>;
+    /// Launch an instantiated graph on `stream`.
+    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()>;
+    /// Destroy a graph.
+    fn destroy_graph(&self, graph: GraphHandle) -> Result<()>;
+    /// Destroy an instantiated graph.
+    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()>;
+}

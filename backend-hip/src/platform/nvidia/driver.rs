@@ -1,0 +1,390 @@
+//! `impl Platform for NvidiaPlatform`: the CUDA driver calls.
+
+use super::{NvidiaPlatform, cu, cu_call, event, guarded, stream};
+use crate::error::{HipError, Result};
+use crate::platform::{
+    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
+    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
+};
+use std::ffi::{CString, c_void};
+
+fn status(r: cu::CUresult) -> WorkStatus {
+    match r {
+        cu::CUresult::CUDA_SUCCESS => WorkStatus::Ready,
+        cu::CUresult::CUDA_ERROR_NOT_READY => WorkStatus::Busy,
+        other => WorkStatus::Error(other as i32),
+    }
+}
+
+impl Platform for NvidiaPlatform {
+    fn kind(&self) -> PlatformKind {
+        PlatformKind::Nvidia
+    }
+
+    fn device_count(&self) -> Result<usize> {
+        Ok(self.contexts.len())
+    }
+
+    fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties> {
+        self.context(device)?;
+        let dev = self.cu_device(device)?;
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: `name` is a writable buffer of the length passed.
+        cu_call("cuDeviceGetName", || unsafe {
+            cu::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev)
+        })?;
+        // SAFETY: the driver NUL-terminates within the buffer; the last byte is never written.
+        let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        use cu::CUdevice_attribute as A;
+        let major = self.attribute(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+        let minor = self.attribute(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+        let mut total = 0usize;
+        // SAFETY: `total` is a valid out-pointer.
+        cu_call("cuDeviceTotalMem_v2", || unsafe {
+            cu::cuDeviceTotalMem_v2(&mut total, dev)
+        })?;
+        Ok(DeviceProperties {
+            name,
+            arch: format!("sm_{major}{minor}"),
+            warp_size: self.attribute(dev, A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)? as u32,
+            multiprocessor_count: self
+                .attribute(dev, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+                as u32,
+            total_memory: total,
+            max_threads_per_block: self
+                .attribute(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?
+                as u32,
+            max_shared_memory_per_block: self
+                .attribute(dev, A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?
+                as u32,
+        })
+    }
+
+    fn bind_device(&self, device: DeviceId) -> Result<()> {
+        let ctx = self.context(device)?;
+        let mut current: cu::CUcontext = std::ptr::null_mut();
+        // SAFETY: `current` is a valid out-pointer.
+        cu_call("cuCtxGetCurrent", || unsafe {
+            cu::cuCtxGetCurrent(&mut current)
+        })?;
+        if current != ctx {
+            // SAFETY: `ctx` is a primary context retained for the platform's lifetime.
+            cu_call("cuCtxSetCurrent", || unsafe { cu::cuCtxSetCurrent(ctx) })?;
+        }
+        Ok(())
+    }
+
+    fn mem_info(&self, device: DeviceId) -> Result<MemInfo> {
+        self.bind_device(device)?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: both are valid out-pointers; the device's context is current.
+        cu_call("cuMemGetInfo_v2", || unsafe {
+            cu::cuMemGetInfo_v2(&mut free, &mut total)
+        })?;
+        Ok(MemInfo { free, total })
+    }
+
+    fn synchronize_device(&self, device: DeviceId) -> Result<()> {
+        self.bind_device(device)?;
+        // SAFETY: no arguments; the device's context is current.
+        cu_call("cuCtxSynchronize", || unsafe { cu::cuCtxSynchronize() })
+    }
+
+    fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
+        self.bind_device(device)?;
+        let (mut least, mut greatest) = (0i32, 0i32);
+        // SAFETY: both are valid out-pointers; the device's context is current.
+        cu_call("cuCtxGetStreamPriorityRange", || unsafe {
+            cu::cuCtxGetStreamPriorityRange(&mut least, &mut greatest)
+        })?;
+        Ok(PriorityRange { least, greatest })
+    }
+
+    fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle> {
+        self.bind_device(device)?;
+        let mut s: cu::CUstream = std::ptr::null_mut();
+        let flags = cu::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
+        // SAFETY: `s` is a valid out-pointer; the device's context is current.
+        cu_call("cuStreamCreateWithPriority", || unsafe {
+            cu::cuStreamCreateWithPriority(&mut s, flags, priority)
+        })?;
+        Ok(StreamHandle(s as usize as u64))
+    }
+
+    fn destroy_stream(&self, s: StreamHandle) -> Result<()> {
+        // SAFETY: the caller passes a stream it created and no longer uses.
+        cu_call("cuStreamDestroy_v2", || unsafe {
+            cu::cuStreamDestroy_v2(stream(s))
+        })
+    }
+
+    fn query_stream(&self, s: StreamHandle) -> WorkStatus {
+        // SAFETY: queries a stream handle; invalid handles yield an error code.
+        match guarded("cuStreamQuery", || unsafe { cu::cuStreamQuery(stream(s)) }) {
+            Ok(r) => status(r),
+            Err(_) => WorkStatus::Error(crate::platform::codes::INVALID_HANDLE),
+        }
+    }
+
+    fn synchronize_stream(&self, s: StreamHandle) -> Result<()> {
+        // SAFETY: blocks on a stream handle the caller owns or recorded.
+        cu_call("cuStreamSynchronize", || unsafe {
+            cu::cuStreamSynchronize(stream(s))
+        })
+    }
+
+    fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
+        self.bind_device(device)?;
+        let mut e: cu::CUevent = std::ptr::null_mut();
+        let flags = cu::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
+        // SAFETY: `e` is a valid out-pointer; the device's context is current.
+        cu_call("cuEventCreate", || unsafe {
+            cu::cuEventCreate(&mut e, flags)
+        })?;
+        Ok(EventHandle(e as usize as u64))
+    }
+
+    fn record_event(&self, e: EventHandle, s: StreamHandle) -> Result<()> {
+        // SAFETY: both handles were created on this platform.
+        cu_call("cuEventRecord", || unsafe {
+            cu::cuEventRecord(event(e), stream(s))
+        })
+    }
+
+    fn stream_wait_event(&self, s: StreamHandle, e: EventHandle) -> Result<()> {
+        // SAFETY: both handles were created on this platform.
+        cu_call("cuStreamWaitEvent", || unsafe {
+            cu::cuStreamWaitEvent(stream(s), event(e), 0)
+        })
+    }
+
+    fn query_event(&self, e: EventHandle) -> WorkStatus {
+        // SAFETY: queries an event handle created on this platform.
+        match guarded("cuEventQuery", || unsafe { cu::cuEventQuery(event(e)) }) {
+            Ok(r) => status(r),
+            Err(_) => WorkStatus::Error(crate::platform::codes::INVALID_HANDLE),
+        }
+    }
+
+    fn synchronize_event(&self, e: EventHandle) -> Result<()> {
+        // SAFETY: blocks on an event handle created on this platform.
+        cu_call("cuEventSynchronize", || unsafe {
+            cu::cuEventSynchronize(event(e))
+        })
+    }
+
+    fn destroy_event(&self, e: EventHandle) -> Result<()> {
+        // SAFETY: the caller passes an event it created and no longer uses.
+        cu_call("cuEventDestroy_v2", || unsafe {
+            cu::cuEventDestroy_v2(event(e))
+        })
+    }
+
+    fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
+        let mut p: cu::CUdeviceptr = 0;
+        if self.pools_supported.iter().all(|&b| b) {
+            // SAFETY: `p` is a valid out-pointer; the stream's context is current (contract).
+            cu_call("cuMemAllocAsync", || unsafe {
+                cu::cuMemAllocAsync(&mut p, bytes, stream(s))
+            })?;
+        } else {
+            // SAFETY: as above; synchronous fallback for devices without memory pools.
+            cu_call("cuMemAlloc_v2", || unsafe {
+                cu::cuMemAlloc_v2(&mut p, bytes)
+            })?;
+        }
+        Ok(DevicePtr(p))
+    }
+
+    fn free_async(&self, ptr: DevicePtr, s: StreamHandle) -> Result<()> {
+        if self.pools_supported.iter().all(|&b| b) {
+            // SAFETY: `ptr` came from alloc_async and is freed once (caller contract).
+            cu_call("cuMemFreeAsync", || unsafe {
+                cu::cuMemFreeAsync(ptr.0, stream(s))
+            })
+        } else {
+            self.synchronize_stream(s)?;
+            // SAFETY: as above; the stream's work using it has completed.
+            cu_call("cuMemFree_v2", || unsafe { cu::cuMemFree_v2(ptr.0) })
+        }
+    }
+
+    unsafe fn copy_htod_async(
+        &self,
+        dst: DevicePtr,
+        src: *const c_void,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: `src` readable and `dst` allocated for `bytes`.
+        cu_call("cuMemcpyHtoDAsync_v2", || unsafe {
+            cu::cuMemcpyHtoDAsync_v2(dst.0, src, bytes, stream(s))
+        })
+    }
+
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut c_void,
+        src: DevicePtr,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: `dst` writable and `src` allocated for `bytes`.
+        cu_call("cuMemcpyDtoHAsync_v2", || unsafe {
+            cu::cuMemcpyDtoHAsync_v2(dst, src.0, bytes, stream(s))
+        })
+    }
+
+    unsafe fn copy_dtod_async(
+        &self,
+        dst: DevicePtr,
+        src: DevicePtr,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: both ranges lie in live allocations.
+        cu_call("cuMemcpyDtoDAsync_v2", || unsafe {
+            cu::cuMemcpyDtoDAsync_v2(dst.0, src.0, bytes, stream(s))
+        })
+    }
+
+    unsafe fn memset_async(
+        &self,
+        dst: DevicePtr,
+        value: u8,
+        bytes: usize,
+        s: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: the range lies in a live allocation.
+        cu_call("cuMemsetD8Async", || unsafe {
+            cu::cuMemsetD8Async(dst.0, value, bytes, stream(s))
+        })
+    }
+
+    fn compiler_version(&self) -> Result<String> {
+        self.nvrtc_ready()?;
+        self.nvrtc_version()
+    }
+
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
+        self.nvrtc_ready()?;
+        self.nvrtc_compile(request)
+    }
+
+    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle> {
+        self.bind_device(device)?;
+        let mut m: cu::CUmodule = std::ptr::null_mut();
+        // SAFETY: `image` is a complete cubin/PTX image (NVRTC output) that outlives the call.
+        cu_call("cuModuleLoadData", || unsafe {
+            cu::cuModuleLoadData(&mut m, image.as_ptr().cast())
+        })?;
+        Ok(ModuleHandle(m as usize as u64))
+    }
+
+    fn unload_module(&self, module: ModuleHandle) -> Result<()> {
+        // SAFETY: the caller passes a module it loaded and no longer uses.
+        cu_call("cuModuleUnload", || unsafe {
+            cu::cuModuleUnload(module.0 as usize as cu::CUmodule)
+        })
+    }
+
+    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
+        let cname = CString::new(name)
+            .map_err(|_| HipError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
+        let mut f: cu::CUfunction = std::ptr::null_mut();
+        // SAFETY: `f` is a valid out-pointer and `cname` a NUL-terminated string.
+        cu_call("cuModuleGetFunction", || unsafe {
+            cu::cuModuleGetFunction(&mut f, module.0 as usize as cu::CUmodule, cname.as_ptr())
+        })?;
+        Ok(FunctionHandle(f as usize as u64))
+    }
+
+    unsafe fn launch_kernel(
+        &self,
+        function: FunctionHandle,
+        c: &LaunchConfig,
+        s: StreamHandle,
+        args: &mut [*mut c_void],
+    ) -> Result<()> {
+        // SAFETY: the trait's contract: `args` matches the kernel's parameters.
+        cu_call("cuLaunchKernel", || unsafe {
+            cu::cuLaunchKernel(
+                function.0 as usize as cu::CUfunction,
+                c.grid[0],
+                c.grid[1],
+                c.grid[2],
+                c.block[0],
+                c.block[1],
+                c.block[2],
+                c.shared_mem_bytes,
+                stream(s),
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {
+        use cu::CUstreamCaptureMode as M;
+        let mode = match mode {
+            CaptureMode::Global => M::CU_STREAM_CAPTURE_MODE_GLOBAL,
+            CaptureMode::ThreadLocal => M::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            CaptureMode::Relaxed => M::CU_STREAM_CAPTURE_MODE_RELAXED,
+        };
+        // SAFETY: plain handle and enum arguments.
+        cu_call("cuStreamBeginCapture_v2", || unsafe {
+            cu::cuStreamBeginCapture_v2(stream(s), mode)
+        })
+    }
+
+    fn end_capture(&self, s: StreamHandle) -> Result<GraphHandle> {
+        let mut g: cu::CUgraph = std::ptr::null_mut();
+        // SAFETY: `g` is a valid out-pointer.
+        cu_call("cuStreamEndCapture", || unsafe {
+            cu::cuStreamEndCapture(stream(s), &mut g)
+        })?;
+        Ok(GraphHandle(g as usize as u64))
+    }
+
+    fn is_capturing(&self, s: StreamHandle) -> Result<bool> {
+        let mut st = cu::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: `st` is a valid out-pointer.
+        cu_call("cuStreamIsCapturing", || unsafe {
+            cu::cuStreamIsCapturing(stream(s), &mut st)
+        })?;
+        Ok(st != cu::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
+    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let mut e: cu::CUgraphExec = std::ptr::null_mut();
+        // SAFETY: `e` is a valid out-pointer; `graph` came from end_capture.
+        cu_call("cuGraphInstantiateWithFlags", || unsafe {
+            cu::cuGraphInstantiateWithFlags(&mut e, graph.0 as usize as cu::CUgraph, 0)
+        })?;
+        Ok(GraphExecHandle(e as usize as u64))
+    }
+
+    fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
+        // SAFETY: handles created on this platform.
+        cu_call("cuGraphLaunch", || unsafe {
+            cu::cuGraphLaunch(graph.0 as usize as cu::CUgraphExec, stream(s))
+        })
+    }
+
+    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
+        // SAFETY: the caller passes a graph it owns and no longer uses.
+        cu_call("cuGraphDestroy", || unsafe {
+            cu::cuGraphDestroy(graph.0 as usize as cu::CUgraph)
+        })
+    }
+
+    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
+        // SAFETY: the caller passes an instantiated graph it owns and no longer uses.
+        cu_call("cuGraphExecDestroy", || unsafe {
+            cu::cuGraphExecDestroy(graph.0 as usize as cu::CUgraphExec)
+        })
+    }
+}

@@ -1,0 +1,48 @@
+//! Choosing a platform: automatic (AMD if libamdhip64 loads and has devices, else NVIDIA), or
+//! forced with `GPUARRAYS_HIP_PLATFORM=amd|nvidia`.
+
+use super::{Platform, PlatformKind, amd::AmdPlatform, nvidia::NvidiaPlatform};
+use crate::error::{HipError, Result};
+use std::sync::Arc;
+
+/// The environment variable that forces a platform.
+pub const PLATFORM_ENV: &str = "GPUARRAYS_HIP_PLATFORM";
+
+/// Create the platform chosen by [`PLATFORM_ENV`] or automatically.
+pub fn select_platform() -> Result<Arc<dyn Platform>> {
+    match std::env::var(PLATFORM_ENV) {
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "amd" | "rocm" => Ok(Arc::new(AmdPlatform::new()?)),
+            "nvidia" | "cuda" => Ok(Arc::new(NvidiaPlatform::new()?)),
+            "" | "auto" => select_auto(),
+            _ => Err(HipError::InvalidConfig {
+                var: PLATFORM_ENV,
+                value: v,
+                expected: "amd, nvidia or auto",
+            }),
+        },
+        Err(_) => select_auto(),
+    }
+}
+
+fn select_auto() -> Result<Arc<dyn Platform>> {
+    let mut reasons = Vec::new();
+    match AmdPlatform::new() {
+        Ok(p) => match p.device_count() {
+            Ok(n) if n > 0 => return Ok(Arc::new(p)),
+            Ok(_) => reasons.push(format!("{}: no device", PlatformKind::Amd)),
+            Err(e) => reasons.push(e.to_string()),
+        },
+        Err(e) => reasons.push(e.to_string()),
+    }
+    match NvidiaPlatform::new() {
+        Ok(p) => match p.device_count() {
+            Ok(n) if n > 0 => return Ok(Arc::new(p)),
+            Ok(_) => reasons.push(format!("{}: no device", PlatformKind::Nvidia)),
+            Err(e) => reasons.push(e.to_string()),
+        },
+        Err(e) => reasons.push(e.to_string()),
+    }
+    tracing::debug!(?reasons, "no HIP platform usable");
+    Err(HipError::NoPlatform { reasons })
+}

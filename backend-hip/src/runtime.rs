@@ -1,0 +1,204 @@
+//! `HipRuntime`: one platform plus per-device state, and the configuration read from the
+//! environment.
+
+use crate::device::{DeviceSetup, DeviceState};
+use crate::error::{HipError, Result};
+use crate::platform::{DeviceId, Platform, StreamHandle, select_platform};
+use crate::stream::{Origin, Stream, StreamPoolStats, StreamPriority, StreamRegistry};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `GPUARRAYS_STREAM_POOL=off` disables pooling (a stream is created and destroyed per
+/// thread), for benchmarks.
+pub const STREAM_POOL_ENV: &str = "GPUARRAYS_STREAM_POOL";
+/// `GPUARRAYS_MAX_IDLE_STREAMS=N` sets the idle cap per device × priority.
+pub const MAX_IDLE_STREAMS_ENV: &str = "GPUARRAYS_MAX_IDLE_STREAMS";
+
+/// Runtime settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeConfig {
+    /// Idle streams kept per device × priority (default 32).
+    pub max_idle_streams: usize,
+    /// Whether streams are pooled (default true).
+    pub pooling: bool,
+    /// Bytes the memory pool keeps cached per device (default unlimited: released on
+    /// out-of-memory).
+    pub max_cached_bytes: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            max_idle_streams: 32,
+            pooling: true,
+            max_cached_bytes: usize::MAX,
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// Defaults, overridden by `GPUARRAYS_STREAM_POOL` and `GPUARRAYS_MAX_IDLE_STREAMS`.
+    pub fn from_env() -> Result<RuntimeConfig> {
+        let mut c = RuntimeConfig::default();
+        if let Ok(v) = std::env::var(STREAM_POOL_ENV) {
+            c.pooling = match v.trim().to_ascii_lowercase().as_str() {
+                "" | "on" | "1" | "true" => true,
+                "off" | "0" | "false" => false,
+                _ => {
+                    return Err(HipError::InvalidConfig {
+                        var: STREAM_POOL_ENV,
+                        value: v,
+                        expected: "on or off",
+                    });
+                }
+            };
+        }
+        if let Ok(v) = std::env::var(MAX_IDLE_STREAMS_ENV) {
+            c.max_idle_streams = v.trim().parse().map_err(|_| HipError::InvalidConfig {
+                var: MAX_IDLE_STREAMS_ENV,
+                value: v,
+                expected: "a non-negative integer",
+            })?;
+        }
+        Ok(c)
+    }
+}
+
+/// One platform and the state of each of its devices.
+pub struct HipRuntime {
+    id: u64,
+    platform: Arc<dyn Platform>,
+    config: RuntimeConfig,
+    registry: Arc<StreamRegistry>,
+    devices: Vec<Arc<DeviceState>>,
+}
+
+impl std::fmt::Debug for HipRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HipRuntime")
+            .field("platform", &self.platform.kind())
+            .field("devices", &self.devices)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HipRuntime {
+    /// A runtime over `platform` with every device's state set up.
+    pub fn new(platform: Arc<dyn Platform>, config: RuntimeConfig) -> Result<Arc<HipRuntime>> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        let count = platform.device_count()?;
+        if count == 0 {
+            return Err(HipError::NoDevice {
+                platform: platform.kind(),
+            });
+        }
+        let registry = Arc::new(StreamRegistry::default());
+        let devices = (0..count)
+            .map(|d| {
+                DeviceState::new(DeviceSetup {
+                    platform: platform.clone(),
+                    registry: registry.clone(),
+                    runtime_id: id,
+                    id: DeviceId(d),
+                    max_idle_streams: config.max_idle_streams,
+                    pooling: config.pooling,
+                    max_cached_bytes: config.max_cached_bytes,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(HipRuntime {
+            id,
+            platform,
+            config,
+            registry,
+            devices,
+        }))
+    }
+
+    /// The platform chosen by `GPUARRAYS_HIP_PLATFORM` (or automatically), configured from
+    /// the environment.
+    pub fn from_env() -> Result<Arc<HipRuntime>> {
+        HipRuntime::new(select_platform()?, RuntimeConfig::from_env()?)
+    }
+
+    /// The platform.
+    pub fn platform(&self) -> &Arc<dyn Platform> {
+        &self.platform
+    }
+    /// The configuration.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+    /// Number of devices.
+    pub fn device_count(&self) -> usize {
+        self.devices.len()
+    }
+    /// The state of one device.
+    pub fn device(&self, device: DeviceId) -> Result<&Arc<DeviceState>> {
+        self.devices.get(device.0).ok_or(HipError::InvalidDevice {
+            platform: self.platform.kind(),
+            device,
+            count: self.devices.len(),
+        })
+    }
+
+    /// The calling thread's stream on `device` (see [`DeviceState::thread_stream`]).
+    pub fn stream(&self, device: DeviceId) -> Result<Stream> {
+        self.device(device)?.thread_stream()
+    }
+
+    /// Create an explicit stream: never pooled, destroyed when its last clone goes. Use it
+    /// for work handed between threads.
+    pub fn create_stream(&self, device: DeviceId, priority: StreamPriority) -> Result<Stream> {
+        let d = self.device(device)?;
+        let handle = self
+            .platform
+            .create_stream(device, priority.numeric(d.priority_range()))?;
+        Ok(Stream::new(
+            self.platform.clone(),
+            handle,
+            device,
+            Some(priority),
+            Origin::Explicit,
+            self.id,
+            None,
+        ))
+    }
+
+    /// Wrap a raw stream handle. The raw handle of a pooled stream gives the pool's object
+    /// (so the wrapper sees recycling); any other handle gives a borrowed stream that this
+    /// crate never destroys.
+    pub fn wrap_stream(&self, device: DeviceId, raw: StreamHandle) -> Result<Stream> {
+        self.device(device)?;
+        if let Some(s) = self.registry.lookup(raw) {
+            return Ok(s);
+        }
+        Ok(Stream::new(
+            self.platform.clone(),
+            raw,
+            device,
+            None,
+            Origin::Borrowed,
+            self.id,
+            None,
+        ))
+    }
+
+    /// Change the idle-stream cap of every pool.
+    pub fn set_max_idle_streams(&self, max: usize) {
+        for d in &self.devices {
+            for p in d.pools() {
+                p.set_max_idle(max);
+            }
+        }
+    }
+
+    /// Counters of every stream pool.
+    pub fn stream_stats(&self) -> Vec<StreamPoolStats> {
+        self.devices
+            .iter()
+            .flat_map(|d| d.pools().iter().map(|p| p.stats()))
+            .collect()
+    }
+}
