@@ -24,7 +24,7 @@ pub use handles::{
     DeviceId, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
     StreamHandle,
 };
-pub use select::{PLATFORM_ENV, select_platform};
+pub use select::{PLATFORM_ENV, select_platform, select_platform_named};
 pub use types::{
     CaptureMode, CompileRequest, CompiledProgram, DeviceProperties, LaunchConfig, MemInfo,
     PlatformKind, PriorityRange, WorkStatus, codes,

@@ -10,8 +10,14 @@ pub const PLATFORM_ENV: &str = "GPUARRAYS_HIP_PLATFORM";
 
 /// Create the platform chosen by [`PLATFORM_ENV`] or automatically.
 pub fn select_platform() -> Result<Arc<dyn Platform>> {
-    match std::env::var(PLATFORM_ENV) {
-        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+    select_platform_named(std::env::var(PLATFORM_ENV).ok().as_deref())
+}
+
+/// Create the platform named `choice` ("amd", "nvidia", "auto"; `None` means automatic).
+pub fn select_platform_named(choice: Option<&str>) -> Result<Arc<dyn Platform>> {
+    match choice.map(|v| v.trim().to_ascii_lowercase()) {
+        None => select_auto(),
+        Some(v) => match v.as_str() {
             "amd" | "rocm" => Ok(Arc::new(AmdPlatform::new()?)),
             "nvidia" | "cuda" => Ok(Arc::new(NvidiaPlatform::new()?)),
             "" | "auto" => select_auto(),
@@ -21,7 +27,6 @@ pub fn select_platform() -> Result<Arc<dyn Platform>> {
                 expected: "amd, nvidia or auto",
             }),
         },
-        Err(_) => select_auto(),
     }
 }
 

@@ -211,6 +211,7 @@ impl Stream {
                 what,
             });
         }
+        self.0.platform.bind_device(self.0.device)?;
         f(self.0.handle).map(Some)
     }
 

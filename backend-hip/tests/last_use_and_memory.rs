@@ -1,0 +1,341 @@
+//! `LastUse` rules (recycled streams, ownership transfer, graph capture with a concurrent free)
+//! and the caching memory pool (reuse rules, out-of-memory). Double and, where present, GPU.
+
+mod common;
+
+use common::*;
+use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp};
+use gpuarrays_hip::platform::{CaptureMode, WorkStatus};
+use gpuarrays_hip::{HipError, LastUse, RuntimeConfig, StreamPriority};
+use std::sync::Arc;
+
+#[test]
+fn recycled_record_frees_on_the_callers_stream() {
+    for h in default_harnesses() {
+        let rt = h.rt.clone();
+        // Thread A allocates and uses a buffer, then ends.
+        let (buf, a_stream) = on_thread(move || {
+            let d = rt.device(D0).unwrap();
+            let b = d.alloc(4096).unwrap();
+            let s = d.thread_stream().unwrap();
+            b.copy_from_host(&s, &[7u8; 4096]).unwrap();
+            (b, s)
+        });
+        // Thread B gets A's stream from the pool: it changed hands.
+        let rt = h.rt.clone();
+        let b_stream = on_thread(move || rt.stream(D0).unwrap());
+        assert!(b_stream.same_as(&a_stream), "[{}]", h.name);
+        let lu = buf.last_use().unwrap();
+        assert!(lu.is_recycled(), "[{}]", h.name);
+        let caller = h.rt.stream(D0).unwrap();
+        assert!(lu.free_stream(&caller).same_as(&caller));
+        if let Some(f) = &h.fake {
+            let before = f.log().len();
+            drop(buf);
+            let after: Vec<FakeOp> = f.log()[before..].to_vec();
+            assert!(!after.is_empty());
+            assert!(
+                after.iter().all(|op| op.stream() == caller.handle()),
+                "the free went to the caller's stream only: {after:?}"
+            );
+        } else {
+            drop(buf);
+        }
+    }
+}
+
+#[test]
+fn seed_capture_scenario_free_is_not_captured() {
+    // gbaraldi's reproducer: a buffer last used by a finished thread; a new thread gets that
+    // stream from the pool and captures a graph; meanwhile another thread frees the buffer.
+    for h in default_harnesses() {
+        let rt = h.rt.clone();
+        let a = on_thread(move || {
+            let d = rt.device(D0).unwrap();
+            let b = d.alloc(1 << 20).unwrap();
+            b.copy_from_host(&d.thread_stream().unwrap(), &[1u8; 1 << 20])
+                .unwrap();
+            b
+        });
+        let (capturing_tx, capturing_rx) = std::sync::mpsc::channel();
+        let (freed_tx, freed_rx) = std::sync::mpsc::channel::<()>();
+        let rt = h.rt.clone();
+        let t = std::thread::spawn(move || {
+            let d = rt.device(D0).unwrap();
+            let s = d.thread_stream().unwrap();
+            let b = d.alloc(64).unwrap();
+            s.synchronize().unwrap();
+            s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+            capturing_tx.send(s.handle()).unwrap();
+            freed_rx.recv().unwrap();
+            // SAFETY: `b` is a live 64-byte allocation.
+            unsafe {
+                rt.platform()
+                    .memset_async(b.ptr(), 1, 64, s.handle())
+                    .unwrap()
+            };
+            let g = s.end_capture().unwrap();
+            (g, s, b)
+        });
+        let captured_stream = capturing_rx.recv().unwrap();
+        assert_eq!(
+            a.last_use().unwrap().stream().handle(),
+            captured_stream,
+            "[{}] same stream, recycled",
+            h.name
+        );
+        let caller = h.rt.stream(D0).unwrap();
+        a.free_on(&caller).unwrap();
+        freed_tx.send(()).unwrap();
+        let (g, s, b) = t.join().unwrap();
+        let p = h.rt.platform();
+        if let Some(f) = &h.fake {
+            let ops = f.graph_ops(g);
+            assert!(
+                ops.iter()
+                    .all(|op| !matches!(op, FakeOp::Free { .. } | FakeOp::Record { .. })),
+                "nothing of the free was captured: {ops:?}"
+            );
+        }
+        let exec = p.instantiate_graph(g).unwrap();
+        p.bind_device(D0).unwrap();
+        p.launch_graph(exec, s.handle()).unwrap();
+        s.synchronize().unwrap();
+        p.destroy_graph_exec(exec).unwrap();
+        p.destroy_graph(g).unwrap();
+        b.free_on(&s).unwrap();
+    }
+}
+
+#[test]
+fn free_into_a_live_owners_capture_is_deferred() {
+    // Generation unchanged (the owner is alive) but capturing: the free waits for the capture.
+    let h = fake_harness(FakeConfig::default(), RuntimeConfig::default());
+    let d = h.rt.device(D0).unwrap().clone();
+    let owner = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+    let buf = d.alloc_on(4096, &owner).unwrap();
+    owner.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    let rt = h.rt.clone();
+    on_thread(move || {
+        let caller = rt.stream(D0).unwrap();
+        buf.free_on(&caller).unwrap();
+    });
+    assert_eq!(d.memory().stats().deferred_frees, 1);
+    let g = owner.end_capture().unwrap();
+    assert!(h.fake().graph_ops(g).is_empty(), "nothing was captured");
+    d.memory().flush_deferred();
+    let st = d.memory().stats();
+    assert_eq!(
+        (st.deferred_frees, st.cached_blocks, st.in_use_bytes),
+        (0, 1, 0),
+        "{st:?}"
+    );
+}
+
+#[test]
+fn ownership_transfer_waits_and_takes_the_callers_stream() {
+    // The "skipped wait" finding: a wrapper of the thread's stream, a long kernel, then a read
+    // from another thread must wait and see the value.
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let s = d.thread_stream().unwrap();
+        let w = h.rt.wrap_stream(D0, s.handle()).unwrap();
+        assert!(w.same_as(&s));
+        let buf = Arc::new(d.alloc_on(256, &w).unwrap());
+        let hold = h.hold(&w);
+        // SAFETY: a live 256-byte allocation; queued behind the hold.
+        unsafe {
+            h.rt.platform()
+                .memset_async(buf.ptr(), 42, 256, w.handle())
+                .unwrap()
+        };
+        let (b2, d2, fake) = (buf.clone(), d.clone(), h.fake.clone());
+        let reader = std::thread::spawn(move || {
+            let caller = d2.thread_stream().unwrap();
+            b2.use_on(&caller).unwrap();
+            let lu = b2.last_use().unwrap();
+            assert!(
+                lu.stream().same_as(&caller),
+                "the transfer takes the caller's stream"
+            );
+            if let Some(f) = fake {
+                assert!(f.log().iter().any(
+                    |op| matches!(op, FakeOp::Wait { stream, .. } if *stream == caller.handle())
+                ));
+            } else {
+                assert_eq!(
+                    caller.query(),
+                    WorkStatus::Busy,
+                    "the reader's stream waits for the kernel"
+                );
+            }
+            caller
+        });
+        let caller = reader.join().unwrap();
+        hold.release();
+        let mut out = vec![0u8; 256];
+        let d3 = d.clone();
+        let b3 = buf.clone();
+        let c2 = caller.clone();
+        std::thread::spawn(move || {
+            d3.platform().bind_device(D0).unwrap();
+            b3.copy_to_host(&c2, &mut out).unwrap();
+            assert!(
+                out.iter().all(|&x| x == 42),
+                "read after the kernel: {:?}",
+                &out[..4]
+            );
+        })
+        .join()
+        .unwrap();
+        drop(buf);
+    }
+}
+
+#[test]
+fn last_use_waits_only_while_the_generation_is_unchanged() {
+    for h in default_harnesses() {
+        let rt = h.rt.clone();
+        let (lu, hold_stream) = on_thread(move || {
+            let s = rt.stream(D0).unwrap();
+            (LastUse::new(&s), s)
+        });
+        let events = h.rt.device(D0).unwrap().events().clone();
+        assert!(!lu.is_recycled());
+        lu.synchronize(&events).unwrap();
+        let rt = h.rt.clone();
+        on_thread(move || rt.stream(D0).unwrap());
+        assert!(lu.is_recycled());
+        // The stream's new owner may be busy; the record does not wait for it.
+        let hold = h.hold(&hold_stream);
+        lu.synchronize(&events).unwrap();
+        hold.release();
+        if let Some(f) = &h.fake {
+            f.set_stream_error(hold_stream.handle(), 700);
+            assert!(
+                matches!(lu.check_errors(), Err(HipError::StreamUnusable { .. })),
+                "errors are still checked"
+            );
+        }
+    }
+}
+
+#[test]
+fn blocks_are_reused_on_the_same_stream_at_once_and_elsewhere_after_the_event() {
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let s1 = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+        let s2 = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+        let a = d.alloc_on(10_000, &s1).unwrap();
+        let ptr = a.ptr();
+        let hold = h.hold(&s1);
+        a.free_on(&s1).unwrap();
+        let b = d.alloc_on(10_000, &s1).unwrap();
+        assert_eq!(b.ptr(), ptr, "[{}] same stream: reused immediately", h.name);
+        b.free_on(&s1).unwrap();
+        let c = d.alloc_on(10_000, &s2).unwrap();
+        assert_ne!(
+            c.ptr(),
+            ptr,
+            "[{}] another stream: not while the free is pending",
+            h.name
+        );
+        hold.release();
+        s1.synchronize().unwrap();
+        let e = d.alloc_on(10_000, &s2).unwrap();
+        assert_eq!(e.ptr(), ptr, "[{}] another stream: after the event", h.name);
+        e.free_on(&s2).unwrap();
+        c.free_on(&s2).unwrap();
+        assert!(d.memory().stats().cache_hits >= 2);
+        assert_eq!(d.memory().stats().in_use_bytes, 0);
+    }
+}
+
+#[test]
+fn out_of_memory_releases_cache_runs_hooks_and_retries() {
+    let h = fake_harness(
+        FakeConfig {
+            memory_per_device: 1 << 20,
+            ..FakeConfig::default()
+        },
+        RuntimeConfig::default(),
+    );
+    let d = h.rt.device(D0).unwrap().clone();
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c = calls.clone();
+    d.memory().release_hooks().register(
+        "test",
+        Arc::new(move |_| {
+            c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            0
+        }),
+    );
+    let s = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+    let a = d.alloc_on(600_000, &s).unwrap();
+    a.free_on(&s).unwrap();
+    assert_eq!(d.memory().stats().cached_blocks, 1);
+    let b = d.alloc_on(900_000, &s).unwrap();
+    let st = d.memory().stats();
+    assert_eq!((st.oom_recovered, st.cached_blocks), (1, 0), "{st:?}");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    match d.alloc_on(2 << 20, &s) {
+        Err(HipError::OutOfMemory {
+            requested,
+            free,
+            total,
+            ..
+        }) => {
+            assert_eq!(requested, 2 << 20);
+            assert_eq!(total, 1 << 20);
+            assert!(free < 1 << 20);
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    drop(b);
+}
+
+#[test]
+fn out_of_memory_is_a_typed_error_on_every_platform() {
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let huge = d.properties().total_memory * 4;
+        match d.alloc(huge) {
+            Err(e @ HipError::OutOfMemory { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains(&huge.to_string()), "[{}] {msg}", h.name);
+            }
+            other => panic!("[{}] expected OutOfMemory, got {other:?}", h.name),
+        }
+    }
+}
+
+#[test]
+fn copies_round_trip() {
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let s = d.thread_stream().unwrap();
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let b = d.alloc(data.len()).unwrap();
+        b.copy_from_host(&s, &data).unwrap();
+        let mut back = vec![0u8; data.len()];
+        b.copy_to_host(&s, &mut back).unwrap();
+        assert_eq!(back, data, "[{}]", h.name);
+        assert!(b.copy_from_host(&s, &vec![0u8; data.len() + 1]).is_err());
+    }
+}
+
+#[test]
+fn device_properties_and_compiler_version() {
+    for h in default_harnesses() {
+        let props = h.rt.device(D0).unwrap().properties().clone();
+        assert!(
+            props.warp_size == 32 || props.warp_size == 64,
+            "[{}] {props:?}",
+            h.name
+        );
+        assert!(props.multiprocessor_count > 0 && props.total_memory > 0);
+        assert!(!props.arch.is_empty());
+        let v = h.rt.platform().compiler_version().unwrap();
+        eprintln!("[{}] {props:?}; compiler {v}", h.name);
+    }
+}
