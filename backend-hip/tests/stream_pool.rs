@@ -366,13 +366,24 @@ fn concurrent_first_touches_create_outside_the_lock() {
                 let (rt, b) = (h.rt.clone(), barrier.clone());
                 std::thread::spawn(move || {
                     b.wait();
+                    let t = std::time::Instant::now();
                     let s = rt.stream(D0).unwrap();
+                    let us = t.elapsed().as_micros();
                     b.wait();
-                    s.handle()
+                    (s.handle(), us)
                 })
             })
             .collect();
-        let mut got: Vec<_> = ts.into_iter().map(|t| t.join().unwrap()).collect();
+        let res: Vec<_> = ts.into_iter().map(|t| t.join().unwrap()).collect();
+        let mut waits: Vec<u128> = res.iter().map(|r| r.1).collect();
+        waits.sort();
+        eprintln!(
+            "[{}] 64 concurrent first touches: median {} us, max {} us",
+            h.name,
+            waits[waits.len() / 2],
+            waits[waits.len() - 1]
+        );
+        let mut got: Vec<_> = res.into_iter().map(|r| r.0).collect();
         got.sort();
         got.dedup();
         assert_eq!(got.len(), n, "[{}]", h.name);
@@ -436,4 +447,58 @@ fn per_device_pools_on_two_devices() {
         assert!(rt.device(d1).unwrap().memory().stats().cached_blocks == 1);
         assert!(rt.device(D0).unwrap().memory().stats().cached_blocks == 0);
     });
+}
+
+/// Not an assertion: prints how long taking a pooled stream takes (same thread, and a
+/// finished thread's stream), for the benchmark notes.
+#[test]
+fn report_take_latency() {
+    for h in default_harnesses() {
+        let pool =
+            h.rt.device(D0)
+                .unwrap()
+                .pool(StreamPriority::Normal)
+                .clone();
+        h.rt.platform().bind_device(D0).unwrap();
+        let owners: Vec<_> = (0..200)
+            .map(|_| {
+                std::thread::spawn(|| std::thread::current().id())
+                    .join()
+                    .unwrap()
+            })
+            .collect();
+        let median = |mut v: Vec<u128>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        let me = std::thread::current().id();
+        let s = pool.take(me).unwrap();
+        pool.release(s, me);
+        let same: Vec<u128> = (0..1000)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let s = pool.take(me).unwrap();
+                let ns = t.elapsed().as_nanos();
+                pool.release(s, me);
+                ns
+            })
+            .collect();
+        let other: Vec<u128> = owners
+            .windows(2)
+            .map(|w| {
+                let t = std::time::Instant::now();
+                let s = pool.take(w[0]).unwrap();
+                let ns = t.elapsed().as_nanos();
+                pool.release(s, w[1]);
+                ns
+            })
+            .collect();
+        eprintln!(
+            "[{}] take a pooled stream: same thread median {} ns; finished thread's stream median {} ns; created {}",
+            h.name,
+            median(same),
+            median(other),
+            pool.stats().created
+        );
+    }
 }
