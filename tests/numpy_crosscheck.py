@@ -1,0 +1,793 @@
+#!/usr/bin/env python3
+"""Recomputes the cases written by tests/numpy_crosscheck.rs with NumPy and reports
+mismatches as one JSON object on stdout.
+
+    python3 tests/numpy_crosscheck.py DIR      # DIR holds manifest.json and data.bin
+
+The semantics are those documented in gpuarrays-core (kernel/ops.rs, kernel/axis_ops.rs,
+kernel/random.rs, scalar.rs), not NumPy's where the two differ. Every place where NumPy
+is made to follow ours is marked "OURS:" below. In short:
+
+- integer arithmetic wraps: NumPy ufuncs with an explicit same-width dtype do that;
+- integer division truncates toward zero, x / 0 == 0 and MIN / -1 == MIN (NumPy floors and
+  warns): emulated with fmod;
+- casts follow Rust `as` (float -> int truncates and saturates, NaN -> 0; NumPy's astype is
+  undefined there): emulated with trunc/compare/where; int -> int wraps (as astype does);
+- complex division and mean use the naive formula (NumPy uses Smith's algorithm): emulated
+  on the real and imaginary parts;
+- the mean of zero elements is an error (NumPy returns NaN and warns);
+- the sign of a zero produced by min/max, a float sum or a sort of -0.0 and 0.0 is not
+  specified by our docs, so those compare zeros by value ("zeros" mode); NaNs compare equal
+  to NaNs whatever their sign or payload everywhere.
+
+Transcendental functions, pow, float sums/products/means/matmul and cumulative sums are
+compared with tolerances against references computed in long double; inputs that make
+those operations exact in any order (multiples of 1/8, small integers, powers of two) are
+compared exactly. Tolerances (eps = machine epsilon of the element type):
+- exp, log, tanh, pow, |complex|: 4 eps relative (+2 smallest subnormals);
+  sin, cos: 4 eps relative + 4 eps absolute;
+- sum of n elements: (sqrt(n) + 1) eps sum|x| + eps |result|; cumsum likewise per position;
+- product of n elements: (n + 1) eps |result| (complex: 4 (n + 1) eps prod|z|);
+- matmul with inner size k: (k + 1) eps (|A| |B|) + eps |result| (complex: 2 (k + 2) eps);
+- complex mul/div: a few eps of the magnitude of the terms (the docs only say "as usual").
+
+For each case the checker also decides, from the documented type rules, whether the
+operation must accept the element type, and checks that rejected cases failed with the
+documented error kind. Finally it mutates every agreeing result once and checks that the
+comparison then fails, so no comparison here can pass vacuously.
+"""
+
+import json
+import math
+import sys
+import traceback
+import warnings
+import zlib
+
+import numpy as np
+
+warnings.filterwarnings("ignore")
+
+DT = {
+    "bool": np.bool_,
+    "u8": np.uint8,
+    "i32": np.int32,
+    "u32": np.uint32,
+    "i64": np.int64,
+    "u64": np.uint64,
+    "f32": np.float32,
+    "f64": np.float64,
+    "c32": np.complex64,
+    "c64": np.complex128,
+}
+ALL = set(DT)
+NAME_OF = {np.dtype(v): k for k, v in DT.items()}
+INTS = {"u8", "i32", "u32", "i64", "u64"}
+SIGNED = {"i32", "i64"}
+FLOATS = {"f32", "f64"}
+COMPLEX = {"c32", "c64"}
+NUMERIC = INTS | FLOATS | COMPLEX
+ORDERED = ALL - COMPLEX
+REAL = {"c32": "f32", "c64": "f64"}
+LD = np.longdouble
+CLD = np.clongdouble
+
+# The documented type rules (kernel/ops.rs, kernel/axis_ops.rs and the generic ops).
+UNARY_TYPES = {
+    "neg": NUMERIC,
+    "abs": NUMERIC,
+    "not": {"bool"} | INTS,
+    **{f: FLOATS for f in ("sqrt", "exp", "log", "sin", "cos", "tanh")},
+}
+BINARY_TYPES = {
+    **{f: NUMERIC for f in ("add", "sub", "mul", "div")},
+    "pow": FLOATS,
+    **{f: ORDERED for f in ("min", "max", "lt", "le", "gt", "ge")},
+    "eq": ALL,
+    "ne": ALL,
+    **{f: {"bool"} | INTS for f in ("and", "or", "xor")},
+}
+REDUCE_TYPES = {
+    "sum": NUMERIC,
+    "prod": NUMERIC,
+    **{f: ORDERED for f in ("min", "max", "argmin", "argmax")},
+    "any": ALL,
+    "all": ALL,
+    "mean": FLOATS | COMPLEX,
+}
+
+
+def accepted_types(op):
+    o = op["op"]
+    if o == "unary":
+        return UNARY_TYPES[op["fn"]]
+    if o == "binary":
+        return BINARY_TYPES[op["fn"]]
+    if o == "reduce":
+        return REDUCE_TYPES[op["fn"]]
+    if o in ("scan", "matmul", "arange"):
+        return NUMERIC
+    if o == "sort":
+        return ORDERED
+    if o == "random":
+        return FLOATS
+    return ALL
+
+
+def rdt(d):
+    """The real component type of d."""
+    return REAL.get(d, d)
+
+
+def eps(d):
+    return float(np.finfo(DT[rdt(d)]).eps)
+
+
+def tiny(d):
+    return float(np.finfo(DT[rdt(d)]).smallest_subnormal)
+
+
+def absf(x):
+    """|x| in long double where finite, 0 elsewhere (so tolerances are finite)."""
+    x = np.asarray(x).astype(LD)
+    return np.where(np.isfinite(x), np.abs(x), 0)
+
+
+def comps(x):
+    x = np.asarray(x)
+    return [x.real, x.imag] if x.dtype.kind == "c" else [x]
+
+
+def make_complex(re, im, d):
+    re, im = np.broadcast_arrays(np.asarray(re), np.asarray(im))
+    out = np.empty(re.shape, DT[d])
+    out.real = re
+    out.imag = im
+    return out
+
+
+class Expect:
+    """Expected values of dtype name `dtype`. mode: exact (bit for bit, NaN == NaN), zeros
+    (by value: -0.0 == 0.0), or tol (|ours - expected| <= tol, per component).
+    `values` is a list of components (real, imag for complex)."""
+
+    def __init__(self, values, dtype, mode="exact", tol=None):
+        if isinstance(values, list):
+            self.comps = [np.asarray(v) for v in values]
+        else:
+            self.comps = comps(values)
+        self.shape = self.comps[0].shape
+        self.dtype = dtype
+        self.mode = mode
+        if tol is not None and not isinstance(tol, list):
+            tol = [tol] * len(self.comps)
+        self.tol = tol
+
+
+class Reject:
+    def __init__(self, kind):
+        self.kind = kind
+
+
+def float_ok(o, e, mode, tol):
+    on = np.isnan(o)
+    en = np.isnan(e)
+    if mode == "exact":
+        e = e.astype(o.dtype)
+        ubits = np.uint32 if o.dtype.itemsize == 4 else np.uint64
+        same = np.ascontiguousarray(o).view(ubits) == np.ascontiguousarray(e).view(ubits)
+    elif mode == "zeros":
+        same = o == e.astype(o.dtype)
+    else:
+        ol = o.astype(LD)
+        el = e.astype(LD)
+        diff = np.abs(ol - el)
+        same = (ol == el) | (np.isfinite(ol) & np.isfinite(el) & (diff <= tol))
+    return (on & en) | (~on & ~en & same)
+
+
+def mismatches(ours, exp):
+    """A bool array marking wrong elements, or a string when dtype or shape is wrong."""
+    name = NAME_OF.get(ours.dtype)
+    if name != exp.dtype:
+        return f"dtype {name}, expected {exp.dtype}"
+    if ours.shape != exp.shape:
+        return f"shape {list(ours.shape)}, expected {list(exp.shape)}"
+    bad = np.zeros(ours.shape, bool)
+    for k, (o, e) in enumerate(zip(comps(ours), exp.comps)):
+        if o.dtype.kind == "f":
+            tol = None if exp.tol is None else np.broadcast_to(exp.tol[k], o.shape)
+            bad |= ~float_ok(o, e, exp.mode, tol)
+        else:
+            bad |= o != e.astype(o.dtype)
+    return bad
+
+
+def mutate(ours, exp, seed):
+    """A copy of `ours` with one element changed by more than the comparison allows."""
+    m = np.array(ours, copy=True)
+    flat = m.reshape(-1)
+    i = seed % flat.size
+    kind = flat.dtype.kind
+    if kind == "b":
+        flat[i] = not flat[i]
+    elif kind in "ui":
+        flat[i] = flat[i] + flat.dtype.type(1)
+    else:
+        part = flat.real if kind == "c" else flat
+        x = float(part[i])
+        tol = 0.0 if exp.tol is None else float(np.broadcast_to(exp.tol[0], exp.shape).reshape(-1)[i])
+        if not math.isfinite(x):
+            new = 0.0
+        else:
+            new = x + 2 * tol + max(abs(x), 1.0) * 2.0**-10
+        part[i] = new
+    return m
+
+
+# ---------------------------------------------------------------- casts and arithmetic
+
+
+def float_to_int(x, d):
+    # OURS: Rust `as`: truncate toward zero, saturate at the limits, NaN -> 0.
+    info = np.iinfo(DT[d])
+    t = np.trunc(np.asarray(x).astype(np.float64))
+    nan = np.isnan(t)
+    hi = float(int(info.max) + 1)  # 2^bits exactly
+    lo = float(int(info.min))
+    over = t >= hi
+    under = t < lo
+    inside = ~(nan | over | under)
+    safe = np.where(inside, t, 0.0).astype(DT[d])
+    out = np.where(over, DT[d](info.max), np.where(under, DT[d](info.min), safe))
+    return np.where(nan, DT[d](0), out).astype(DT[d])
+
+
+def rust_cast(x, s, d):
+    x = np.asarray(x)
+    if s == d:
+        return x.copy()
+    if d == "bool":
+        if s in COMPLEX:
+            return (x.real != 0) | (x.imag != 0)
+        return x != 0  # NaN is true
+    if s in COMPLEX:
+        if d in COMPLEX:
+            return make_complex(x.real.astype(DT[REAL[d]]), x.imag.astype(DT[REAL[d]]), d)
+        return rust_cast(x.real.copy(), REAL[s], d)  # the real part, then the real rules
+    if d in COMPLEX:
+        return make_complex(rust_cast(x, s, REAL[d]), np.zeros(x.shape, DT[REAL[d]]), d)
+    if s in FLOATS and d in INTS:
+        return float_to_int(x, d)
+    # bool -> 0/1, int -> int wraps, int -> float and f64 -> f32 round to nearest.
+    return x.astype(DT[d])
+
+
+def int_div(a, b, d):
+    # OURS: truncation toward zero, x / 0 == 0, MIN / -1 == MIN (NumPy floors and warns).
+    T = DT[d]
+    a, b = np.broadcast_arrays(a, b)
+    zero = b == T(0)
+    bs = np.where(zero, T(1), b)
+    if d in SIGNED:
+        minus_one = bs == T(-1)
+        bs = np.where(minus_one, T(1), bs)
+        r = np.fmod(a, bs)  # the sign of the dividend, like C
+        q = ((a - r) // bs).astype(T)  # exact division: floor == trunc
+        q = np.where(minus_one, np.negative(a), q)  # -MIN wraps to MIN
+    else:
+        q = a // bs
+    return np.where(zero, T(0), q).astype(T)
+
+
+def cmul(a, b, d):
+    # The textbook formula, as num-complex computes it.
+    ar, ai, br, bi = np.asarray(a).real, np.asarray(a).imag, np.asarray(b).real, np.asarray(b).imag
+    re = ar * br - ai * bi
+    im = ar * bi + ai * br
+    e = 2 * eps(d)
+    tol_re = e * (absf(ar * br) + absf(ai * bi))
+    tol_im = e * (absf(ar * bi) + absf(ai * br))
+    return make_complex(re, im, d), [tol_re, tol_im]
+
+
+def cdiv(a, b, d):
+    # OURS: (ac+bd)/(c²+d²) + i(bc-ad)/(c²+d²), the naive formula (NumPy uses Smith's).
+    ar, ai = np.asarray(a).real, np.asarray(a).imag
+    c, dd = np.asarray(b).real, np.asarray(b).imag
+    norm = c * c + dd * dd
+    re = (ar * c + ai * dd) / norm
+    im = (ai * c - ar * dd) / norm
+    e = 4 * eps(d)
+    n = absf(norm)
+    with np.errstate(all="ignore"):
+        tol_re = e * ((absf(ar * c) + absf(ai * dd)) / np.where(n > 0, n, 1) + absf(re))
+        tol_im = e * ((absf(ai * c) + absf(ar * dd)) / np.where(n > 0, n, 1) + absf(im))
+    tol_re = np.where(np.isfinite(tol_re), tol_re, 0)
+    tol_im = np.where(np.isfinite(tol_im), tol_im, 0)
+    return make_complex(re, im, d), [tol_re, tol_im]
+
+
+def ld_function(f, args, d, abs_tol=0.0):
+    """f computed in long double from the exact inputs, rounded to d, with a tolerance."""
+    ref = np.asarray(f(*[np.asarray(x).astype(LD) for x in args])).astype(DT[d])
+    tol = 4 * eps(d) * absf(ref) + 2 * tiny(d) + abs_tol
+    return Expect(ref, d, "tol", tol)
+
+
+TRANSCENDENTAL = {"exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh}
+
+
+def op_unary(op, d, ins):
+    a = ins[0]
+    f = op["fn"]
+    if f == "neg":
+        return Expect(np.negative(a), d)  # integers wrap, as NumPy's do
+    if f == "abs":
+        if d in COMPLEX:
+            return ld_function(np.hypot, [a.real, a.imag], REAL[d])  # the modulus
+        if d in INTS - SIGNED:
+            return Expect(a.copy(), d)
+        return Expect(np.abs(a), d)  # abs(MIN) == MIN, as NumPy's
+    if f == "not":
+        return Expect(np.logical_not(a) if d == "bool" else np.invert(a), d)
+    if f == "sqrt":
+        return Expect(np.sqrt(a), d)  # correctly rounded on both sides
+    abs_tol = 4 * eps(d) if f in ("sin", "cos") else 0.0
+    return ld_function(TRANSCENDENTAL[f], [a], d, abs_tol)
+
+
+COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+LOGIC = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def op_binary(op, d, ins):
+    a, b = ins
+    f = op["fn"]
+    T = DT[d]
+    if f == "mul" and d in COMPLEX:
+        v, tol = cmul(a, b, d)
+        return Expect(v, d, "tol", tol)
+    if f in ARITH:
+        return Expect(ARITH[f](a, b, dtype=T), d)  # integers wrap
+    if f == "div":
+        if d in INTS:
+            return Expect(int_div(a, b, d), d)
+        if d in COMPLEX:
+            v, tol = cdiv(a, b, d)
+            return Expect(v, d, "tol", tol)
+        return Expect(np.divide(a, b), d)
+    if f == "pow":
+        return ld_function(np.power, [a, b], d)
+    if f in ("min", "max"):
+        v = (np.minimum if f == "min" else np.maximum)(a, b)  # NaN propagates
+        return Expect(v, d, "zeros" if d in FLOATS else "exact")
+    if f in COMPARE:
+        return Expect(COMPARE[f](a, b), "bool")
+    return Expect(LOGIC[f](a, b), d)
+
+
+def op_expr(op, d, ins):
+    a, b = ins
+    T = DT[d]
+    name = op["name"]
+    if name == "axpy_relu":
+        return Expect(np.maximum(a * T(2.5) + b, T(0)), d, "zeros")
+    if name == "select_sqrt":
+        return Expect(np.where(a < b, np.sqrt(a), b * b - T(1)), d)
+    if name == "bool_logic":
+        return Expect(((a > T(0)) & (b <= T(0))) | ~(a == b), "bool")
+    if name == "lit_sub":
+        return Expect(T(2) - a, d)
+    if name == "lit_div":
+        return Expect(T(1) / b, d)
+    if name == "int_mix":
+        f = rust_cast(a, "i32", "f64") * np.float64(0.5) + rust_cast(b, "i32", "f64")
+        return Expect(rust_cast(f, "f64", "i32"), "i32")
+    raise ValueError(f"unknown expression {name}")
+
+
+# ---------------------------------------------------------------- axis-wise operations
+
+# Inputs whose float sums are exact in any order, up to this many terms (f32; f64 has 29
+# more bits): multiples of 1/8 up to 64 ("exact"), multiples of 1/4 up to 5 ("dups").
+EXACT_SUM_TERMS = {"exact": 2**24 // (64 * 8), "dups": 2**24 // (5 * 4)}
+
+
+def exact_sum(kind, n, d):
+    bound = EXACT_SUM_TERMS.get(kind, -1)
+    if bound > 0 and rdt(d) == "f64":
+        bound <<= 29
+    return n <= bound
+
+
+def axis_positions(shape, axis):
+    """1, 2, ..., n along `axis`, shaped to broadcast against an array of `shape`."""
+    k = np.arange(1, shape[axis] + 1, dtype=LD)
+    view = [1] * len(shape)
+    view[axis] = shape[axis]
+    return k.reshape(view)
+
+
+def op_reduce(op, d, ins):
+    a = ins[0]
+    f, axis, kind = op["fn"], op["axis"], op["kind"]
+    T = DT[d]
+    n = a.size if axis is None else a.shape[axis]
+    out_shape = () if axis is None else a.shape[:axis] + a.shape[axis + 1:]
+    out_size = int(np.prod(out_shape, dtype=np.int64))
+    if f in ("min", "max", "argmin", "argmax") and n == 0 and out_size > 0:
+        return Reject("EmptyReduction")
+    if f == "mean" and n == 0:
+        return Reject("EmptyReduction")  # OURS: an error (NumPy: NaN and a warning)
+    if f in ("any", "all"):
+        return Expect(np.asarray((np.any if f == "any" else np.all)(a, axis=axis)), "bool")
+    if f in ("min", "max"):
+        v = np.asarray((np.min if f == "min" else np.max)(a, axis=axis))
+        return Expect(v, d, "zeros" if d in FLOATS else "exact")
+    if f in ("argmin", "argmax"):
+        if out_size == 0:
+            return Expect(np.zeros(out_shape, np.int64), "i64")
+        g = np.argmin if f == "argmin" else np.argmax  # first occurrence; first NaN wins
+        return Expect(np.asarray(g(a, axis=axis)).astype(np.int64), "i64")
+    if d in INTS:
+        g = np.sum if f == "sum" else np.prod
+        return Expect(np.asarray(g(a, axis=axis, dtype=T)), d)  # wraps
+    if f == "sum":
+        return sum_expect(a, axis, kind, n, d)
+    if f == "mean":
+        return mean_expect(a, axis, kind, n, d)
+    return prod_expect(a, axis, kind, n, d)
+
+
+def sum_expect(a, axis, kind, n, d):
+    vals, tols = [], []
+    exact = exact_sum(kind, n, d)
+    for c in comps(a):
+        ref = np.asarray(np.sum(c.astype(LD), axis=axis))
+        if exact:
+            vals.append(ref.astype(DT[rdt(d)]))
+        else:
+            vals.append(ref)
+            scale = np.asarray(np.sum(absf(c), axis=axis))
+            tols.append((math.sqrt(n) + 1) * eps(d) * scale + eps(d) * absf(ref))
+    if exact:
+        return Expect(vals, d, "zeros")
+    return Expect(vals, d, "tol", tols)
+
+
+def mean_expect(a, axis, kind, n, d):
+    s = sum_expect(a, axis, kind, n, d)
+    R = DT[rdt(d)]
+    nT = R(n)
+    if d in FLOATS:
+        if s.mode == "zeros":
+            return Expect(np.divide(s.comps[0].astype(R), nT), d, "zeros")
+        return Expect(s.comps[0] / n, d, "tol", [s.tol[0] / n + eps(d) * absf(s.comps[0] / n)])
+    # OURS: sum / (n + 0i) with the naive complex division formula.
+    if s.mode == "zeros":
+        sr, si = (x.astype(R) for x in s.comps)
+        zero = R(0)
+        norm = nT * nT + zero * zero
+        re = (sr * nT + si * zero) / norm
+        im = (si * nT - sr * zero) / norm
+        return Expect([re, im], d, "zeros")
+    vals = [x / n for x in s.comps]
+    return Expect(vals, d, "tol", [t / n + 4 * eps(d) * absf(v) for t, v in zip(s.tol, vals)])
+
+
+def prod_expect(a, axis, kind, n, d):
+    exact = kind in ("prod_exact", "tame")
+    if d in COMPLEX:
+        ref = np.asarray(np.prod(a.astype(CLD), axis=axis))
+        if exact:
+            return Expect(ref.astype(DT[d]), d, "zeros")
+        scale = np.asarray(np.prod(np.abs(a).astype(LD), axis=axis))
+        return Expect(ref, d, "tol", 4 * (n + 1) * eps(d) * scale)
+    ref = np.asarray(np.prod(a.astype(LD), axis=axis))
+    if exact:
+        return Expect(ref.astype(DT[d]), d)  # exact; the sign of a zero product is determined
+    return Expect(ref, d, "tol", (n + 1) * eps(d) * absf(ref))
+
+
+def op_scan(op, d, ins):
+    a = ins[0]
+    f, axis, kind = op["fn"], op["axis"], op["kind"]
+    T = DT[d]
+    g = np.cumsum if f == "cumsum" else np.cumprod
+    if d in INTS:
+        return Expect(g(a, axis=axis, dtype=T), d)  # wraps
+    if a.size == 0:
+        return Expect(a.copy(), d)
+    n = a.shape[axis]
+    k = axis_positions(a.shape, axis)
+    if f == "cumsum":
+        exact = exact_sum(kind, n, d)
+        vals, tols = [], []
+        for c in comps(a):
+            ref = np.cumsum(c.astype(LD), axis=axis)
+            if exact:
+                vals.append(ref.astype(DT[rdt(d)]))
+            else:
+                vals.append(ref)
+                tols.append((np.sqrt(k) + 1) * eps(d) * np.cumsum(absf(c), axis=axis)
+                            + eps(d) * absf(ref))
+        return Expect(vals, d, "zeros", None) if exact else Expect(vals, d, "tol", tols)
+    exact = kind in ("prod_exact", "tame")
+    if d in COMPLEX:
+        ref = np.cumprod(a.astype(CLD), axis=axis)
+        if exact:
+            return Expect(ref.astype(T), d, "zeros")
+        scale = np.cumprod(np.abs(a).astype(LD), axis=axis)
+        return Expect(ref, d, "tol", 4 * (k + 1) * eps(d) * scale)
+    ref = np.cumprod(a.astype(LD), axis=axis)
+    if exact:
+        return Expect(ref.astype(T), d)
+    return Expect(ref, d, "tol", (k + 1) * eps(d) * absf(ref))
+
+
+def op_matmul(op, d, ins):
+    a, b = ins
+    if d in INTS:
+        return Expect(np.matmul(a, b), d)  # accumulates in the element type: wraps
+    k = a.shape[-1]
+    exact = op["kind"] == "small_int"
+    if d in COMPLEX:
+        ref = np.matmul(a.astype(CLD), b.astype(CLD))
+        if exact:
+            return Expect(ref.astype(DT[d]), d, "zeros")
+        scale = np.matmul(np.abs(a).astype(LD), np.abs(b).astype(LD))
+        return Expect(ref, d, "tol", 2 * (k + 2) * eps(d) * scale)
+    ref = np.matmul(a.astype(LD), b.astype(LD))
+    if exact:
+        return Expect(ref.astype(DT[d]), d, "zeros")
+    scale = np.matmul(absf(a), absf(b))
+    return Expect(ref, d, "tol", (k + 1) * eps(d) * scale + eps(d) * absf(ref))
+
+
+# ---------------------------------------------------------------- construction
+
+
+def op_arange(op, d, ins):
+    start, step = ins[0][()], ins[1][()]
+    T = DT[d]
+    v = rust_cast(np.arange(op["len"], dtype=np.int64), "i64", d)  # OURS: i as T first
+    if d in COMPLEX:
+        prod, tol = cmul(v, np.asarray(step), d)
+        return Expect(prod + start, d, "tol", tol)
+    if d in INTS:
+        return Expect(np.add(np.multiply(v, step, dtype=T), start, dtype=T), d)
+    return Expect(v * step + start, d)
+
+
+M0, M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+W0, W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)
+MASK = np.uint64(0xFFFFFFFF)
+
+
+def philox_words(seed, n):
+    """Philox4x32-10 of counters [lo(i), hi(i), 0, 0] with key [lo(seed), hi(seed)]."""
+    i = np.arange(n, dtype=np.uint64)
+    c0, c1 = i & MASK, i >> np.uint64(32)
+    c2 = np.zeros(n, np.uint64)
+    c3 = np.zeros(n, np.uint64)
+    k0, k1 = np.uint64(seed & 0xFFFFFFFF), np.uint64(seed >> 32)
+    for r in range(10):
+        if r > 0:
+            k0 = (k0 + W0) & MASK
+            k1 = (k1 + W1) & MASK
+        p0 = M0 * c0
+        p1 = M1 * c2
+        c0, c1, c2, c3 = (p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & MASK, (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & MASK
+    return c0, c1, c2, c3
+
+
+def unit_f64(x, y):
+    return ((x >> np.uint64(5)).astype(np.float64) * 67108864.0
+            + (y >> np.uint64(6)).astype(np.float64)) * 2.0**-53
+
+
+def op_random(op, d, ins):
+    shape = tuple(op["shape"])
+    n = int(np.prod(shape, dtype=np.int64))
+    r0, r1, r2, r3 = philox_words(int(op["seed"]), n)
+    T = DT[d]
+    if op["dist"] == "uniform":
+        if d == "f32":
+            v = (r0 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
+        else:
+            v = unit_f64(r0, r1)
+        return Expect(v.reshape(shape), d)  # bit for bit
+    if d == "f32":
+        u1 = ((r0 >> np.uint64(8)) + np.uint64(1)).astype(np.float32) * np.float32(2.0**-24)
+        u2 = (r1 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
+    else:
+        u1 = unit_f64(r0, r1) + 2.0**-53
+        u2 = unit_f64(r2, r3)
+    # Each step in the element type; ln and cos correctly rounded from long double.
+    ln = np.log(u1.astype(LD)).astype(T)
+    s = np.sqrt(T(-2.0) * ln)
+    c = np.cos((T(2 * math.pi) * u2).astype(LD)).astype(T)
+    z = s * c
+    tol = 4 * eps(d) * (absf(s) + absf(z))
+    return Expect(z.reshape(shape), d, "tol", tol.reshape(shape))
+
+
+# ---------------------------------------------------------------- dispatch
+
+
+def op_sort(op, d, ins):
+    return Expect(np.sort(ins[0], axis=-1), d, "zeros" if d in FLOATS else "exact")
+
+
+def op_find(op, d, ins):
+    return Expect(np.flatnonzero(ins[0]).astype(np.int64), "i64")
+
+
+def op_find_first(op, d, ins):
+    return Expect(np.flatnonzero(ins[0])[:1].astype(np.int64), "i64")
+
+
+def op_cast(op, d, ins):
+    return Expect(rust_cast(ins[0], d, op["to"]), op["to"])
+
+
+OPS = {
+    "unary": op_unary,
+    "binary": op_binary,
+    "expr": op_expr,
+    "cast": op_cast,
+    "select": lambda op, d, ins: Expect(np.where(ins[0], ins[1], ins[2]), d),
+    "broadcast_to": lambda op, d, ins: Expect(np.broadcast_to(ins[0], tuple(op["shape"])).copy(), d),
+    "full": lambda op, d, ins: Expect(np.broadcast_to(ins[0], tuple(op["shape"])).copy(), d),
+    "copy": lambda op, d, ins: Expect(ins[0].copy(), d),
+    "reverse": lambda op, d, ins: Expect(np.flip(ins[0], axis=op["axis"]), d),
+    "permute": lambda op, d, ins: Expect(np.transpose(ins[0], op["axes"]), d),
+    "reduce": op_reduce,
+    "scan": op_scan,
+    "sort": op_sort,
+    "find": op_find,
+    "find_first": op_find_first,
+    "matmul": op_matmul,
+    "arange": op_arange,
+    "random": op_random,
+}
+
+
+def coverage_key(op):
+    o = op["op"]
+    for k in ("fn", "to", "dist"):
+        if k in op:
+            return f"{o}/{op[k]}"
+    return o
+
+
+def load_arrays(manifest, data):
+    arrays = []
+    for a in manifest["arrays"]:
+        shape = tuple(a["shape"])
+        n = int(np.prod(shape, dtype=np.int64))
+        dt = DT[a["dtype"]]
+        if n == 0:
+            arrays.append(np.zeros(shape, dt))
+            continue
+        raw = np.frombuffer(data, dtype=np.uint8, count=a["nbytes"], offset=a["offset"])
+        if a["dtype"] == "bool" and (raw > 1).any():
+            arrays.append(ValueError("corrupt bool bytes (not 0 or 1)"))
+            continue
+        arrays.append(raw.view(dt).reshape(shape).copy())
+    return arrays
+
+
+def build_input(arrays, ref):
+    x = arrays[ref["array"]]
+    for step in ref["derive"]:
+        if "view" in step:
+            x = x[tuple(slice(s, e) for s, e in step["view"])]
+        elif "reshape" in step:
+            x = x.reshape(step["reshape"])
+        elif "reinterpret" in step:
+            x = np.ascontiguousarray(x).view(DT[step["reinterpret"]])
+    return x
+
+
+def describe(ours, exp, bad, limit=4):
+    idx = np.argwhere(bad)[:limit]
+    rows = []
+    for i in idx:
+        t = tuple(int(j) for j in i)
+        row = {"index": list(t), "ours": repr(ours[t])}
+        row["expected"] = [repr(c[t]) for c in exp.comps]
+        if exp.tol is not None:
+            row["tol"] = [repr(np.broadcast_to(x, exp.shape)[t]) for x in exp.tol]
+        rows.append(row)
+    return {"wrong": int(bad.sum()), "of": int(bad.size), "first": rows}
+
+
+def check(manifest, data):
+    arrays = load_arrays(manifest, data)
+    failures = []
+    compared = rejected = mutations = 0
+    seen = {}
+    for case in manifest["cases"]:
+        cid, op, d = case["id"], case["op"], case["dtype"]
+        if op.get("coverage", True):
+            seen.setdefault(coverage_key(op), set()).add(d)
+        result = case["result"]
+
+        def fail(why, **detail):
+            failures.append({"id": cid, "why": why, **detail})
+
+        try:
+            ins = [build_input(arrays, r) for r in case["inputs"]]
+            if d not in accepted_types(op):
+                exp = Reject("InvalidDType")
+            else:
+                with np.errstate(all="ignore"):
+                    exp = OPS[op["op"]](op, d, ins)
+        except Exception:
+            fail("checker error", trace=traceback.format_exc())
+            continue
+        if isinstance(exp, Reject):
+            err = result.get("err")
+            if err is None:
+                fail(f"expected error {exp.kind}, got a result")
+            elif err["kind"] != exp.kind:
+                fail(f"expected error {exp.kind}, got {err['kind']}", message=err["message"])
+            else:
+                rejected += 1
+            continue
+        if "err" in result:
+            fail("unexpected error", error=result["err"])
+            continue
+        ours = arrays[result["ok"]]
+        if isinstance(ours, Exception):
+            fail(str(ours))
+            continue
+        with np.errstate(all="ignore"):
+            bad = mismatches(ours, exp)
+        if isinstance(bad, str):
+            fail(bad)
+            continue
+        if bad.any():
+            fail("values differ", mode=exp.mode, **describe(ours, exp, bad))
+            continue
+        compared += 1
+        if ours.size:
+            with np.errstate(all="ignore"):
+                m = mutate(ours, exp, zlib.crc32(cid.encode()))
+                caught = mismatches(m, exp)
+            if isinstance(caught, str) or not caught.any():
+                fail("a mutated result still passed the comparison", mode=exp.mode)
+            else:
+                mutations += 1
+    for key, dtypes in sorted(seen.items()):
+        if dtypes != ALL:
+            failures.append({"id": key, "why": "not every element type was tried",
+                             "missing": sorted(ALL - dtypes)})
+    return {
+        "cases": len(manifest["cases"]),
+        "compared": compared,
+        "rejected": rejected,
+        "mutations_detected": mutations,
+        "numpy": np.__version__,
+        "failures": failures,
+    }
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: numpy_crosscheck.py DIR")
+    d = sys.argv[1]
+    with open(f"{d}/manifest.json") as f:
+        manifest = json.load(f)
+    with open(f"{d}/data.bin", "rb") as f:
+        data = f.read()
+    json.dump(check(manifest, data), sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
