@@ -66,8 +66,11 @@ pub fn default_harnesses() -> Vec<Harness> {
     harnesses(RuntimeConfig::default())
 }
 
-/// Work that keeps a stream busy until released.
-pub enum Hold {
+/// Work that keeps a stream busy until released (released on drop too, so a failing test
+/// does not leave a kernel spinning).
+pub struct Hold(Option<HoldInner>);
+
+enum HoldInner {
     Fake(Arc<FakePlatform>, u64),
     Real {
         rt: Arc<HipRuntime>,
@@ -121,7 +124,10 @@ impl Harness {
     /// Keep `stream` busy until [`Hold::release`].
     pub fn hold(&self, stream: &Stream) -> Hold {
         if let Some(f) = &self.fake {
-            return Hold::Fake(f.clone(), f.hold(stream.handle(), Completion::Manual));
+            return Hold(Some(HoldInner::Fake(
+                f.clone(),
+                f.hold(stream.handle(), Completion::Manual),
+            )));
         }
         let p = self.rt.platform();
         p.bind_device(stream.device()).unwrap();
@@ -131,11 +137,17 @@ impl Harness {
             .create_stream(stream.device(), StreamPriority::Normal)
             .unwrap();
         let flag = p.alloc_async(4, side.handle()).unwrap();
-        // SAFETY: a 4-byte allocation just made.
-        unsafe { p.memset_async(flag, 0, 4, side.handle()).unwrap() };
+        // A copy, not a memset: copies need no driver kernel (with lazy module loading, a
+        // kernel load can wait for the spinning kernel to end).
+        let zero = 0u32;
+        // SAFETY: a 4-byte allocation just made; `zero` lives until the synchronize below.
+        unsafe {
+            p.copy_htod_async(flag, (&zero as *const u32).cast(), 4, side.handle())
+                .unwrap()
+        };
         side.synchronize().unwrap();
         let mut flag_arg = flag.0;
-        let mut max: u64 = 20_000_000;
+        let mut max: u64 = 5_000_000;
         let mut args = [
             &mut flag_arg as *mut u64 as *mut std::ffi::c_void,
             &mut max as *mut u64 as *mut std::ffi::c_void,
@@ -152,35 +164,56 @@ impl Harness {
         };
         let done = p.create_event(stream.device()).unwrap();
         p.record_event(done, stream.handle()).unwrap();
-        Hold::Real {
+        Hold(Some(HoldInner::Real {
             rt: self.rt.clone(),
             flag,
             side,
             done,
-        }
+        }))
     }
 }
 
 impl Hold {
-    pub fn release(self) {
-        match self {
-            Hold::Fake(f, id) => f.complete(id),
-            Hold::Real {
+    pub fn release(mut self) {
+        self.release_inner();
+    }
+
+    fn release_inner(&mut self) {
+        match self.0.take() {
+            None => {}
+            Some(HoldInner::Fake(f, id)) => f.complete(id),
+            Some(HoldInner::Real {
                 rt,
                 flag,
                 side,
                 done,
-            } => {
+            }) => {
                 let p = rt.platform();
                 p.bind_device(side.device()).unwrap();
-                // SAFETY: the flag allocation is live.
-                unsafe { p.memset_async(flag, 1, 1, side.handle()).unwrap() };
+                let one = 1u32;
+                // SAFETY: the flag allocation is live; `one` lives until the synchronize.
+                unsafe {
+                    p.copy_htod_async(flag, (&one as *const u32).cast(), 4, side.handle())
+                        .unwrap()
+                };
                 side.synchronize().unwrap();
                 // Freed once the kernel has returned.
                 p.synchronize_event(done).unwrap();
                 p.destroy_event(done).unwrap();
                 p.free_async(flag, side.handle()).unwrap();
                 side.synchronize().unwrap();
+            }
+        }
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            // Best effort on a failing test: never leave a kernel spinning.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.release_inner()));
+            if r.is_err() {
+                eprintln!("releasing a hold failed");
             }
         }
     }
