@@ -1,0 +1,262 @@
+//! What one test case is: an operation ([`Op`]), its inputs (host data and how each is placed
+//! on the device), and the seed its data came from.
+
+use gpuarrays_core::kernel::{Distribution, ReduceOp, ScanOp};
+use gpuarrays_core::{DType, Scalar};
+
+use crate::values::{self, Profile};
+use crate::host::{HostArray, HostData};
+use crate::rng::Rng;
+
+/// One operation with its parameters. Inputs are [`Case::inputs`] in the order given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `f(a)` as an expression.
+    Unary(gpuarrays_core::kernel::UnaryOp),
+    /// `a op b` (NumPy broadcasting).
+    Binary(gpuarrays_core::kernel::BinaryOp),
+    /// `a op lit` with an untyped literal (`true` for bool, `2` otherwise) typed from `a`.
+    BinaryLit(gpuarrays_core::kernel::BinaryOp),
+    /// `a.cast(to)`.
+    Cast(DType),
+    /// `cond.select(a, b)`.
+    Select,
+    /// `(a * 3 + b) - a`: one fused expression of three operations and a literal.
+    Fused,
+    /// `dst <- a + b` (bool: `a ^ b`) with `eval_into`; with `self_read`, `dst <- dst + a`.
+    /// The result is the whole buffer the destination view lives in.
+    EvalInto { self_read: bool },
+    /// `a.fill(value)` in place; the result is the whole buffer `a` lives in.
+    Fill(Scalar),
+    /// `full(dims, value)`.
+    Full { dims: Vec<usize>, value: Scalar },
+    /// `zeros::<T>(dims)` / `ones::<T>(dims)`.
+    Zeros { dtype: DType, dims: Vec<usize> },
+    Ones { dtype: DType, dims: Vec<usize> },
+    /// `arange(start, step, len)`.
+    Arange { start: Scalar, step: Scalar, len: usize },
+    /// A deep copy.
+    Copy,
+    /// `dst.assign(src)` (inputs: dst, src); the result is the whole buffer of `dst`.
+    Assign,
+    /// `a.broadcast_to(dims)`.
+    BroadcastTo(Vec<usize>),
+    /// sum, prod, min, max, argmin, argmax over everything (`None`) or one axis.
+    Reduce(ReduceOp, Option<usize>),
+    /// The typed `any`/`all` (any element type, `x != 0`).
+    AnyAll { all: bool, axis: Option<usize> },
+    /// The typed `mean`/`mean_axis`.
+    Mean(Option<usize>),
+    /// cumsum/cumprod along an axis.
+    Scan(ScanOp, usize),
+    Reverse(usize),
+    Permute(Vec<usize>),
+    Transpose,
+    Sort,
+    Find,
+    /// The result is a one-element i64 array: the index, or -1 for none.
+    FindFirst,
+    /// `Expr::random(dims, dtype, dist, seed)`.
+    Random {
+        dist: Distribution,
+        dtype: DType,
+        dims: Vec<usize>,
+        seed: u64,
+    },
+    Matmul,
+}
+
+impl Op {
+    /// Whether the result is the whole buffer of the first input (in-place operations).
+    pub fn writes_first_input(&self) -> bool {
+        matches!(self, Op::Fill(_) | Op::Assign | Op::EvalInto { .. })
+    }
+}
+
+/// How an input is placed on the device: directly, or as a derived array with an offset
+/// into a larger buffer whose other elements (`pad_before`, `pad_after`) hold other values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Its own buffer.
+    Plain,
+    /// `base.slice(3..3 + n).reshape(dims)` of a 1-D buffer of `3 + n + 2` elements.
+    Slice,
+    /// Rows `1..=d0` of a buffer of `d0 + 2` rows (`view` with an offset); rank >= 1.
+    RowView,
+    /// The bytes of elements `1..=n` of a u8 buffer, reinterpreted and reshaped (not bool).
+    Reinterpret,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Plain => "plain",
+            Layout::Slice => "slice",
+            Layout::RowView => "rowview",
+            Layout::Reinterpret => "reinterpret",
+        }
+    }
+
+    /// Padding elements (before, after) for an array of `dims`.
+    pub fn pads(self, dims: &[usize]) -> (usize, usize) {
+        match self {
+            Layout::Plain => (0, 0),
+            Layout::Slice => (3, 2),
+            Layout::RowView => {
+                let row = dims.iter().skip(1).product();
+                (row, row)
+            }
+            Layout::Reinterpret => (1, 1),
+        }
+    }
+}
+
+/// An input, before its values are drawn.
+#[derive(Debug, Clone)]
+pub struct InputSpec {
+    pub dtype: DType,
+    pub dims: Vec<usize>,
+    pub layout: Layout,
+    pub profile: Profile,
+}
+
+impl InputSpec {
+    pub fn new(dtype: DType, dims: &[usize]) -> Self {
+        InputSpec {
+            dtype,
+            dims: dims.to_vec(),
+            layout: Layout::Plain,
+            profile: Profile::General,
+        }
+    }
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
+        self
+    }
+}
+
+/// A case before its values are drawn: the operation and its inputs' specifications.
+#[derive(Debug, Clone)]
+pub struct CaseSpec {
+    pub op: Op,
+    pub inputs: Vec<InputSpec>,
+}
+
+impl CaseSpec {
+    pub fn new(op: Op, inputs: Vec<InputSpec>) -> Self {
+        CaseSpec { op, inputs }
+    }
+
+    /// A short description: shapes and layouts of the inputs.
+    pub fn label(&self) -> String {
+        let ins: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|i| {
+                let l = if i.layout == Layout::Plain {
+                    String::new()
+                } else {
+                    format!(" {}", i.layout.name())
+                };
+                format!("{}{:?}{l}", i.dtype, i.dims)
+            })
+            .collect();
+        let params = match &self.op {
+            Op::Reduce(_, Some(a)) | Op::Mean(Some(a)) | Op::Scan(_, a) | Op::Reverse(a) => {
+                format!(" axis {a}")
+            }
+            Op::AnyAll { axis: Some(a), .. } => format!(" axis {a}"),
+            Op::Permute(p) => format!(" axes {p:?}"),
+            Op::BroadcastTo(d) => format!(" to {d:?}"),
+            Op::Full { dims, .. } | Op::Zeros { dims, .. } | Op::Ones { dims, .. } => {
+                format!(" dims {dims:?}")
+            }
+            Op::Random { dims, .. } => format!(" dims {dims:?}"),
+            Op::Arange { len, .. } => format!(" len {len}"),
+            Op::EvalInto { self_read: true } => " reading dst".into(),
+            Op::BinaryLit(_) => " with a literal".into(),
+            _ => String::new(),
+        };
+        format!("[{}]{params}", ins.join(", "))
+    }
+
+    /// Draws the values of the inputs (and random parameters of the operation) from `seed`.
+    pub fn materialize(&self, seed: u64) -> Case {
+        let mut rng = Rng::new(seed);
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|s| {
+                let n = s.dims.iter().product();
+                let data = values::generate(s.dtype, n, s.profile, &mut rng);
+                let (before, after) = s.layout.pads(&s.dims);
+                Input {
+                    array: HostArray::new(s.dims.clone(), data),
+                    layout: s.layout,
+                    pad_before: values::generate(s.dtype, before, Profile::General, &mut rng),
+                    pad_after: values::generate(s.dtype, after, Profile::General, &mut rng),
+                }
+            })
+            .collect();
+        let mut draw = |d: DType, p: Profile| values::value(d, 1, p, &mut rng);
+        let op = match &self.op {
+            Op::Fill(v) => Op::Fill(draw(v.dtype(), Profile::General)),
+            Op::Full { dims, value } => Op::Full {
+                dims: dims.clone(),
+                value: draw(value.dtype(), Profile::General),
+            },
+            Op::Arange { start, len, .. } => Op::Arange {
+                start: draw(start.dtype(), Profile::Finite),
+                step: draw(start.dtype(), Profile::Finite),
+                len: *len,
+            },
+            Op::Random {
+                dist, dtype, dims, ..
+            } => Op::Random {
+                dist: *dist,
+                dtype: *dtype,
+                dims: dims.clone(),
+                seed: rng.next_u64(),
+            },
+            other => other.clone(),
+        };
+        Case {
+            op,
+            inputs,
+            label: self.label(),
+            seed,
+        }
+    }
+}
+
+/// An input with its values.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub array: HostArray,
+    pub layout: Layout,
+    /// Elements of the shared buffer before and after this input's own elements.
+    pub pad_before: HostData,
+    pub pad_after: HostData,
+}
+
+impl Input {
+    /// The whole buffer the input lives in, as elements of its type.
+    pub fn base(&self) -> HostData {
+        self.pad_before
+            .concat(&self.array.data)
+            .concat(&self.pad_after)
+    }
+}
+
+/// A case with its values: what the backend and the reference both run.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub op: Op,
+    pub inputs: Vec<Input>,
+    pub label: String,
+    pub seed: u64,
+}

@@ -1,0 +1,193 @@
+//! Rows of reordering operations (reverse, permute, transpose, sort), find, find_first and
+//! matrix products.
+
+use gpuarrays_core::DType;
+
+use super::{LARGE, ODD, RowSpec, Sizes, inp, reinterpret_or_slice};
+use crate::case::{CaseSpec, InputSpec, Layout, Op};
+use crate::values::Profile;
+
+pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
+    for d in DType::ALL {
+        rows.push(RowSpec::new("reverse", d, reverse_cases(s, d)));
+        rows.push(RowSpec::new("permute", d, permute_cases(s, d)));
+        rows.push(RowSpec::new("transpose", d, transpose_cases(d)));
+        rows.push(RowSpec::new("sort", d, sort_cases(s, d)));
+        rows.push(RowSpec::new("find", d, find_cases(s, d, Op::Find)));
+        rows.push(RowSpec::new("find_first", d, find_cases(s, d, Op::FindFirst)));
+        rows.push(RowSpec::new("matmul", d, matmul_cases(s, d)));
+    }
+}
+
+fn one(op: Op, i: InputSpec) -> CaseSpec {
+    CaseSpec::new(op, vec![i])
+}
+
+fn reverse_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, usize, Layout)> = vec![
+        (vec![7], 0, Layout::Plain),
+        (vec![ODD], 0, Layout::Plain),
+        (vec![3, 5], 0, Layout::Plain),
+        (vec![3, 5], 1, Layout::Plain),
+        (vec![2, 3, 4], 0, Layout::Plain),
+        (vec![2, 3, 4], 1, Layout::Plain),
+        (vec![2, 3, 4], 2, Layout::Plain),
+        (vec![0, 3], 0, Layout::Plain),
+        (vec![0, 3], 1, Layout::Plain),
+        (vec![2, 3, 4], 1, Layout::RowView),
+        (vec![7], 0, reinterpret_or_slice(d)),
+        // Errors: a 0-d array has no axis; an axis past the last.
+        (vec![], 0, Layout::Plain),
+        (vec![3, 5], 2, Layout::Plain),
+    ];
+    if !s.quick {
+        specs.extend([
+            (vec![LARGE], 0, Layout::Plain),
+            (vec![1031, 517], 0, Layout::Plain),
+            (vec![1031, 517], 1, Layout::Plain),
+        ]);
+    }
+    specs
+        .into_iter()
+        .map(|(dims, axis, l)| one(Op::Reverse(axis), inp(d, &dims).layout(l)))
+        .collect()
+}
+
+fn permute_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, Vec<usize>, Layout)> = vec![
+        (vec![2, 3, 4], vec![2, 0, 1], Layout::Plain),
+        (vec![2, 3, 4], vec![1, 0, 2], Layout::Plain),
+        (vec![2, 3, 4], vec![0, 1, 2], Layout::Plain),
+        (vec![3, 5], vec![1, 0], Layout::Plain),
+        (vec![2, 1, 3, 2], vec![3, 1, 0, 2], Layout::Plain),
+        (vec![0, 3], vec![1, 0], Layout::Plain),
+        (vec![], vec![], Layout::Plain),
+        (vec![5, 3, 4], vec![2, 1, 0], Layout::RowView),
+        (vec![3, 5], vec![1, 0], Layout::Slice),
+        // Errors: a repeated axis; too few axes.
+        (vec![2, 3, 4], vec![0, 0, 1], Layout::Plain),
+        (vec![2, 3], vec![0], Layout::Plain),
+    ];
+    if !s.quick {
+        specs.extend([
+            (vec![517, 1031], vec![1, 0], Layout::Plain),
+            (vec![64, 128, 129], vec![2, 0, 1], Layout::Plain),
+        ]);
+    }
+    specs
+        .into_iter()
+        .map(|(dims, axes, l)| one(Op::Permute(axes), inp(d, &dims).layout(l)))
+        .collect()
+}
+
+fn transpose_cases(d: DType) -> Vec<CaseSpec> {
+    [
+        (vec![3, 5], Layout::Plain),
+        (vec![1, 7], Layout::Plain),
+        (vec![0, 3], Layout::Plain),
+        (vec![ODD, 2], Layout::Plain),
+        (vec![5, 3], Layout::RowView),
+        // Errors: transpose is for 2-D arrays.
+        (vec![2, 3, 4], Layout::Plain),
+        (vec![7], Layout::Plain),
+    ]
+    .into_iter()
+    .map(|(dims, l)| one(Op::Transpose, inp(d, &dims).layout(l)))
+    .collect()
+}
+
+fn sort_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, Layout)> = vec![
+        (vec![7], Layout::Plain),
+        (vec![ODD], Layout::Plain),
+        (vec![3, 5], Layout::Plain),
+        (vec![2, 3, 4], Layout::Plain),
+        (vec![0], Layout::Plain),
+        (vec![3, 0], Layout::Plain),
+        (vec![1], Layout::Plain),
+        (vec![ODD], Layout::Slice),
+        (vec![5, 7], Layout::RowView),
+        (vec![64], reinterpret_or_slice(d)),
+        // Error: a 0-d array has no axis to sort along.
+        (vec![], Layout::Plain),
+    ];
+    if !s.quick {
+        specs.extend([(vec![LARGE], Layout::Plain), (vec![517, 1031], Layout::Plain)]);
+    }
+    let profiles = [Profile::General, Profile::Finite];
+    specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (dims, l))| {
+            let x = inp(d, &dims).layout(l).profile(profiles[i % 2]);
+            one(Op::Sort, x)
+        })
+        .collect()
+}
+
+fn find_cases(s: &Sizes, d: DType, op: Op) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, Layout, Profile)> = vec![
+        (vec![7], Layout::Plain, Profile::Sparse(0.3)),
+        (vec![ODD], Layout::Plain, Profile::Sparse(0.3)),
+        (vec![ODD], Layout::Plain, Profile::Sparse(0.002)),
+        (vec![3, 5], Layout::Plain, Profile::Sparse(0.5)),
+        (vec![2, 3, 4], Layout::Plain, Profile::Sparse(0.1)),
+        (vec![0], Layout::Plain, Profile::Sparse(0.5)),
+        (vec![1], Layout::Plain, Profile::Sparse(1.0)),
+        (vec![9], Layout::Plain, Profile::Sparse(0.0)),
+        (vec![9], Layout::Plain, Profile::Sparse(1.0)),
+        (vec![ODD], Layout::Slice, Profile::Sparse(0.05)),
+        (vec![5, 7], Layout::RowView, Profile::Sparse(0.2)),
+        (vec![64], reinterpret_or_slice(d), Profile::Sparse(0.2)),
+        // Error: a 0-d array.
+        (vec![], Layout::Plain, Profile::Sparse(0.5)),
+    ];
+    if !s.quick {
+        specs.push((vec![LARGE], Layout::Plain, Profile::Sparse(0.001)));
+        specs.push((vec![LARGE], Layout::Plain, Profile::Sparse(0.5)));
+    }
+    specs
+        .into_iter()
+        .map(|(dims, l, p)| one(op.clone(), inp(d, &dims).layout(l).profile(p)))
+        .collect()
+}
+
+fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, Vec<usize>, Layout)> = vec![
+        (vec![3, 4], vec![4, 5], Layout::Plain),
+        (vec![1, 1], vec![1, 1], Layout::Plain),
+        (vec![7, 13], vec![13, 5], Layout::Plain),
+        (vec![33, 65], vec![65, 17], Layout::Plain),
+        (vec![2, 3, 4], vec![2, 4, 5], Layout::Plain),
+        (vec![1, 3, 4], vec![3, 4, 2], Layout::Plain),
+        (vec![3, 3, 4], vec![1, 4, 2], Layout::Plain),
+        (vec![3, 4], vec![2, 4, 5], Layout::Plain),
+        (vec![2, 3, 4], vec![4, 5], Layout::Plain),
+        (vec![3, 0], vec![0, 4], Layout::Plain),
+        (vec![0, 3], vec![3, 4], Layout::Plain),
+        (vec![5, 3, 4], vec![5, 4, 2], Layout::RowView),
+        (vec![6, 7], vec![7, 3], Layout::Slice),
+        // Errors: inner sizes differ; batches differ; 1-D operand.
+        (vec![2, 3], vec![4, 2], Layout::Plain),
+        (vec![2, 3, 4], vec![3, 4, 5], Layout::Plain),
+        (vec![3], vec![3, 4], Layout::Plain),
+    ];
+    if !s.quick {
+        specs.extend([
+            (vec![128, 257], vec![257, 129], Layout::Plain),
+            (vec![8, 64, 65], vec![8, 65, 33], Layout::Plain),
+        ]);
+    }
+    specs
+        .into_iter()
+        .map(|(a, b, l)| {
+            CaseSpec::new(
+                Op::Matmul,
+                vec![
+                    inp(d, &a).layout(l).profile(Profile::Finite),
+                    inp(d, &b).layout(l).profile(Profile::Finite),
+                ],
+            )
+        })
+        .collect()
+}

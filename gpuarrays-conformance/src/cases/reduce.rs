@@ -1,0 +1,143 @@
+//! Rows of reductions (over everything and per axis, including empty axes), means, and
+//! cumulative sums and products.
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{ReduceOp, ScanOp};
+
+use super::{LARGE, ODD, RowSpec, Sizes, inp, reinterpret_or_slice};
+use crate::case::{CaseSpec, InputSpec, Layout, Op};
+use crate::values::Profile;
+
+pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
+    use ReduceOp::*;
+    for d in DType::ALL {
+        for op in [Sum, Prod, Min, Max, ArgMin, ArgMax] {
+            let p = profiles(op);
+            rows.push(RowSpec::new(
+                op.name(),
+                d,
+                whole(s, d, &p, |_| Op::Reduce(op, None)),
+            ));
+            rows.push(RowSpec::new(
+                format!("{}_axis", op.name()),
+                d,
+                per_axis(s, d, &p, |a| Op::Reduce(op, Some(a))),
+            ));
+        }
+        for (name, all) in [("any", false), ("all", true)] {
+            let p = [Profile::Sparse(0.3), Profile::Sparse(0.0), Profile::Sparse(1.0)];
+            rows.push(RowSpec::new(
+                name,
+                d,
+                whole(s, d, &p, |_| Op::AnyAll { all, axis: None }),
+            ));
+            rows.push(RowSpec::new(
+                format!("{name}_axis"),
+                d,
+                per_axis(s, d, &p, |a| Op::AnyAll { all, axis: Some(a) }),
+            ));
+        }
+        let p = profiles(Sum);
+        rows.push(RowSpec::new("mean", d, whole(s, d, &p, |_| Op::Mean(None))));
+        rows.push(RowSpec::new(
+            "mean_axis",
+            d,
+            per_axis(s, d, &p, |a| Op::Mean(Some(a))),
+        ));
+        for op in [ScanOp::Sum, ScanOp::Prod] {
+            let p = if op == ScanOp::Sum {
+                profiles(Sum)
+            } else {
+                profiles(Prod)
+            };
+            let mut cases = per_axis(s, d, &p, |a| Op::Scan(op, a));
+            cases.push(CaseSpec::new(Op::Scan(op, 0), vec![inp(d, &[])]));
+            rows.push(RowSpec::new(op.name(), d, cases));
+        }
+    }
+}
+
+/// Input profiles, used in turn: sums mostly finite (float results depend on order, so
+/// infinities only where their effect does not), products near one, extremes with NaN.
+fn profiles(op: ReduceOp) -> Vec<Profile> {
+    match op {
+        ReduceOp::Sum => vec![Profile::Finite, Profile::WithInf],
+        ReduceOp::Prod => vec![Profile::NearOne],
+        _ => vec![Profile::General, Profile::Finite],
+    }
+}
+
+fn cycle(inputs: Vec<InputSpec>, profiles: &[Profile]) -> Vec<InputSpec> {
+    inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| x.profile(profiles[i % profiles.len()]))
+        .collect()
+}
+
+/// Reductions over every element.
+fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseSpec> {
+    let mut dims: Vec<Vec<usize>> = vec![
+        vec![],
+        vec![0],
+        vec![1],
+        vec![7],
+        vec![ODD],
+        vec![3, 5],
+        vec![2, 3, 4],
+        vec![0, 3],
+    ];
+    if !s.quick {
+        dims.push(vec![LARGE]);
+    }
+    let mut inputs: Vec<InputSpec> = dims.iter().map(|x| inp(d, x)).collect();
+    inputs.push(inp(d, &[ODD]).layout(Layout::Slice));
+    inputs.push(inp(d, &[2, 3, 4]).layout(Layout::RowView));
+    inputs.push(inp(d, &[7]).layout(reinterpret_or_slice(d)));
+    cycle(inputs, p)
+        .into_iter()
+        .map(|i| CaseSpec::new(op(()), vec![i]))
+        .collect()
+}
+
+/// Reductions and scans along each axis, including empty axes and a missing axis.
+fn per_axis(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(usize) -> Op) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, usize, Layout)> = vec![
+        (vec![7], 0, Layout::Plain),
+        (vec![ODD], 0, Layout::Plain),
+        (vec![3, 5], 0, Layout::Plain),
+        (vec![3, 5], 1, Layout::Plain),
+        (vec![2, 3, 4], 0, Layout::Plain),
+        (vec![2, 3, 4], 1, Layout::Plain),
+        (vec![2, 3, 4], 2, Layout::Plain),
+        (vec![2, 1, 3, 2], 1, Layout::Plain),
+        (vec![2, 1, 3, 2], 3, Layout::Plain),
+        (vec![0, 3], 0, Layout::Plain),
+        (vec![0, 3], 1, Layout::Plain),
+        (vec![3, 0], 1, Layout::Plain),
+        (vec![37, 129], 0, Layout::Plain),
+        (vec![37, 129], 1, Layout::Plain),
+        (vec![5, 3, 4], 1, Layout::RowView),
+        (vec![37, 129], 0, Layout::Slice),
+        (vec![ODD], 0, reinterpret_or_slice(d)),
+        // Error: an axis the array does not have.
+        (vec![2, 3, 4], 3, Layout::Plain),
+    ];
+    if !s.quick {
+        specs.extend([
+            (vec![LARGE], 0, Layout::Plain),
+            (vec![1031, 517], 0, Layout::Plain),
+            (vec![1031, 517], 1, Layout::Plain),
+            (vec![3, (1 << 18) + 1], 1, Layout::Plain),
+        ]);
+    }
+    let inputs: Vec<InputSpec> = specs
+        .iter()
+        .map(|(dims, _, l)| inp(d, dims).layout(*l))
+        .collect();
+    cycle(inputs, p)
+        .into_iter()
+        .zip(&specs)
+        .map(|(i, (_, axis, _))| CaseSpec::new(op(*axis), vec![i]))
+        .collect()
+}

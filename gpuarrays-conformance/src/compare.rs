@@ -1,0 +1,121 @@
+//! Comparing a result with the reference under a [`Tolerance`].
+//!
+//! The error of an element is reported in these units:
+//! - bool and integers: `|got − expected|` (must be 0);
+//! - floats and complex: `|got − expected| / (ε · scale)` ("ε-units"; with `Scale::Value`
+//!   this is the relative error in units of ε, about ULPs); infinite when a NaN or an
+//!   infinity does not match.
+
+use gpuarrays_core::{DType, Scalar};
+
+use crate::host::HostArray;
+use crate::oracle::value::{Wide, widen};
+use crate::tolerance::{Scale, Tolerance, epsilon, tiny};
+
+/// The result of one comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Largest element error (units in the module documentation); 0 for empty results.
+    pub max_err: f64,
+    /// What was wrong, if anything: the first failing element and how many failed.
+    pub mismatch: Option<String>,
+}
+
+/// Compares `got` with `expected`.
+pub fn compare(expected: &HostArray, got: &HostArray, tol: &Tolerance) -> Outcome {
+    let fail = |msg: String| Outcome {
+        max_err: f64::INFINITY,
+        mismatch: Some(msg),
+    };
+    if expected.dtype() != got.dtype() {
+        return fail(format!(
+            "result type {} differs from the reference's {}",
+            got.dtype(),
+            expected.dtype()
+        ));
+    }
+    if expected.dims != got.dims {
+        return fail(format!(
+            "result shape {:?} differs from the reference's {:?}",
+            got.dims, expected.dims
+        ));
+    }
+    let t = expected.dtype();
+    let (units, scale) = match tol {
+        Tolerance::Exact => (0.0, &Scale::Value),
+        Tolerance::Eps { units, scale } => (*units, scale),
+    };
+    let mut max_err: f64 = 0.0;
+    let mut first: Option<String> = None;
+    let mut failed = 0usize;
+    for i in 0..expected.len() {
+        let (e, g) = (expected.data.get(i), got.data.get(i));
+        let err = element_error(t, e, g, element_scale(scale, i, e, t));
+        max_err = max_err.max(err);
+        if err > units || err.is_nan() {
+            failed += 1;
+            if first.is_none() {
+                first = Some(format!(
+                    "element {i}: got {g}, expected {e} (error {err:.3} > {units})"
+                ));
+            }
+        }
+    }
+    Outcome {
+        max_err,
+        mismatch: first.map(|f| {
+            format!(
+                "{f}; {failed} of {} elements differ",
+                expected.len()
+            )
+        }),
+    }
+}
+
+fn element_scale(scale: &Scale, i: usize, expected: Scalar, t: DType) -> f64 {
+    let value = crate::oracle::magnitude(expected);
+    let s = match scale {
+        Scale::Value => value,
+        Scale::ValueOrOne => value.max(1.0),
+        Scale::PerElement(v) => v.get(i).copied().unwrap_or(value),
+    };
+    s.max(tiny(t))
+}
+
+/// The error of one element (see the module documentation for units).
+fn element_error(t: DType, e: Scalar, g: Scalar, scale: f64) -> f64 {
+    match (widen(e), widen(g)) {
+        (Wide::Bool(a), Wide::Bool(b)) => (a as u8 as f64 - b as u8 as f64).abs(),
+        (Wide::Int(a), Wide::Int(b)) => (a - b).unsigned_abs() as f64,
+        (Wide::Real(a), Wide::Real(b)) => real_error(a, b, epsilon(t) * scale),
+        (Wide::Complex(a), Wide::Complex(b)) => {
+            let special = |x: f64| !x.is_finite();
+            if special(a.re) || special(a.im) || special(b.re) || special(b.im) {
+                // Component by component: NaN and infinities must match where they are.
+                let unit = epsilon(t) * scale;
+                real_error(a.re, b.re, unit).max(real_error(a.im, b.im, unit))
+            } else {
+                (b - a).norm() / (epsilon(t) * scale)
+            }
+        }
+        _ => f64::INFINITY,
+    }
+}
+
+/// `|b − a| / unit`, with NaN matching NaN, infinities matching exactly, and -0.0 == 0.0.
+fn real_error(a: f64, b: f64, unit: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    if a == b {
+        return 0.0;
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
+    (b - a).abs() / unit
+}

@@ -1,0 +1,141 @@
+//! Running a case on any backend through the public gpuarrays API (generic over `Backend`).
+//! The same code runs the backend under test and the CPU reference.
+
+mod place;
+
+pub use place::{Placed, download, download_base, internal, place, upload};
+
+use gpuarrays_core::kernel::BinaryOp;
+use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result};
+
+use crate::case::{Case, Op};
+use crate::host::{HostArray, HostData, with_dtype};
+
+/// Runs `case` on `backend` and downloads the result.
+pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
+    let placed = case
+        .inputs
+        .iter()
+        .map(|i| place(backend, i))
+        .collect::<Result<Vec<_>>>()?;
+    let arg = |k: usize| -> Result<&RawArray<B>> {
+        placed
+            .get(k)
+            .map(|p| &p.array)
+            .ok_or_else(|| internal("missing input"))
+    };
+    let ex = |k: usize| -> Result<Expr<B>> { Ok(Expr::array(arg(k)?)) };
+    let dtype = case
+        .inputs
+        .first()
+        .map(|i| i.array.dtype())
+        .unwrap_or(DType::Bool);
+    let out: RawArray<B> = match &case.op {
+        Op::Unary(op) => ex(0)?.unary(*op).eval_raw()?,
+        Op::Binary(op) => ex(0)?.binary(*op, ex(1)?).eval_raw()?,
+        Op::BinaryLit(op) if dtype == DType::Bool => ex(0)?.binary(*op, true).eval_raw()?,
+        Op::BinaryLit(op) => ex(0)?.binary(*op, 2i64).eval_raw()?,
+        Op::Cast(to) => ex(0)?.cast(*to).eval_raw()?,
+        Op::Select => ex(0)?.select(ex(1)?, ex(2)?).eval_raw()?,
+        Op::Fused => ((ex(0)? * 3i64 + ex(1)?) - ex(0)?).eval_raw()?,
+        Op::Fill(value) => {
+            arg(0)?.fill(*value)?;
+            return download_base(&placed[0].base, dtype);
+        }
+        Op::Full { dims, value } => RawArray::full(backend, dims, *value)?,
+        Op::Copy => arg(0)?.copy()?,
+        Op::Reduce(op, axis) => arg(0)?.reduce(*op, *axis)?,
+        Op::Scan(op, axis) => arg(0)?.scan(*op, *axis)?,
+        Op::Reverse(axis) => arg(0)?.reverse(*axis)?,
+        Op::Permute(axes) => arg(0)?.permute(axes)?,
+        Op::Sort => arg(0)?.sort()?,
+        Op::Find => arg(0)?.find()?,
+        Op::Random {
+            dist,
+            dtype,
+            dims,
+            seed,
+        } => Expr::random(backend, dims, *dtype, *dist, *seed).eval_raw()?,
+        Op::Matmul => arg(0)?.matmul(arg(1)?)?,
+        Op::Zeros { dtype, dims } => {
+            with_dtype!(dtype, T => Array::<T, B>::zeros(backend, dims)?.into_raw())
+        }
+        Op::Ones { dtype, dims } => {
+            with_dtype!(dtype, T => Array::<T, B>::ones(backend, dims)?.into_raw())
+        }
+        Op::Arange { start, step, len } => with_dtype!(start.dtype(), T => {
+            let (s, d) = (scalar::<T>(*start)?, scalar::<T>(*step)?);
+            Array::<T, B>::arange(backend, s, d, *len)?.into_raw()
+        }),
+        typed_op => {
+            return with_dtype!(dtype, T => execute_typed::<T, B>(typed_op, &placed));
+        }
+    };
+    download(&out)
+}
+
+/// The operations of the typed API (`Array<T, B>` methods).
+fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Result<HostArray> {
+    let typed = |k: usize| -> Result<Array<T, B>> {
+        placed
+            .get(k)
+            .ok_or_else(|| internal("missing input"))?
+            .array
+            .clone()
+            .into_typed::<T>()
+    };
+    let a = typed(0)?;
+    let out: RawArray<B> = match op {
+        Op::EvalInto { self_read } => {
+            let mut dst = a;
+            let join = if T::DTYPE == DType::Bool {
+                BinaryOp::Xor
+            } else {
+                BinaryOp::Add
+            };
+            let expr = if *self_read {
+                dst.ex().binary(join, &typed(1)?)
+            } else {
+                typed(1)?.ex().binary(join, &typed(2)?)
+            };
+            expr.eval_into(&mut dst)?;
+            return download_base(&placed[0].base, T::DTYPE);
+        }
+        Op::Assign => {
+            let mut dst = a;
+            dst.assign(&typed(1)?)?;
+            return download_base(&placed[0].base, T::DTYPE);
+        }
+        Op::BroadcastTo(dims) => a.broadcast_to(dims)?.into_raw(),
+        Op::Transpose => a.transpose()?.into_raw(),
+        Op::AnyAll { all, axis: None } => {
+            let v = if *all { a.all()? } else { a.any()? };
+            return Ok(HostArray::new(vec![], HostData::Bool(vec![v])));
+        }
+        Op::AnyAll { all, axis: Some(ax) } => {
+            if *all {
+                a.all_axis(*ax)?.into_raw()
+            } else {
+                a.any_axis(*ax)?.into_raw()
+            }
+        }
+        Op::Mean(None) => {
+            let m = a.mean()?;
+            return Ok(HostArray::new(
+                vec![],
+                HostData::from_scalars(T::DTYPE, [m.to_scalar()])?,
+            ));
+        }
+        Op::Mean(Some(ax)) => a.mean_axis(*ax)?.into_raw(),
+        Op::FindFirst => {
+            let i = a.find_first()?.map_or(-1, |i| i as i64);
+            return Ok(HostArray::new(vec![1], HostData::I64(vec![i])));
+        }
+        other => return Err(internal(&format!("no executor for {other:?}"))),
+    };
+    download(&out)
+}
+
+fn scalar<T: Element>(s: gpuarrays_core::Scalar) -> Result<T> {
+    T::from_scalar(s).ok_or_else(|| internal("parameter of the wrong type"))
+}

@@ -1,0 +1,97 @@
+//! Putting host inputs on a device, directly or as derived arrays (slices, row views,
+//! reinterprets) with offsets into larger buffers, and reading results back.
+
+use std::ops::Range;
+
+use gpuarrays_core::{Array, Backend, DType, Error, RawArray, Result};
+
+use crate::case::{Input, Layout};
+use crate::host::{HostArray, HostData, with_dtype};
+
+/// An input on the device: the array the operation sees, and the buffer it lives in.
+pub struct Placed<B: Backend> {
+    pub base: RawArray<B>,
+    pub array: RawArray<B>,
+}
+
+/// Uploads `data` as a new array of shape `dims`.
+pub fn upload<B: Backend>(backend: &B, dims: &[usize], data: &HostData) -> Result<RawArray<B>> {
+    with_dtype!(data.dtype(), T => {
+        let values = data.as_slice::<T>().ok_or_else(|| internal("upload: wrong host type"))?;
+        Ok(Array::<T, B>::from_slice(backend, dims, values)?.into_raw())
+    })
+}
+
+/// Downloads an array.
+pub fn download<B: Backend>(a: &RawArray<B>) -> Result<HostArray> {
+    Ok(HostArray::new(
+        a.dims().to_vec(),
+        HostData::from_bytes(a.dtype(), &a.to_bytes()?)?,
+    ))
+}
+
+/// Downloads the whole buffer `base` as elements of `dtype` (for in-place operations).
+pub fn download_base<B: Backend>(base: &RawArray<B>, dtype: DType) -> Result<HostArray> {
+    let data = HostData::from_bytes(dtype, &base.to_bytes()?)?;
+    Ok(HostArray::new(vec![data.len()], data))
+}
+
+/// Places an input on the device with its layout.
+pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
+    let dims = &input.array.dims;
+    let dtype = input.array.dtype();
+    let (pre, n) = (input.pad_before.len(), input.array.len());
+    let base_data = input.base();
+    let placed = match input.layout {
+        Layout::Plain => {
+            let a = upload(backend, dims, &input.array.data)?;
+            Placed {
+                base: a.clone(),
+                array: a,
+            }
+        }
+        Layout::Slice => {
+            let base = upload(backend, &[base_data.len()], &base_data)?;
+            let array = base.view(&[pre..pre + n])?.reshape(&signed(dims))?;
+            Placed { base, array }
+        }
+        Layout::RowView if !dims.is_empty() => {
+            let mut base_dims = dims.clone();
+            base_dims[0] += 2;
+            let base = upload(backend, &base_dims, &base_data)?;
+            let mut ranges: Vec<Range<usize>> = dims.iter().map(|&d| 0..d).collect();
+            ranges[0] = 1..dims[0] + 1;
+            let array = base.view(&ranges)?;
+            Placed { base, array }
+        }
+        Layout::Reinterpret if dtype != DType::Bool => {
+            let bytes = base_data.to_bytes();
+            let base = upload(backend, &[bytes.len()], &HostData::U8(bytes))?;
+            let size = dtype.size();
+            let array = base
+                .view(&[pre * size..(pre + n) * size])?
+                .reinterpret(dtype)?
+                .reshape(&signed(dims))?;
+            Placed { base, array }
+        }
+        other => {
+            return Err(internal(&format!(
+                "layout {} does not apply to {dtype}{dims:?}",
+                other.name()
+            )));
+        }
+    };
+    Ok(placed)
+}
+
+fn signed(dims: &[usize]) -> Vec<isize> {
+    dims.iter().map(|&d| d as isize).collect()
+}
+
+/// An error of the suite itself (a case that cannot be set up), never of the backend.
+pub fn internal(msg: &str) -> Error {
+    Error::InvalidArgument {
+        op: "conformance suite".into(),
+        reason: msg.to_string(),
+    }
+}

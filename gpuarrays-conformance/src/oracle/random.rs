@@ -1,0 +1,68 @@
+//! The oracle of counter-based random numbers, from the recipe in
+//! `gpuarrays_core::kernel::random`. Only the Philox4x32-10 block function is borrowed from
+//! core (it is pinned by the reference known-answer vectors); the counter and key layout and
+//! the uniform and normal transforms are written here independently.
+
+use gpuarrays_core::kernel::Distribution;
+use gpuarrays_core::kernel::random::philox4x32_10;
+use gpuarrays_core::{DType, Scalar};
+
+use super::rules::{self, Expected};
+use crate::host::{HostArray, HostData};
+
+const TWO_POW_24: f64 = 16_777_216.0;
+const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
+
+/// The four words of element `index` for `seed`: counter (lo, hi, 0, 0), key (lo, hi).
+fn words(seed: u64, index: u64) -> [u32; 4] {
+    let counter = [
+        (index & 0xFFFF_FFFF) as u32,
+        (index >> 32) as u32,
+        0,
+        0,
+    ];
+    philox4x32_10(counter, [(seed & 0xFFFF_FFFF) as u32, (seed >> 32) as u32])
+}
+
+/// 53 random bits (27 from `a`, 26 from `b`) as a double in [0, 1).
+fn unit53(a: u32, b: u32) -> f64 {
+    let bits = (((a >> 5) as u64) << 26) | (b >> 6) as u64;
+    bits as f64 / TWO_POW_53
+}
+
+fn draw(dist: Distribution, dtype: DType, r: [u32; 4]) -> Scalar {
+    match (dist, dtype) {
+        (Distribution::Uniform, DType::F32) => Scalar::F32(((r[0] >> 8) as f64 / TWO_POW_24) as f32),
+        (Distribution::Uniform, _) => Scalar::F64(unit53(r[0], r[1])),
+        (Distribution::Normal, DType::F32) => {
+            let u1 = ((r[0] >> 8) as f64 + 1.0) / TWO_POW_24;
+            let u2 = (r[1] >> 8) as f64 / TWO_POW_24;
+            Scalar::F32(box_muller(u1, u2) as f32)
+        }
+        (Distribution::Normal, _) => {
+            let u1 = unit53(r[0], r[1]) + 1.0 / TWO_POW_53;
+            let u2 = unit53(r[2], r[3]);
+            Scalar::F64(box_muller(u1, u2))
+        }
+    }
+}
+
+/// The cosine branch of Box–Muller.
+fn box_muller(u1: f64, u2: f64) -> f64 {
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+pub fn random(
+    dist: Distribution,
+    dtype: DType,
+    dims: &[usize],
+    seed: u64,
+) -> Result<HostArray, Expected> {
+    let t = rules::float_only(dtype)?;
+    let n: usize = dims.iter().product();
+    let mut out = HostData::with_capacity(t, n);
+    for i in 0..n {
+        out.push(draw(dist, t, words(seed, i as u64)));
+    }
+    Ok(HostArray::new(dims.to_vec(), out))
+}

@@ -1,0 +1,229 @@
+//! The oracle's arithmetic on single values: every value is widened exactly (integers and
+//! bool to i128, reals to f64, complex to `Complex<f64>`), computed there, and narrowed with
+//! Rust's `as` (integers wrap modulo 2^bits, reals round to nearest, floats to integers
+//! truncate and saturate, NaN to 0). No code is shared with the backends.
+
+use gpuarrays_core::{Complex32, Complex64, DType, Scalar};
+
+/// A value widened exactly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wide {
+    Bool(bool),
+    Int(i128),
+    Real(f64),
+    Complex(Complex64),
+}
+
+pub fn widen(s: Scalar) -> Wide {
+    match s {
+        Scalar::Bool(v) => Wide::Bool(v),
+        Scalar::U8(v) => Wide::Int(v as i128),
+        Scalar::I32(v) => Wide::Int(v as i128),
+        Scalar::U32(v) => Wide::Int(v as i128),
+        Scalar::I64(v) => Wide::Int(v as i128),
+        Scalar::U64(v) => Wide::Int(v as i128),
+        Scalar::F32(v) => Wide::Real(v as f64),
+        Scalar::F64(v) => Wide::Real(v),
+        Scalar::C32(v) => Wide::Complex(Complex64::new(v.re as f64, v.im as f64)),
+        Scalar::C64(v) => Wide::Complex(v),
+    }
+}
+
+/// An integer taken modulo 2^bits of `to` (or converted, for non-integer targets).
+pub fn from_int(x: i128, to: DType) -> Scalar {
+    match to {
+        DType::Bool => Scalar::Bool(x != 0),
+        DType::U8 => Scalar::U8(x as u8),
+        DType::I32 => Scalar::I32(x as i32),
+        DType::U32 => Scalar::U32(x as u32),
+        DType::I64 => Scalar::I64(x as i64),
+        DType::U64 => Scalar::U64(x as u64),
+        DType::F32 => Scalar::F32(x as f32),
+        DType::F64 => Scalar::F64(x as f64),
+        DType::C32 => Scalar::C32(Complex32::new(x as f32, 0.0)),
+        DType::C64 => Scalar::C64(Complex64::new(x as f64, 0.0)),
+    }
+}
+
+/// A real converted to `to` with `as`.
+pub fn from_real(x: f64, to: DType) -> Scalar {
+    match to {
+        DType::Bool => Scalar::Bool(x != 0.0),
+        DType::U8 => Scalar::U8(x as u8),
+        DType::I32 => Scalar::I32(x as i32),
+        DType::U32 => Scalar::U32(x as u32),
+        DType::I64 => Scalar::I64(x as i64),
+        DType::U64 => Scalar::U64(x as u64),
+        DType::F32 => Scalar::F32(x as f32),
+        DType::F64 => Scalar::F64(x),
+        DType::C32 => Scalar::C32(Complex32::new(x as f32, 0.0)),
+        DType::C64 => Scalar::C64(Complex64::new(x, 0.0)),
+    }
+}
+
+/// A complex value converted to `to`: both parts for complex targets, `re != 0 || im != 0`
+/// for bool, the real part otherwise.
+pub fn from_complex(z: Complex64, to: DType) -> Scalar {
+    match to {
+        DType::Bool => Scalar::Bool(z.re != 0.0 || z.im != 0.0),
+        DType::C32 => Scalar::C32(Complex32::new(z.re as f32, z.im as f32)),
+        DType::C64 => Scalar::C64(z),
+        other => from_real(z.re, other),
+    }
+}
+
+/// The cast rules of gpuarrays, restated: numeric casts are Rust's `as`; bool is 0/1 one
+/// way and `!= 0` the other.
+pub fn cast(s: Scalar, to: DType) -> Scalar {
+    narrow(widen(s), to)
+}
+
+/// Narrows a wide value to `to` with the cast rules.
+pub fn narrow(w: Wide, to: DType) -> Scalar {
+    match w {
+        Wide::Bool(b) => from_int(b as i128, to),
+        Wide::Int(x) => from_int(x, to),
+        Wide::Real(x) => from_real(x, to),
+        Wide::Complex(z) => from_complex(z, to),
+    }
+}
+
+/// Whether a value is "true" (non-zero; NaN is non-zero).
+pub fn truthy(s: Scalar) -> bool {
+    match widen(s) {
+        Wide::Bool(b) => b,
+        Wide::Int(x) => x != 0,
+        Wide::Real(x) => x != 0.0,
+        Wide::Complex(z) => z.re != 0.0 || z.im != 0.0,
+    }
+}
+
+/// The value as f64 for ordering (bool 0/1, integers may round: only used on reals).
+pub fn real(s: Scalar) -> f64 {
+    match widen(s) {
+        Wide::Bool(b) => b as u8 as f64,
+        Wide::Int(x) => x as f64,
+        Wide::Real(x) => x,
+        Wide::Complex(z) => z.re,
+    }
+}
+
+/// Neumaier's compensated sum: an f64 sum whose error does not grow with the length.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CompensatedSum {
+    sum: f64,
+    carry: f64,
+}
+
+impl CompensatedSum {
+    pub fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.carry += (self.sum - t) + x;
+        } else {
+            self.carry += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    pub fn value(&self) -> f64 {
+        let v = self.sum + self.carry;
+        // Infinities and NaN make the carry NaN; the plain sum is then the answer.
+        if v.is_nan() { self.sum } else { v }
+    }
+}
+
+/// A wide accumulator for sums of any numeric type.
+#[derive(Debug, Clone, Copy)]
+pub enum Accumulator {
+    Int(i128),
+    Real(CompensatedSum),
+    Complex(CompensatedSum, CompensatedSum),
+}
+
+impl Accumulator {
+    pub fn new(dtype: DType) -> Self {
+        if dtype.is_complex() {
+            Accumulator::Complex(CompensatedSum::default(), CompensatedSum::default())
+        } else if dtype.is_float() {
+            Accumulator::Real(CompensatedSum::default())
+        } else {
+            Accumulator::Int(0)
+        }
+    }
+
+    pub fn add(&mut self, s: Scalar) {
+        match (self, widen(s)) {
+            (Accumulator::Int(acc), Wide::Int(x)) => *acc = acc.wrapping_add(x),
+            (Accumulator::Real(acc), Wide::Real(x)) => acc.add(x),
+            (Accumulator::Complex(re, im), Wide::Complex(z)) => {
+                re.add(z.re);
+                im.add(z.im);
+            }
+            _ => {}
+        }
+    }
+
+    /// The sum narrowed to `dtype` (integers wrap, reals round once).
+    pub fn value(&self, dtype: DType) -> Scalar {
+        match self {
+            Accumulator::Int(x) => from_int(*x, dtype),
+            Accumulator::Real(s) => from_real(s.value(), dtype),
+            Accumulator::Complex(re, im) => {
+                from_complex(Complex64::new(re.value(), im.value()), dtype)
+            }
+        }
+    }
+}
+
+/// A product accumulator: i128 modulo 2^128 for integers (whose residue modulo 2^bits is
+/// the wrapped product), f64 for reals, `Complex<f64>` for complex.
+#[derive(Debug, Clone, Copy)]
+pub enum Product {
+    Int(i128),
+    Real(f64),
+    Complex(Complex64),
+}
+
+impl Product {
+    pub fn new(dtype: DType) -> Self {
+        if dtype.is_complex() {
+            Product::Complex(Complex64::new(1.0, 0.0))
+        } else if dtype.is_float() {
+            Product::Real(1.0)
+        } else {
+            Product::Int(1)
+        }
+    }
+
+    pub fn mul(&mut self, s: Scalar) {
+        match (self, widen(s)) {
+            (Product::Int(acc), Wide::Int(x)) => *acc = acc.wrapping_mul(x),
+            (Product::Real(acc), Wide::Real(x)) => *acc *= x,
+            (Product::Complex(acc), Wide::Complex(z)) => *acc = complex_mul(*acc, z),
+            _ => {}
+        }
+    }
+
+    pub fn value(&self, dtype: DType) -> Scalar {
+        match self {
+            Product::Int(x) => from_int(*x, dtype),
+            Product::Real(x) => from_real(*x, dtype),
+            Product::Complex(z) => from_complex(*z, dtype),
+        }
+    }
+}
+
+/// `(a + bi)(c + di) = (ac - bd) + (ad + bc)i`.
+pub fn complex_mul(x: Complex64, y: Complex64) -> Complex64 {
+    Complex64::new(x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re)
+}
+
+/// `(a + bi)/(c + di) = (ac + bd)/(c² + d²) + i(bc - ad)/(c² + d²)` (the documented formula).
+pub fn complex_div(x: Complex64, y: Complex64) -> Complex64 {
+    let den = y.re * y.re + y.im * y.im;
+    Complex64::new(
+        (x.re * y.re + x.im * y.im) / den,
+        (x.im * y.re - x.re * y.im) / den,
+    )
+}

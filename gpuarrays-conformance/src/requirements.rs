@@ -1,0 +1,122 @@
+//! Which (element type, operation kind) pairs a case needs from a backend, so that a backend
+//! saying "no" to one of them is checked for reporting `Error::Unsupported` instead of
+//! computing.
+//!
+//! `primary` pairs are certainly checked (the case's own element types); `auxiliary` pairs
+//! are helper types that core may or may not need depending on how it lowers the operation
+//! (the i64 index of `arange`, the u64 seed of random draws, bool masks, i64 positions): a
+//! backend refusing one of those may report `Unsupported` for it or succeed.
+
+use gpuarrays_core::kernel::UnaryOp;
+use gpuarrays_core::{Backend, DType, OpKind};
+
+use crate::case::{Case, Layout, Op};
+
+/// The pairs a case needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Needs {
+    pub primary: Vec<(DType, OpKind)>,
+    pub auxiliary: Vec<(DType, OpKind)>,
+}
+
+impl Needs {
+    /// The element types of pairs in `pairs` that `backend` refuses.
+    pub fn refused<B: Backend>(backend: &B, pairs: &[(DType, OpKind)]) -> Vec<DType> {
+        let mut out: Vec<DType> = pairs
+            .iter()
+            .filter(|(d, k)| !backend.supports(*d, *k).is_yes())
+            .map(|(d, _)| *d)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// The pairs `case` needs.
+pub fn needs(case: &Case) -> Needs {
+    use OpKind::*;
+    let mut n = Needs::default();
+    for i in &case.inputs {
+        n.primary.push((i.array.dtype(), Storage));
+        if i.layout == Layout::Reinterpret {
+            n.auxiliary.push((DType::U8, Storage));
+        }
+    }
+    let t = case
+        .inputs
+        .first()
+        .map(|i| i.array.dtype())
+        .unwrap_or(DType::Bool);
+    let inputs: Vec<DType> = case.inputs.iter().map(|i| i.array.dtype()).collect();
+    let each = |kind: OpKind, n: &mut Needs| {
+        for &d in &inputs {
+            n.primary.push((d, kind));
+        }
+    };
+    match &case.op {
+        Op::Unary(op) => {
+            each(Elementwise, &mut n);
+            if *op == UnaryOp::Abs {
+                n.auxiliary.push((t.real(), Elementwise));
+            }
+        }
+        Op::Binary(_) | Op::BinaryLit(_) => {
+            each(Elementwise, &mut n);
+            n.auxiliary.push((DType::Bool, Elementwise));
+        }
+        Op::Cast(to) => {
+            each(Elementwise, &mut n);
+            n.primary.push((*to, Elementwise));
+            n.primary.push((*to, Storage));
+        }
+        Op::Select | Op::Fused | Op::EvalInto { .. } | Op::BroadcastTo(_) => {
+            each(Elementwise, &mut n)
+        }
+        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) => {
+            each(Elementwise, &mut n)
+        }
+        Op::Full { value, .. } => n.primary.push((value.dtype(), Elementwise)),
+        Op::Zeros { dtype, .. } | Op::Ones { dtype, .. } => n.primary.push((*dtype, Elementwise)),
+        Op::Arange { start, .. } => {
+            n.primary.push((start.dtype(), Elementwise));
+            n.auxiliary.push((DType::I64, Elementwise));
+        }
+        Op::Random { dtype, .. } => {
+            n.primary.push((*dtype, Elementwise));
+            n.auxiliary.push((DType::U64, Elementwise));
+        }
+        Op::Copy | Op::Assign => {}
+        Op::Reduce(..) => {
+            each(Reduce, &mut n);
+            n.auxiliary.push((DType::I64, Reduce));
+            n.auxiliary.push((DType::I64, Storage));
+        }
+        Op::AnyAll { .. } | Op::FindFirst => {
+            if t == DType::Bool {
+                n.primary.push((t, Reduce));
+            } else {
+                n.primary.push((t, Elementwise));
+            }
+            n.auxiliary.extend([(DType::Bool, Elementwise), (DType::Bool, Reduce)]);
+            n.auxiliary.extend([(DType::I64, Reduce), (DType::I64, Storage)]);
+        }
+        Op::Mean(_) => {
+            each(Reduce, &mut n);
+            each(Elementwise, &mut n);
+        }
+        Op::Scan(..) => each(Scan, &mut n),
+        Op::Sort => each(Sort, &mut n),
+        Op::Find => {
+            if t == DType::Bool {
+                n.primary.push((t, Find));
+            } else {
+                n.primary.push((t, Elementwise));
+            }
+            n.auxiliary.extend([(DType::Bool, Find), (DType::Bool, Elementwise)]);
+            n.auxiliary.extend([(DType::I64, Find), (DType::I64, Storage)]);
+        }
+        Op::Matmul => each(Matmul, &mut n),
+    }
+    n
+}

@@ -1,0 +1,216 @@
+//! Running the cases: each case on the backend under test and on the reference (the CPU
+//! backend or the scalar oracle), then comparing, row by row.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use gpuarrays_core::{Backend, Error};
+use gpuarrays_cpu_ref::CpuBackend;
+
+use crate::case::Case;
+use crate::cases::{self, RowSpec};
+use crate::compare::compare;
+use crate::config::{Progress, SuiteConfig};
+use crate::errors::error_kind;
+use crate::exec::execute;
+use crate::host::HostArray;
+use crate::oracle;
+use crate::report::{Row, STATUS_UNSUPPORTED, SuiteReport};
+use crate::requirements::{Needs, needs};
+use crate::rng::case_seed;
+use crate::tolerance::tolerance;
+
+/// What a backend's results are compared with.
+pub enum Reference<'a> {
+    /// Another backend (the CPU reference) running the same case.
+    Backend(&'a CpuBackend),
+    /// The scalar oracle.
+    Oracle,
+}
+
+/// The verdict on one case.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Computed and within tolerance.
+    Pass { max_err: f64 },
+    /// Both sides returned this error (a type or shape rule).
+    Rejected(String),
+    /// The backend refused a type it says it does not support, with the right error.
+    Unsupported,
+    /// Anything else.
+    Fail { message: String, max_err: f64 },
+}
+
+/// Runs every selected row on `backend` against `reference`.
+pub fn run_against<B: Backend>(
+    backend: &B,
+    reference: &Reference<'_>,
+    cfg: &SuiteConfig,
+) -> SuiteReport {
+    let rows: Vec<RowSpec> = cases::rows(cfg.quick)
+        .into_iter()
+        .filter(|r| cfg.selects(&r.key()))
+        .collect();
+    let total = rows.len();
+    let mut report = SuiteReport::default();
+    for (done, spec) in rows.iter().enumerate() {
+        let row = run_row(backend, reference, cfg, spec);
+        if let Some(p) = &cfg.progress {
+            p(&Progress {
+                backend: backend.name(),
+                done: done + 1,
+                total,
+                op: &row.op,
+                dtype: row.dtype,
+                ok: row.ok,
+            });
+        }
+        report.rows.push(row);
+    }
+    report
+}
+
+fn run_row<B: Backend>(
+    backend: &B,
+    reference: &Reference<'_>,
+    cfg: &SuiteConfig,
+    spec: &RowSpec,
+) -> Row {
+    let key = spec.key();
+    let (mut max_err, mut passed, mut unsupported) = (0.0f64, 0, 0);
+    let mut rejected: Vec<String> = Vec::new();
+    let mut failures = Vec::new();
+    for (i, case_spec) in spec.cases.iter().enumerate() {
+        let seed = case_seed(cfg.seed, &key, i);
+        let case = case_spec.materialize(seed);
+        match check_case(backend, reference, &case) {
+            Verdict::Pass { max_err: e } => {
+                passed += 1;
+                max_err = max_err.max(e);
+            }
+            Verdict::Rejected(kind) => rejected.push(kind),
+            Verdict::Unsupported => unsupported += 1,
+            Verdict::Fail { message, max_err: e } => {
+                max_err = max_err.max(e);
+                failures.push(format!(
+                    "case {i} {} (case seed {seed:#x}): {message} [replay: --seed {} --filter {key}]",
+                    case.label, cfg.seed
+                ));
+            }
+        }
+    }
+    let cases = spec.cases.len();
+    let status = if !failures.is_empty() {
+        "FAIL".to_string()
+    } else if unsupported == cases {
+        STATUS_UNSUPPORTED.to_string()
+    } else if passed == 0 && !rejected.is_empty() {
+        rejected.sort();
+        rejected.dedup();
+        format!("rejected ({})", rejected.join(", "))
+    } else if !rejected.is_empty() || unsupported > 0 {
+        let mut s = format!("ok ({} rejected", rejected.len());
+        if unsupported > 0 {
+            s.push_str(&format!(", {unsupported} unsupported"));
+        }
+        s + ")"
+    } else {
+        "ok".to_string()
+    };
+    Row {
+        backend: backend.name().to_string(),
+        op: spec.op.clone(),
+        dtype: spec.dtype,
+        cases,
+        max_err,
+        ok: failures.is_empty(),
+        status,
+        failures,
+    }
+}
+
+/// Runs `f`, turning a panic into an error message.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic".into());
+        format!("panicked: {msg}")
+    })
+}
+
+/// Checks one case.
+pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Case) -> Verdict {
+    let fail = |message: String| Verdict::Fail {
+        message,
+        max_err: f64::INFINITY,
+    };
+    let expected: Result<HostArray, String> = match reference {
+        Reference::Oracle => match guarded(|| oracle::evaluate(case)) {
+            Ok(r) => r.map_err(str::to_string),
+            Err(p) => return fail(format!("the oracle {p}")),
+        },
+        Reference::Backend(cpu) => match guarded(|| execute(*cpu, case)) {
+            Ok(r) => r.map_err(|e| error_kind(&e).to_string()),
+            Err(p) => return fail(format!("the reference {p}")),
+        },
+    };
+    let got = match guarded(|| execute(backend, case)) {
+        Ok(r) => r,
+        Err(p) => return fail(p),
+    };
+    let n = needs(case);
+    let primary = Needs::refused(backend, &n.primary);
+    let auxiliary = Needs::refused(backend, &n.auxiliary);
+    let reported = |e: &Error, allowed: &[gpuarrays_core::DType]| match e {
+        Error::Unsupported {
+            dtype,
+            backend: name,
+            device,
+            ..
+        } => {
+            allowed.contains(dtype) && name == backend.name() && *device == backend.device().name
+        }
+        _ => false,
+    };
+    if !primary.is_empty() {
+        let all: Vec<_> = primary.iter().chain(&auxiliary).copied().collect();
+        return match (&got, &expected) {
+            (Err(e), _) if reported(e, &all) => Verdict::Unsupported,
+            (Err(e), Err(kind)) if error_kind(e) == kind => Verdict::Rejected(kind.clone()),
+            (Err(e), _) => fail(format!(
+                "the backend does not support {all:?} and must return Error::Unsupported naming \
+                 one of them, {} and its device; it returned: {e}",
+                backend.name()
+            )),
+            (Ok(_), _) => fail(format!(
+                "the backend does not support {all:?} but computed a result instead of \
+                 returning Error::Unsupported"
+            )),
+        };
+    }
+    match (got, expected) {
+        (Err(e), _) if !auxiliary.is_empty() && reported(&e, &auxiliary) => Verdict::Unsupported,
+        (Ok(g), Ok(e)) => {
+            let outcome = compare(&e, &g, &tolerance(case, &e));
+            match outcome.mismatch {
+                None => Verdict::Pass {
+                    max_err: outcome.max_err,
+                },
+                Some(m) => Verdict::Fail {
+                    message: m,
+                    max_err: outcome.max_err,
+                },
+            }
+        }
+        (Err(e), Err(kind)) if error_kind(&e) == kind => Verdict::Rejected(kind),
+        (Err(e), Err(kind)) => fail(format!("returned {e}; expected error {kind}")),
+        (Err(e), Ok(_)) => fail(format!("returned an error: {e}")),
+        (Ok(g), Err(kind)) => fail(format!(
+            "computed a {} result of shape {:?}; expected error {kind}",
+            g.dtype(),
+            g.dims
+        )),
+    }
+}
