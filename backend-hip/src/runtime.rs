@@ -39,24 +39,33 @@ impl Default for RuntimeConfig {
 impl RuntimeConfig {
     /// Defaults, overridden by `GPUARRAYS_STREAM_POOL` and `GPUARRAYS_MAX_IDLE_STREAMS`.
     pub fn from_env() -> Result<RuntimeConfig> {
+        RuntimeConfig::from_values(
+            std::env::var(STREAM_POOL_ENV).ok().as_deref(),
+            std::env::var(MAX_IDLE_STREAMS_ENV).ok().as_deref(),
+        )
+    }
+
+    /// Defaults, overridden by the values of `GPUARRAYS_STREAM_POOL` (on/off) and
+    /// `GPUARRAYS_MAX_IDLE_STREAMS` (a count) where given.
+    pub fn from_values(pool: Option<&str>, max_idle: Option<&str>) -> Result<RuntimeConfig> {
         let mut c = RuntimeConfig::default();
-        if let Ok(v) = std::env::var(STREAM_POOL_ENV) {
+        if let Some(v) = pool {
             c.pooling = match v.trim().to_ascii_lowercase().as_str() {
                 "" | "on" | "1" | "true" => true,
                 "off" | "0" | "false" => false,
                 _ => {
                     return Err(HipError::InvalidConfig {
                         var: STREAM_POOL_ENV,
-                        value: v,
+                        value: v.to_string(),
                         expected: "on or off",
                     });
                 }
             };
         }
-        if let Ok(v) = std::env::var(MAX_IDLE_STREAMS_ENV) {
+        if let Some(v) = max_idle {
             c.max_idle_streams = v.trim().parse().map_err(|_| HipError::InvalidConfig {
                 var: MAX_IDLE_STREAMS_ENV,
-                value: v,
+                value: v.to_string(),
                 expected: "a non-negative integer",
             })?;
         }
@@ -120,6 +129,19 @@ impl HipRuntime {
     /// the environment.
     pub fn from_env() -> Result<Arc<HipRuntime>> {
         HipRuntime::new(select_platform()?, RuntimeConfig::from_env()?)
+    }
+
+    /// The process-wide runtime, created from the environment at first success (a failure is
+    /// returned and retried on the next call, never cached).
+    pub fn global() -> Result<Arc<HipRuntime>> {
+        static GLOBAL: parking_lot::Mutex<Option<Arc<HipRuntime>>> = parking_lot::Mutex::new(None);
+        let mut g = GLOBAL.lock();
+        if let Some(rt) = g.as_ref() {
+            return Ok(rt.clone());
+        }
+        let rt = HipRuntime::from_env()?;
+        *g = Some(rt.clone());
+        Ok(rt)
     }
 
     /// The platform.

@@ -529,3 +529,52 @@ fn report_take_latency() {
         );
     }
 }
+
+#[test]
+fn work_that_completes_after_queries_is_picked_up_later() {
+    use gpuarrays_hip::platform::test_double::Completion;
+    let h = fake_harness(FakeConfig::default(), RuntimeConfig::default());
+    let rt = h.rt.clone();
+    let s = on_thread(move || rt.stream(D0).unwrap());
+    h.fake().hold(s.handle(), Completion::AfterQueries(2));
+    let rt = h.rt.clone();
+    let first = on_thread(move || rt.stream(D0).unwrap().handle());
+    assert_ne!(first, s.handle(), "busy at the first query");
+    let rt = h.rt.clone();
+    let second = on_thread(move || rt.stream(D0).unwrap().handle());
+    assert!(
+        second == s.handle() || second == first,
+        "a finished stream is reused"
+    );
+    assert_eq!(normal_stats(&h).created, 2);
+}
+
+#[test]
+fn priorities_map_onto_the_device_range() {
+    let h = fake_harness(FakeConfig::default(), RuntimeConfig::default());
+    let f = h.fake().clone();
+    let rt = h.rt.clone();
+    on_thread(move || {
+        let n = rt.stream(D0).unwrap();
+        let hi = with_priority(StreamPriority::High, || rt.stream(D0).unwrap());
+        let lo = with_priority(StreamPriority::Low, || rt.stream(D0).unwrap());
+        // The double's range is CUDA-like: least 0 (default), greatest -5.
+        assert_eq!(f.stream_priority(n.handle()), Some(0));
+        assert_eq!(f.stream_priority(hi.handle()), Some(-5));
+        assert_eq!(f.stream_priority(lo.handle()), Some(0));
+        assert_ne!(lo.handle(), n.handle(), "each priority has its own pool");
+    });
+}
+
+#[test]
+fn config_values_are_parsed_or_rejected() {
+    let c = RuntimeConfig::from_values(Some("off"), Some("7")).unwrap();
+    assert!(!c.pooling);
+    assert_eq!(c.max_idle_streams, 7);
+    assert!(RuntimeConfig::from_values(None, None).unwrap().pooling);
+    assert!(matches!(
+        RuntimeConfig::from_values(Some("sometimes"), None),
+        Err(gpuarrays_hip::HipError::InvalidConfig { .. })
+    ));
+    assert!(RuntimeConfig::from_values(None, Some("-1")).is_err());
+}

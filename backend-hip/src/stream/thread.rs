@@ -62,7 +62,7 @@ thread_local! {
 /// The calling thread's current priority (the innermost `with_priority`, else Normal).
 pub fn current_priority() -> StreamPriority {
     THREAD
-        .try_with(|t| t.borrow().priorities.last().map(|p| p.0))
+        .try_with(|t| t.try_borrow().ok()?.priorities.last().map(|p| p.0))
         .ok()
         .flatten()
         .unwrap_or_default()
@@ -75,13 +75,14 @@ pub fn current_priority() -> StreamPriority {
 pub fn with_priority<R>(priority: StreamPriority, f: impl FnOnce() -> R) -> R {
     let scope = THREAD
         .try_with(|t| {
-            let mut t = t.borrow_mut();
+            let mut t = t.try_borrow_mut().ok()?;
             let id = t.next_scope;
             t.next_scope += 1;
             t.priorities.push((priority, id));
-            id
+            Some(id)
         })
-        .ok();
+        .ok()
+        .flatten();
     let _guard = ScopeGuard(scope);
     f()
 }
@@ -111,8 +112,14 @@ impl Drop for ScopeGuard {
 /// created it). Explicit streams are never pooled; this only scopes their use.
 pub fn with_stream<R>(stream: &Stream, f: impl FnOnce() -> R) -> R {
     let pushed = THREAD
-        .try_with(|t| t.borrow_mut().overrides.push(stream.clone()))
-        .is_ok();
+        .try_with(|t| match t.try_borrow_mut() {
+            Ok(mut t) => {
+                t.overrides.push(stream.clone());
+                true
+            }
+            Err(_) => false,
+        })
+        .unwrap_or(false);
     let _guard = OverrideGuard(pushed);
     f()
 }
@@ -140,14 +147,17 @@ pub(crate) fn thread_stream(
 ) -> Result<Stream> {
     let (found, priority, scope, owner, stale) = THREAD
         .try_with(|t| {
-            let mut t = t.borrow_mut();
+            let Ok(mut t) = t.try_borrow_mut() else {
+                return (None, StreamPriority::Normal, None, None, None);
+            };
+            let owner = Some(t.owner);
             if let Some(s) = t
                 .overrides
                 .iter()
                 .rev()
                 .find(|s| s.0.runtime_id == runtime_id && s.device() == device)
             {
-                return (Some(s.clone()), StreamPriority::Normal, None, t.owner, None);
+                return (Some(s.clone()), StreamPriority::Normal, None, owner, None);
             }
             let (priority, scope) = match t.priorities.last() {
                 Some(&(p, id)) => (p, Some(id)),
@@ -165,24 +175,29 @@ pub(crate) fn thread_stream(
                         Some(t.leases[i].stream.clone()),
                         priority,
                         scope,
-                        t.owner,
+                        owner,
                         None,
                     );
                 }
                 stale = Some(t.leases.swap_remove(i));
             }
-            (None, priority, scope, t.owner, stale)
+            (None, priority, scope, owner, stale)
         })
         .map_err(|_| {
             crate::error::HipError::InvalidArgument(
                 "the thread is exiting; use an explicit stream in thread-local destructors".into(),
             )
         })?;
-    if let Some(stale) = stale {
-        release_all(owner, vec![stale]);
-    }
     if let Some(s) = found {
         return Ok(s);
+    }
+    let owner = owner.ok_or_else(|| {
+        crate::error::HipError::InvalidArgument(
+            "the thread's stream state is in use (re-entrant call from a destructor); use an explicit stream".into(),
+        )
+    })?;
+    if let Some(stale) = stale {
+        release_all(owner, vec![stale]);
     }
     let pool = pool_for(priority);
     let stream = pool.take(owner)?;
@@ -191,9 +206,15 @@ pub(crate) fn thread_stream(
         stream: stream.clone(),
         scope,
     };
-    let pushed = THREAD.try_with(|t| t.borrow_mut().leases.push(lease));
-    if let Err(_e) = pushed {
-        // Thread is exiting: the lease was dropped with the closure; give the stream back.
+    let pushed = THREAD.try_with(|t| match t.try_borrow_mut() {
+        Ok(mut t) => {
+            t.leases.push(lease);
+            true
+        }
+        Err(_) => false,
+    });
+    if !matches!(pushed, Ok(true)) {
+        // The thread is exiting (or re-entered): the stream cannot be kept; give it back.
         pool.release(stream.clone(), owner);
     }
     Ok(stream)
@@ -201,5 +222,7 @@ pub(crate) fn thread_stream(
 
 /// How many pooled streams the calling thread holds (for tests and diagnostics).
 pub fn leased_stream_count() -> usize {
-    THREAD.try_with(|t| t.borrow().leases.len()).unwrap_or(0)
+    THREAD
+        .try_with(|t| t.try_borrow().map_or(0, |t| t.leases.len()))
+        .unwrap_or(0)
 }

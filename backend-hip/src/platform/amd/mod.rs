@@ -212,7 +212,7 @@ impl AmdPlatform {
 pub fn find_arch(raw: &[u8]) -> Option<String> {
     let mut i = 0;
     while i + 3 <= raw.len() {
-        if &raw[i..i + 3] == b"gfx" && (i == 0 || raw[i - 1] == 0) {
+        if &raw[i..i + 3] == b"gfx" && (i == 0 || !raw[i - 1].is_ascii_alphanumeric()) {
             let end = raw[i..]
                 .iter()
                 .position(|&b| b == 0)
