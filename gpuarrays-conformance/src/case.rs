@@ -4,9 +4,9 @@
 use gpuarrays_core::kernel::{Distribution, ReduceOp, ScanOp};
 use gpuarrays_core::{DType, Scalar};
 
-use crate::values::{self, Profile};
 use crate::host::{HostArray, HostData};
 use crate::rng::Rng;
+use crate::values::{self, Profile};
 
 /// One operation with its parameters. Inputs are [`Case::inputs`] in the order given.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,16 +25,31 @@ pub enum Op {
     Fused,
     /// `dst <- a + b` (bool: `a ^ b`) with `eval_into`; with `self_read`, `dst <- dst + a`.
     /// The result is the whole buffer the destination view lives in.
-    EvalInto { self_read: bool },
+    EvalInto {
+        self_read: bool,
+    },
     /// `a.fill(value)` in place; the result is the whole buffer `a` lives in.
     Fill(Scalar),
     /// `full(dims, value)`.
-    Full { dims: Vec<usize>, value: Scalar },
+    Full {
+        dims: Vec<usize>,
+        value: Scalar,
+    },
     /// `zeros::<T>(dims)` / `ones::<T>(dims)`.
-    Zeros { dtype: DType, dims: Vec<usize> },
-    Ones { dtype: DType, dims: Vec<usize> },
+    Zeros {
+        dtype: DType,
+        dims: Vec<usize>,
+    },
+    Ones {
+        dtype: DType,
+        dims: Vec<usize>,
+    },
     /// `arange(start, step, len)`.
-    Arange { start: Scalar, step: Scalar, len: usize },
+    Arange {
+        start: Scalar,
+        step: Scalar,
+        len: usize,
+    },
     /// A deep copy.
     Copy,
     /// `dst.assign(src)` (inputs: dst, src); the result is the whole buffer of `dst`.
@@ -44,7 +59,10 @@ pub enum Op {
     /// sum, prod, min, max, argmin, argmax over everything (`None`) or one axis.
     Reduce(ReduceOp, Option<usize>),
     /// The typed `any`/`all` (any element type, `x != 0`).
-    AnyAll { all: bool, axis: Option<usize> },
+    AnyAll {
+        all: bool,
+        axis: Option<usize>,
+    },
     /// The typed `mean`/`mean_axis`.
     Mean(Option<usize>),
     /// cumsum/cumprod along an axis.

@@ -63,12 +63,7 @@ pub fn compare(expected: &HostArray, got: &HostArray, tol: &Tolerance) -> Outcom
     }
     Outcome {
         max_err,
-        mismatch: first.map(|f| {
-            format!(
-                "{f}; {failed} of {} elements differ",
-                expected.len()
-            )
-        }),
+        mismatch: first.map(|f| format!("{f}; {failed} of {} elements differ", expected.len())),
     }
 }
 

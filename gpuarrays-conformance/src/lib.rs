@@ -71,7 +71,6 @@ pub mod compare;
 pub mod config;
 pub mod errors;
 pub mod exec;
-pub mod values;
 pub mod host;
 pub mod oracle;
 pub mod report;
@@ -80,6 +79,7 @@ mod restricted;
 pub mod rng;
 pub mod runner;
 pub mod tolerance;
+pub mod values;
 
 use gpuarrays_core::Backend;
 use gpuarrays_cpu_ref::CpuBackend;

@@ -73,9 +73,7 @@ pub fn needs(case: &Case) -> Needs {
         Op::Select | Op::Fused | Op::EvalInto { .. } | Op::BroadcastTo(_) => {
             each(Elementwise, &mut n)
         }
-        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) => {
-            each(Elementwise, &mut n)
-        }
+        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) => each(Elementwise, &mut n),
         Op::Full { value, .. } => n.primary.push((value.dtype(), Elementwise)),
         Op::Zeros { dtype, .. } | Op::Ones { dtype, .. } => n.primary.push((*dtype, Elementwise)),
         Op::Arange { start, .. } => {
@@ -98,8 +96,10 @@ pub fn needs(case: &Case) -> Needs {
             } else {
                 n.primary.push((t, Elementwise));
             }
-            n.auxiliary.extend([(DType::Bool, Elementwise), (DType::Bool, Reduce)]);
-            n.auxiliary.extend([(DType::I64, Reduce), (DType::I64, Storage)]);
+            n.auxiliary
+                .extend([(DType::Bool, Elementwise), (DType::Bool, Reduce)]);
+            n.auxiliary
+                .extend([(DType::I64, Reduce), (DType::I64, Storage)]);
         }
         Op::Mean(_) => {
             each(Reduce, &mut n);
@@ -113,8 +113,10 @@ pub fn needs(case: &Case) -> Needs {
             } else {
                 n.primary.push((t, Elementwise));
             }
-            n.auxiliary.extend([(DType::Bool, Find), (DType::Bool, Elementwise)]);
-            n.auxiliary.extend([(DType::I64, Find), (DType::I64, Storage)]);
+            n.auxiliary
+                .extend([(DType::Bool, Find), (DType::Bool, Elementwise)]);
+            n.auxiliary
+                .extend([(DType::I64, Find), (DType::I64, Storage)]);
         }
         Op::Matmul => each(Matmul, &mut n),
     }

@@ -89,7 +89,10 @@ fn run_row<B: Backend>(
             }
             Verdict::Rejected(kind) => rejected.push(kind),
             Verdict::Unsupported => unsupported += 1,
-            Verdict::Fail { message, max_err: e } => {
+            Verdict::Fail {
+                message,
+                max_err: e,
+            } => {
                 max_err = max_err.max(e);
                 failures.push(format!(
                     "case {i} {} (case seed {seed:#x}): {message} [replay: --seed {} --filter {key}]",
@@ -169,9 +172,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
             backend: name,
             device,
             ..
-        } => {
-            allowed.contains(dtype) && name == backend.name() && *device == backend.device().name
-        }
+        } => allowed.contains(dtype) && name == backend.name() && *device == backend.device().name,
         _ => false,
     };
     if !primary.is_empty() {

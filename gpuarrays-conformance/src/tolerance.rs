@@ -4,8 +4,8 @@
 //! epsilon of the (real) type and `scale` either `|expected|` or a bound on the magnitude of
 //! what was summed; NaN must match NaN and infinities must match exactly.
 
-use gpuarrays_core::kernel::{BinaryOp, Distribution, ReduceOp, ScanOp, UnaryOp};
 use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{BinaryOp, Distribution, ReduceOp, ScanOp, UnaryOp};
 
 use crate::case::{Case, Op};
 use crate::host::HostArray;
@@ -72,9 +72,8 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
         },
         Op::Fused => match (input(0), input(1)) {
             (Some(a), Some(b)) => {
-                let s = crate::oracle::scale_map(&[a, b], |v| {
-                    4.0 * magnitude(v[0]) + magnitude(v[1])
-                });
+                let s =
+                    crate::oracle::scale_map(&[a, b], |v| 4.0 * magnitude(v[0]) + magnitude(v[1]));
                 Tolerance::eps(4.0, Scale::PerElement(s))
             }
             _ => Tolerance::Exact,
@@ -88,10 +87,7 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
         }
         Op::Reduce(ReduceOp::Sum, axis) => lanes(input(0), *axis, false, 0.0),
         Op::Reduce(ReduceOp::Prod, axis) => match input(0) {
-            Some(a) => Tolerance::eps(
-                accumulation_units(lane_len(&a.dims, *axis)),
-                Scale::Value,
-            ),
+            Some(a) => Tolerance::eps(accumulation_units(lane_len(&a.dims, *axis)), Scale::Value),
             None => Tolerance::Exact,
         },
         Op::Mean(axis) => lanes(input(0), *axis, true, 2.0),

@@ -14,7 +14,11 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
         rows.push(RowSpec::new("transpose", d, transpose_cases(d)));
         rows.push(RowSpec::new("sort", d, sort_cases(s, d)));
         rows.push(RowSpec::new("find", d, find_cases(s, d, Op::Find)));
-        rows.push(RowSpec::new("find_first", d, find_cases(s, d, Op::FindFirst)));
+        rows.push(RowSpec::new(
+            "find_first",
+            d,
+            find_cases(s, d, Op::FindFirst),
+        ));
         rows.push(RowSpec::new("matmul", d, matmul_cases(s, d)));
     }
 }
@@ -112,7 +116,10 @@ fn sort_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![], Layout::Plain),
     ];
     if !s.quick {
-        specs.extend([(vec![LARGE], Layout::Plain), (vec![517, 1031], Layout::Plain)]);
+        specs.extend([
+            (vec![LARGE], Layout::Plain),
+            (vec![517, 1031], Layout::Plain),
+        ]);
     }
     let profiles = [Profile::General, Profile::Finite];
     specs

@@ -6,15 +6,23 @@ use gpuarrays_core::kernel::Distribution;
 
 use super::{LARGE, ODD, RowSpec, Sizes, inp, reinterpret_or_slice, single_inputs};
 use crate::case::{CaseSpec, Layout, Op};
-use crate::values::Profile;
 use crate::oracle::value::from_int;
+use crate::values::Profile;
 
 pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
     for d in DType::ALL {
         rows.push(RowSpec::new("fill", d, fill_cases(d)));
         rows.push(RowSpec::new("full", d, full_cases(d)));
-        rows.push(RowSpec::new("zeros", d, sized(d, |dims| Op::Zeros { dtype: d, dims })));
-        rows.push(RowSpec::new("ones", d, sized(d, |dims| Op::Ones { dtype: d, dims })));
+        rows.push(RowSpec::new(
+            "zeros",
+            d,
+            sized(d, |dims| Op::Zeros { dtype: d, dims }),
+        ));
+        rows.push(RowSpec::new(
+            "ones",
+            d,
+            sized(d, |dims| Op::Ones { dtype: d, dims }),
+        ));
         rows.push(RowSpec::new("arange", d, arange_cases(s, d)));
         let copies = single_inputs(s, d, Profile::General)
             .into_iter()

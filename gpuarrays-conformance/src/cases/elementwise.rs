@@ -164,8 +164,16 @@ fn eval_into_cases(d: DType) -> Vec<CaseSpec> {
         vec![inp(d, &[3, 4]), inp(d, &[4])],
         &plain,
     ));
-    v.push(into(inp(d, &[3, 5]).layout(Layout::Slice), vec![inp(d, &[3, 5])], &reading));
-    v.push(into(inp(d, &[7]).layout(Layout::RowView), vec![inp(d, &[])], &reading));
+    v.push(into(
+        inp(d, &[3, 5]).layout(Layout::Slice),
+        vec![inp(d, &[3, 5])],
+        &reading,
+    ));
+    v.push(into(
+        inp(d, &[7]).layout(Layout::RowView),
+        vec![inp(d, &[])],
+        &reading,
+    ));
     // Error: the expression's shape is not the destination's.
     v.push(into(
         inp(d, &[3, 5]).layout(Layout::Slice),

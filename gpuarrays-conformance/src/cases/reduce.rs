@@ -25,7 +25,11 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             ));
         }
         for (name, all) in [("any", false), ("all", true)] {
-            let p = [Profile::Sparse(0.3), Profile::Sparse(0.0), Profile::Sparse(1.0)];
+            let p = [
+                Profile::Sparse(0.3),
+                Profile::Sparse(0.0),
+                Profile::Sparse(1.0),
+            ];
             rows.push(RowSpec::new(
                 name,
                 d,

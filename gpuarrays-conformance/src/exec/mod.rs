@@ -112,7 +112,10 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
             let v = if *all { a.all()? } else { a.any()? };
             return Ok(HostArray::new(vec![], HostData::Bool(vec![v])));
         }
-        Op::AnyAll { all, axis: Some(ax) } => {
+        Op::AnyAll {
+            all,
+            axis: Some(ax),
+        } => {
             if *all {
                 a.all_axis(*ax)?.into_raw()
             } else {

@@ -52,7 +52,10 @@ pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
         }
         Layout::Slice => {
             let base = upload(backend, &[base_data.len()], &base_data)?;
-            let array = base.view(&[pre..pre + n])?.reshape(&signed(dims))?;
+            let range = pre..pre + n;
+            let array = base
+                .view(std::slice::from_ref(&range))?
+                .reshape(&signed(dims))?;
             Placed { base, array }
         }
         Layout::RowView if !dims.is_empty() => {
@@ -68,8 +71,9 @@ pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
             let bytes = base_data.to_bytes();
             let base = upload(backend, &[bytes.len()], &HostData::U8(bytes))?;
             let size = dtype.size();
+            let range = pre * size..(pre + n) * size;
             let array = base
-                .view(&[pre * size..(pre + n) * size])?
+                .view(std::slice::from_ref(&range))?
                 .reinterpret(dtype)?
                 .reshape(&signed(dims))?;
             Placed { base, array }

@@ -64,14 +64,16 @@ pub fn permute(axes: &[usize], a: &HostArray) -> Result<HostArray, Expected> {
         return Err(INVALID_ARGUMENT);
     }
     let dims: Vec<usize> = axes.iter().map(|&k| a.dims[k]).collect();
-    let values: Vec<Scalar> = (0..a.len()).map(|p| {
-        let out_idx = unravel(p, &dims);
-        let mut in_idx = vec![0; n];
-        for (k, &ax) in axes.iter().enumerate() {
-            in_idx[ax] = out_idx[k];
-        }
-        a.data.get(ravel(&in_idx, &a.dims))
-    }).collect();
+    let values: Vec<Scalar> = (0..a.len())
+        .map(|p| {
+            let out_idx = unravel(p, &dims);
+            let mut in_idx = vec![0; n];
+            for (k, &ax) in axes.iter().enumerate() {
+                in_idx[ax] = out_idx[k];
+            }
+            a.data.get(ravel(&in_idx, &a.dims))
+        })
+        .collect();
     collect(dims, a.dtype(), values)
 }
 

@@ -32,9 +32,5 @@ pub fn broadcast_source(idx: &[usize], src: &[usize]) -> usize {
 
 /// Splits `dims` around `axis` into (outer, len, inner) counts.
 pub fn split(dims: &[usize], axis: usize) -> (usize, usize, usize) {
-    (
-        numel(&dims[..axis]),
-        dims[axis],
-        numel(&dims[axis + 1..]),
-    )
+    (numel(&dims[..axis]), dims[axis], numel(&dims[axis + 1..]))
 }

@@ -91,7 +91,8 @@ pub fn matmul_magnitudes(a: &HostArray, b: &HostArray) -> Vec<f64> {
             for j in 0..n {
                 let s = (0..k)
                     .map(|kk| {
-                        magnitude(a.data.get(a0 + i * k + kk)) * magnitude(b.data.get(b0 + kk * n + j))
+                        magnitude(a.data.get(a0 + i * k + kk))
+                            * magnitude(b.data.get(b0 + kk * n + j))
                     })
                     .sum();
                 out.push(s);

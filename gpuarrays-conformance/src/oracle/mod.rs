@@ -45,12 +45,19 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
             } else {
                 from_int(2, a.dtype())
             };
-            let lit = HostArray::new(vec![], HostData::from_scalars(a.dtype(), [lit]).map_err(|_| INVALID_DTYPE)?);
+            let lit = HostArray::new(
+                vec![],
+                HostData::from_scalars(a.dtype(), [lit]).map_err(|_| INVALID_DTYPE)?,
+            );
             binary(*op, a, &lit)
         }
         Op::Cast(to) => broadcast_map(&[a()?], *to, |v| cast(v[0], *to)),
         Op::Select => {
-            let (c, x, y) = (a()?, b()?, ins.get(2).copied().ok_or(rules::INVALID_ARGUMENT)?);
+            let (c, x, y) = (
+                a()?,
+                b()?,
+                ins.get(2).copied().ok_or(rules::INVALID_ARGUMENT)?,
+            );
             if c.dtype() != DType::Bool {
                 return Err(INVALID_DTYPE);
             }
@@ -63,11 +70,19 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::EvalInto { self_read } => {
             let dst = &case.inputs[0];
             let t = dst.array.dtype();
-            let join = if t == DType::Bool { BinaryOp::Xor } else { BinaryOp::Add };
+            let join = if t == DType::Bool {
+                BinaryOp::Xor
+            } else {
+                BinaryOp::Add
+            };
             let r = if *self_read {
                 binary(join, &dst.array, b()?)?
             } else {
-                binary(join, b()?, ins.get(2).copied().ok_or(rules::INVALID_ARGUMENT)?)?
+                binary(
+                    join,
+                    b()?,
+                    ins.get(2).copied().ok_or(rules::INVALID_ARGUMENT)?,
+                )?
             };
             if r.dims != dst.array.dims {
                 return Err(WRONG_SHAPE);

@@ -15,12 +15,7 @@ const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 
 /// The four words of element `index` for `seed`: counter (lo, hi, 0, 0), key (lo, hi).
 fn words(seed: u64, index: u64) -> [u32; 4] {
-    let counter = [
-        (index & 0xFFFF_FFFF) as u32,
-        (index >> 32) as u32,
-        0,
-        0,
-    ];
+    let counter = [(index & 0xFFFF_FFFF) as u32, (index >> 32) as u32, 0, 0];
     philox4x32_10(counter, [(seed & 0xFFFF_FFFF) as u32, (seed >> 32) as u32])
 }
 
@@ -32,7 +27,9 @@ fn unit53(a: u32, b: u32) -> f64 {
 
 fn draw(dist: Distribution, dtype: DType, r: [u32; 4]) -> Scalar {
     match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => Scalar::F32(((r[0] >> 8) as f64 / TWO_POW_24) as f32),
+        (Distribution::Uniform, DType::F32) => {
+            Scalar::F32(((r[0] >> 8) as f64 / TWO_POW_24) as f32)
+        }
         (Distribution::Uniform, _) => Scalar::F64(unit53(r[0], r[1])),
         (Distribution::Normal, DType::F32) => {
             let u1 = ((r[0] >> 8) as f64 + 1.0) / TWO_POW_24;

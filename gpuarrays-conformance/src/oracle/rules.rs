@@ -103,11 +103,19 @@ pub fn mean(t: DType) -> Result<DType, Expected> {
 
 /// Scans, matrix products and arange are numeric; sorting needs an order.
 pub fn numeric_only(t: DType) -> Result<DType, Expected> {
-    if numeric(t) { Ok(t) } else { Err(INVALID_DTYPE) }
+    if numeric(t) {
+        Ok(t)
+    } else {
+        Err(INVALID_DTYPE)
+    }
 }
 
 pub fn ordered_only(t: DType) -> Result<DType, Expected> {
-    if complex(t) { Err(INVALID_DTYPE) } else { Ok(t) }
+    if complex(t) {
+        Err(INVALID_DTYPE)
+    } else {
+        Ok(t)
+    }
 }
 
 pub fn float_only(t: DType) -> Result<DType, Expected> {

@@ -1,0 +1,54 @@
+//! Command-line parsing and dispatch. Exit codes: 0 success, 1 a mismatch (validate found
+//! a backend computing wrong results), 2 a usage error or an unavailable backend.
+
+mod info;
+mod progress;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// GPU array programming in Rust: inspect and validate the compiled-in backends.
+#[derive(Debug, Parser)]
+#[command(name = "gpuarrays", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Backends compiled in, devices found, and capabilities (element type × operation).
+    Info(info::InfoArgs),
+    /// Run the conformance suite: GPU backends against the CPU reference, the CPU
+    /// reference against the scalar oracle.
+    Validate(validate::ValidateArgs),
+}
+
+/// Exit status of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Mismatch,
+    Unavailable,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        match s {
+            Status::Ok => ExitCode::SUCCESS,
+            Status::Mismatch => ExitCode::from(1),
+            Status::Unavailable => ExitCode::from(2),
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Info(args) => info::run(&args),
+        Command::Validate(args) => validate::run(&args),
+    }
+    .into()
+}
