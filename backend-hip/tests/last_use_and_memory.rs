@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use gpuarrays_hip::memory::class_size;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp};
 use gpuarrays_hip::platform::{CaptureMode, WorkStatus};
 use gpuarrays_hip::{HipError, LastUse, RuntimeConfig, StreamPriority};
@@ -337,5 +338,28 @@ fn device_properties_and_compiler_version() {
         assert!(!props.arch.is_empty());
         let v = h.rt.platform().compiler_version().unwrap();
         eprintln!("[{}] {props:?}; compiler {v}", h.name);
+    }
+}
+
+#[test]
+fn trim_returns_cached_blocks_from_any_thread() {
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let b = d.alloc(1 << 16).unwrap();
+        drop(b);
+        assert_eq!(d.memory().stats().cached_blocks, 1, "[{}]", h.name);
+        let d2 = d.clone();
+        let released = on_thread(move || d2.memory().trim());
+        assert_eq!(released, class_size(1 << 16), "[{}]", h.name);
+        let st = d.memory().stats();
+        assert_eq!(
+            (st.cached_blocks, st.cached_bytes),
+            (0, 0),
+            "[{}] {st:?}",
+            h.name
+        );
+        if let Some(f) = &h.fake {
+            assert_eq!(f.allocated_bytes(D0), 0, "returned to the platform");
+        }
     }
 }

@@ -428,6 +428,9 @@ impl MemoryPool {
         if blocks.is_empty() {
             return;
         }
+        if let Err(e) = self.platform.bind_device(self.device) {
+            tracing::warn!(device = %self.device, error = %e, "cannot bind the device to release cached blocks");
+        }
         let maint = match self.maintenance() {
             Ok(m) => m,
             Err(e) => {
@@ -483,6 +486,9 @@ impl MemoryPool {
             }
             std::mem::take(&mut *d)
         };
+        if let Err(e) = self.platform.bind_device(self.device) {
+            tracing::warn!(device = %self.device, error = %e, "cannot bind the device for deferred frees");
+        }
         for d in pending {
             // Not recycled: free on the recorded stream; recycled: the work is done, use ours.
             if let Err(e) = self.free_inner(d.alloc, d.last_use, None) {
