@@ -70,7 +70,11 @@ fn views_out_of_range_and_not_contiguous() {
     );
     // A reversed range (start past end), built at run time.
     let (start, end) = (3, 2);
-    fails(a.view(&[start..end, 0..5]), "ViewOutOfBounds", &["out of bounds"]);
+    fails(
+        a.view(&[start..end, 0..5]),
+        "ViewOutOfBounds",
+        &["out of bounds"],
+    );
     fails(a.slice(10..21), "ViewOutOfBounds", &["out of bounds"]);
     fails(
         a.view(std::slice::from_ref(&(0..2))),
