@@ -8,13 +8,16 @@
 //!   hooks and a retry on out-of-memory;
 //! - [`HipRuntime`]: one platform plus per-device state (pools, memory).
 
+pub mod backend;
 pub mod device;
 pub mod error;
+pub mod kernels;
 pub mod memory;
 pub mod platform;
 pub mod runtime;
 pub mod stream;
 
+pub use backend::{HipBackend, HipBuffer};
 pub use device::DeviceState;
 pub use error::{HipError, Result};
 pub use memory::{DeviceAllocation, DeviceBuffer, MemoryPool, MemoryStats, ReleaseHook};

@@ -1,0 +1,132 @@
+//! `HipBackend`: the `gpuarrays_core::Backend` implementation on top of the runtime layer
+//! (streams, memory) and the run-time kernels.
+//!
+//! Every operation runs on the calling thread's pooled stream ([`crate::DeviceState::thread_stream`]);
+//! each buffer it touches is first ordered after its last use ([`HipBuffer::use_on`]), so work
+//! from different threads on one buffer is ordered by device-side event waits, and only while
+//! the recorded stream has not changed hands. `read` and `write` return when their copy has
+//! finished; everything else is asynchronous.
+//!
+//! ```no_run
+//! use gpuarrays_hip::HipBackend;
+//! match HipBackend::new(0) {
+//!     Ok(hip) => println!("{}", gpuarrays_core::Backend::device(&hip)),
+//!     Err(e) => eprintln!("no HIP device: {e}"),
+//! }
+//! ```
+
+mod buffer;
+mod errors;
+mod ops;
+mod support;
+
+pub use buffer::HipBuffer;
+pub use errors::to_core;
+pub use support::supports;
+
+use std::sync::Arc;
+
+use gpuarrays_core::DeviceInfo;
+use gpuarrays_core::device::next_device_id;
+use parking_lot::Mutex;
+
+use crate::device::DeviceState;
+use crate::error::{HipError, Result};
+use crate::kernels::{DeviceKernels, DiskCache};
+use crate::platform::DeviceId;
+use crate::runtime::HipRuntime;
+
+struct Inner {
+    runtime: Arc<HipRuntime>,
+    kernels: DeviceKernels,
+    info: DeviceInfo,
+}
+
+/// A handle to one HIP device (AMD or NVIDIA). Cheap to clone; clones share the device's
+/// compiled kernels.
+#[derive(Clone)]
+pub struct HipBackend {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HipBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HipBackend({})", self.inner.info)
+    }
+}
+
+/// Backends of the process-wide runtime, one per device, created on first use.
+static SHARED: Mutex<Vec<(usize, HipBackend)>> = Mutex::new(Vec::new());
+
+impl HipBackend {
+    /// The device `ordinal` of the process-wide runtime (platform from
+    /// `GPUARRAYS_HIP_PLATFORM` or automatic; kernel cache from `GPUARRAYS_KERNEL_CACHE`).
+    /// Every call for one ordinal returns the same device (arrays of both mix).
+    pub fn new(ordinal: usize) -> Result<HipBackend> {
+        let runtime = HipRuntime::global()?;
+        let mut shared = SHARED.lock();
+        if let Some((_, b)) = shared
+            .iter()
+            .find(|(o, b)| *o == ordinal && Arc::ptr_eq(&b.inner.runtime, &runtime))
+        {
+            return Ok(b.clone());
+        }
+        let b = HipBackend::with_runtime(runtime, ordinal, DiskCache::from_env()?)?;
+        shared.push((ordinal, b.clone()));
+        Ok(b)
+    }
+
+    /// One backend per device of the process-wide runtime.
+    pub fn all() -> Result<Vec<HipBackend>> {
+        let count = HipRuntime::global()?.device_count();
+        (0..count).map(HipBackend::new).collect()
+    }
+
+    /// The number of HIP devices, or why there are none (no driver, no runtime, no device):
+    /// the cheap probe for "is the HIP backend available here?".
+    pub fn device_count() -> Result<usize> {
+        Ok(HipRuntime::global()?.device_count())
+    }
+
+    /// A backend on device `ordinal` of `runtime` with its own kernel state and `disk` as the
+    /// kernel cache (tests, and runtimes over a test double).
+    pub fn with_runtime(
+        runtime: Arc<HipRuntime>,
+        ordinal: usize,
+        disk: DiskCache,
+    ) -> Result<HipBackend> {
+        let state: Arc<DeviceState> = runtime.device(DeviceId(ordinal))?.clone();
+        let props = state.properties().clone();
+        tracing::debug!(ordinal, name = %props.name, arch = %props.arch, warp = props.warp_size, "HIP backend ready");
+        let info = DeviceInfo {
+            backend: "hip",
+            id: next_device_id(),
+            ordinal,
+            name: props.name.clone(),
+        };
+        Ok(HipBackend {
+            inner: Arc::new(Inner {
+                kernels: DeviceKernels::new(state, disk),
+                runtime,
+                info,
+            }),
+        })
+    }
+
+    /// The runtime.
+    pub fn runtime(&self) -> &Arc<HipRuntime> {
+        &self.inner.runtime
+    }
+    /// The device's kernel state (module cache and its counters).
+    pub fn kernels(&self) -> &DeviceKernels {
+        &self.inner.kernels
+    }
+    /// The runtime's state of this device.
+    pub fn device_state(&self) -> &Arc<DeviceState> {
+        self.inner.kernels.state()
+    }
+
+    pub(crate) fn err(&self, e: HipError) -> gpuarrays_core::Error {
+        to_core(&self.inner.info, e)
+    }
+}

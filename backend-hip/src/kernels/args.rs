@@ -1,0 +1,121 @@
+//! Packing kernel parameters for `launch_kernel`: each parameter's bytes live in their own
+//! 8-byte-aligned slots (enough for every parameter type the generated kernels use: integers,
+//! pointers, complex scalars of 16 bytes, and `GaDims` structs of i64), and the launch gets one
+//! pointer per parameter.
+
+use std::ffi::c_void;
+
+use gpuarrays_core::Scalar;
+
+use crate::platform::DevicePtr;
+
+/// The parameter values of one launch, in declaration order.
+#[derive(Debug, Default, Clone)]
+pub struct KernelArgs {
+    slots: Vec<u64>,
+    starts: Vec<usize>,
+}
+
+impl KernelArgs {
+    /// Room for about `params` parameters without reallocating.
+    pub fn with_capacity(params: usize) -> KernelArgs {
+        KernelArgs {
+            slots: Vec::with_capacity(params * 2),
+            starts: Vec::with_capacity(params),
+        }
+    }
+
+    /// A parameter with these raw little-endian bytes (padded with zeros to 8-byte slots).
+    pub fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.starts.push(self.slots.len());
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.slots.push(u64::from_le_bytes(word));
+        }
+        if bytes.is_empty() {
+            self.slots.push(0);
+        }
+        self
+    }
+
+    /// An `i64` parameter.
+    pub fn i64(&mut self, v: i64) -> &mut Self {
+        self.bytes(&v.to_le_bytes())
+    }
+
+    /// A `u64` parameter.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.bytes(&v.to_le_bytes())
+    }
+
+    /// An `i32` parameter.
+    pub fn i32(&mut self, v: i32) -> &mut Self {
+        self.bytes(&v.to_le_bytes())
+    }
+
+    /// A device pointer parameter (`T*`).
+    pub fn ptr(&mut self, p: DevicePtr) -> &mut Self {
+        self.u64(p.0)
+    }
+
+    /// A `GaDims` parameter: a struct of `v.len()` i64.
+    pub fn dims(&mut self, v: &[i64]) -> &mut Self {
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.bytes(&bytes)
+    }
+
+    /// A scalar parameter of the scalar's memory type (bool as one byte).
+    pub fn scalar(&mut self, s: &Scalar) -> &mut Self {
+        self.bytes(&s.to_le_bytes())
+    }
+
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether there are no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// One pointer per parameter, into this value's storage (valid while `self` is neither
+    /// moved nor changed).
+    pub fn pointers(&mut self) -> Vec<*mut c_void> {
+        let base = self.slots.as_mut_ptr();
+        self.starts
+            .iter()
+            // SAFETY: every start indexes a slot pushed by `bytes`, so the offset stays
+            // inside the allocation.
+            .map(|&s| unsafe { base.add(s) }.cast::<c_void>())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_get_their_own_aligned_slots() {
+        let mut a = KernelArgs::default();
+        a.i64(-2)
+            .scalar(&Scalar::Bool(true))
+            .dims(&[3, 4, 5])
+            .scalar(&Scalar::C64(gpuarrays_core::Complex64::new(1.0, 2.0)));
+        assert_eq!(a.len(), 4);
+        let p = a.pointers();
+        assert_eq!(p.len(), 4);
+        for w in p.windows(2) {
+            assert!((w[1] as usize - w[0] as usize) % 8 == 0);
+        }
+        // SAFETY: the pointers point into `a`, which is alive and unchanged.
+        unsafe {
+            assert_eq!(*(p[0] as *const i64), -2);
+            assert_eq!(*(p[1] as *const u8), 1);
+            assert_eq!(*(p[2] as *const i64).add(2), 5);
+            assert_eq!(*(p[3] as *const f64).add(1), 2.0);
+        }
+    }
+}

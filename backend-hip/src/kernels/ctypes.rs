@@ -1,0 +1,124 @@
+//! Element types in generated C++: register and memory types, conversions between them, and
+//! the literals (zero, one, extremes) kernels need.
+//!
+//! `bool` lives in memory as one byte holding 0 or 1 and in registers as C++ `bool`; every
+//! other type is the same in both places.
+
+use gpuarrays_core::DType;
+
+/// The register type of `d` (the prelude's typedef names).
+pub fn cty(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::U8 => "u8",
+        DType::I32 => "i32",
+        DType::U32 => "u32",
+        DType::I64 => "i64",
+        DType::U64 => "u64",
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::C32 => "c32",
+        DType::C64 => "c64",
+    }
+}
+
+/// The memory type of `d` (bool is stored as `u8`).
+pub fn mty(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "u8",
+        other => cty(other),
+    }
+}
+
+/// Converts a memory value (an lvalue or expression of [`mty`]) to its register type.
+pub fn load(d: DType, expr: &str) -> String {
+    match d {
+        DType::Bool => format!("({expr} != 0)"),
+        _ => expr.to_string(),
+    }
+}
+
+/// Converts a register value to its memory type (bool becomes 0 or 1).
+pub fn store(d: DType, expr: &str) -> String {
+    match d {
+        DType::Bool => format!("(u8)({expr})"),
+        _ => expr.to_string(),
+    }
+}
+
+/// The additive identity. Floats use -0.0, the true IEEE identity (`-0.0 + x == x` for every
+/// x, also `x == -0.0`), so a sum of one element returns that element bit for bit.
+pub fn zero(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "false",
+        DType::U8 => "(u8)0",
+        DType::I32 => "0",
+        DType::U32 => "0u",
+        DType::I64 => "0LL",
+        DType::U64 => "0ULL",
+        DType::F32 => "-0.0f",
+        DType::F64 => "-0.0",
+        DType::C32 => "ga_c32(-0.0f, -0.0f)",
+        DType::C64 => "ga_c64(-0.0, -0.0)",
+    }
+}
+
+/// The multiplicative identity.
+pub fn one(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "true",
+        DType::U8 => "(u8)1",
+        DType::I32 => "1",
+        DType::U32 => "1u",
+        DType::I64 => "1LL",
+        DType::U64 => "1ULL",
+        DType::F32 => "1.0f",
+        DType::F64 => "1.0",
+        DType::C32 => "ga_c32(1.0f, 0.0f)",
+        DType::C64 => "ga_c64(1.0, 0.0)",
+    }
+}
+
+/// The greatest value of an ordered type (+inf for floats): the identity of `min`.
+pub fn greatest(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "true",
+        DType::U8 => "(u8)255",
+        DType::I32 => "2147483647",
+        DType::U32 => "4294967295u",
+        DType::I64 => "9223372036854775807LL",
+        DType::U64 => "18446744073709551615ULL",
+        DType::F32 => "ga_inf_f32()",
+        DType::F64 => "ga_inf_f64()",
+        DType::C32 | DType::C64 => "/* complex has no order */",
+    }
+}
+
+/// The least value of an ordered type (-inf for floats): the identity of `max`.
+pub fn least(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "false",
+        DType::U8 => "(u8)0",
+        DType::I32 => "(-2147483647 - 1)",
+        DType::U32 => "0u",
+        DType::I64 => "(-9223372036854775807LL - 1)",
+        DType::U64 => "0ULL",
+        DType::F32 => "(-ga_inf_f32())",
+        DType::F64 => "(-ga_inf_f64())",
+        DType::C32 | DType::C64 => "/* complex has no order */",
+    }
+}
+
+/// The unsigned type in which a signed integer type wraps (`None` for the others).
+pub fn wrapping(d: DType) -> Option<&'static str> {
+    match d {
+        DType::I32 => Some("u32"),
+        DType::I64 => Some("u64"),
+        _ => None,
+    }
+}
+
+/// A stable short name for kernel and struct names ("f32", "c64", ...).
+pub fn tag(d: DType) -> &'static str {
+    d.name()
+}

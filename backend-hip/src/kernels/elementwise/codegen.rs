@@ -1,0 +1,291 @@
+//! C++ for a fused elementwise kernel: each [`Instr`] becomes one statement of `ga_eval`, and
+//! the `ga_ew` kernel feeds it from its operands as the layout says.
+//!
+//! Kernel parameters, in order (the launcher packs the same list):
+//! `n`; one pointer per input (already advanced to the operand's offset); a `GaDims` of
+//! strides per strided input; the output pointer; the output's `GaDims` if strided; the shape
+//! `GaDims` if anything is strided; one parameter per scalar (so a new constant reuses the
+//! compiled kernel).
+
+use std::fmt::Write;
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{Node, Program};
+
+use super::layout::{Class, EwLayout};
+use crate::error::{HipError, Result};
+use crate::kernels::ctypes::{cty, load, mty, store, tag};
+use crate::kernels::{ops, random};
+
+/// Threads per block of `ga_ew`.
+pub const EW_BLOCK: u32 = 256;
+
+fn invalid(msg: String) -> HipError {
+    HipError::InvalidArgument(format!("elementwise program: {msg}"))
+}
+
+/// The `ga_eval` function: the program as straight-line code.
+fn eval_function(p: &Program) -> Result<String> {
+    let out = p
+        .instrs
+        .last()
+        .ok_or_else(|| invalid("no instructions".into()))?;
+    let mut params = vec!["const i64 idx".to_string()];
+    params.extend(
+        p.inputs
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| format!("const {} in{k}", cty(d))),
+    );
+    params.extend(
+        p.scalars
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| format!("const {} s{k}", mty(d))),
+    );
+    let mut s = format!(
+        "GA_INLINE {} ga_eval({}) {{\n",
+        cty(out.dtype),
+        params.join(", ")
+    );
+    for (i, ins) in p.instrs.iter().enumerate() {
+        let operand = |j: u32| -> Result<(String, DType)> {
+            let j = j as usize;
+            if j >= i {
+                return Err(invalid(format!("instruction {i} reads %{j}")));
+            }
+            Ok((format!("v{j}"), p.instrs[j].dtype))
+        };
+        let scalar = |k: u32| -> Result<DType> {
+            p.scalars
+                .get(k as usize)
+                .copied()
+                .ok_or_else(|| invalid(format!("scalar slot {k}")))
+        };
+        let expr = match ins.node {
+            Node::Input(k) => {
+                if k as usize >= p.inputs.len() {
+                    return Err(invalid(format!("input slot {k}")));
+                }
+                format!("in{k}")
+            }
+            Node::Scalar(k) => load(scalar(k)?, &format!("s{k}")),
+            Node::Index => "idx".to_string(),
+            Node::Unary(op, a) => {
+                let (a, d) = operand(a)?;
+                ops::unary(op, d, &a)?
+            }
+            Node::Binary(op, a, b) => {
+                let (a, d) = operand(a)?;
+                let (b, _) = operand(b)?;
+                ops::binary(op, d, &a, &b)?
+            }
+            Node::Cast(to, a) => {
+                let (a, d) = operand(a)?;
+                ops::cast(d, to, &a)
+            }
+            Node::Select(c, a, b) => {
+                let (c, _) = operand(c)?;
+                let (a, _) = operand(a)?;
+                let (b, _) = operand(b)?;
+                format!("({c} ? {a} : {b})")
+            }
+            Node::Random(dist, k) => {
+                if scalar(k)? != DType::U64 {
+                    return Err(invalid(format!("random seed slot {k} is not u64")));
+                }
+                random::draw(dist, ins.dtype, "idx", &format!("s{k}"))
+                    .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?
+            }
+        };
+        let _ = writeln!(s, "  const {} v{i} = {expr};", cty(ins.dtype));
+    }
+    let _ = writeln!(s, "  return v{};\n}}", p.instrs.len() - 1);
+    Ok(s)
+}
+
+/// Statements computing `o{k}` (element offsets of the strided operands) from `idx`.
+fn offsets(l: &EwLayout) -> String {
+    let mut names: Vec<(String, String)> = l
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == Class::Strided)
+        .map(|(k, _)| (format!("o{k}"), format!("st{k}")))
+        .collect();
+    if l.output == Class::Strided {
+        names.push(("o_out".into(), "st_out".into()));
+    }
+    if names.is_empty() {
+        return String::new();
+    }
+    let idx = if l.idx32 { "u32" } else { "u64" };
+    let mut s = String::new();
+    for (o, _) in &names {
+        let _ = write!(s, "i64 {o} = 0; ");
+    }
+    let _ = write!(
+        s,
+        "{{ {idx} r = ({idx})idx;\n#pragma unroll\n for (int d = {} - 1; d > 0; --d) {{ const {idx} e = ({idx})shape.v[d]; const {idx} c = r % e; r /= e; ",
+        l.ndim
+    );
+    for (o, st) in &names {
+        let _ = write!(s, "{o} += (i64)c * {st}.v[d]; ");
+    }
+    s.push_str("}\n ");
+    for (o, st) in &names {
+        let _ = write!(s, "{o} += (i64)r * {st}.v[0]; ");
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The arguments of a `ga_eval` call; `vector` selects the vector loop's form of the
+/// contiguous inputs.
+fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
+    let mut args = vec!["idx".to_string()];
+    for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
+        args.push(match c {
+            Class::Contiguous if vector => load(d, &format!("a{k}.v[j]")),
+            Class::Contiguous => load(d, &format!("p{k}[idx]")),
+            Class::Broadcast => format!("b{k}"),
+            Class::Strided => load(d, &format!("p{k}[o{k}]")),
+        });
+    }
+    args.extend((0..p.scalars.len()).map(|k| format!("s{k}")));
+    format!("ga_eval({})", args.join(", "))
+}
+
+/// The body (everything after the prelude) of the kernel for `program` with `layout`.
+pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
+    if l.inputs.len() != p.inputs.len() {
+        return Err(invalid(format!(
+            "{} input layouts for {} inputs",
+            l.inputs.len(),
+            p.inputs.len()
+        )));
+    }
+    let mut s = String::new();
+    if l.ndim > 0 {
+        let _ = writeln!(s, "struct GaDims {{ i64 v[{}]; }};", l.ndim);
+    }
+    if p.instrs.iter().any(|i| matches!(i.node, Node::Random(..))) {
+        s.push_str(random::PHILOX);
+    }
+    let vec = l.vec;
+    if vec > 1 {
+        let mut seen: Vec<&str> = Vec::new();
+        let contiguous = p
+            .inputs
+            .iter()
+            .zip(&l.inputs)
+            .filter(|(_, c)| **c == Class::Contiguous)
+            .map(|(d, _)| *d)
+            .chain(std::iter::once(out_dtype));
+        for d in contiguous {
+            if seen.contains(&tag(d)) {
+                continue;
+            }
+            seen.push(tag(d));
+            let align = (vec as usize * d.size()).min(16);
+            let _ = writeln!(
+                s,
+                "struct alignas({align}) GaVec_{t} {{ {m} v[{vec}]; }};",
+                t = tag(d),
+                m = mty(d)
+            );
+        }
+    }
+    s.push_str(&eval_function(p)?);
+    let mut params = vec!["const i64 n".to_string()];
+    for (k, &d) in p.inputs.iter().enumerate() {
+        params.push(format!("const {}* __restrict__ p{k}", mty(d)));
+    }
+    for (k, c) in l.inputs.iter().enumerate() {
+        if *c == Class::Strided {
+            params.push(format!("const GaDims st{k}"));
+        }
+    }
+    params.push(format!("{}* out", mty(out_dtype)));
+    if l.output == Class::Strided {
+        params.push("const GaDims st_out".into());
+    }
+    if l.ndim > 0 {
+        params.push("const GaDims shape".into());
+    }
+    for (k, &d) in p.scalars.iter().enumerate() {
+        params.push(format!("const {} s{k}", mty(d)));
+    }
+    let _ = writeln!(
+        s,
+        "__global__ void __launch_bounds__({EW_BLOCK}) ga_ew({}) {{",
+        params.join(", ")
+    );
+    s.push_str(
+        "  const i64 gtid = (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;\n  \
+         const i64 gstride = (i64)gridDim.x * (i64)blockDim.x;\n",
+    );
+    for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
+        if *c == Class::Broadcast {
+            let _ = writeln!(
+                s,
+                "  const {} b{k} = {};",
+                cty(d),
+                load(d, &format!("p{k}[0]"))
+            );
+        }
+    }
+    let offs = offsets(l);
+    let mut tail_start = "0";
+    if vec > 1 {
+        tail_start = "nvec * (i64)";
+        let _ = writeln!(s, "  const i64 nvec = n / {vec};");
+        s.push_str("  for (i64 v = gtid; v < nvec; v += gstride) {\n");
+        let _ = writeln!(s, "    const i64 base = v * {vec};");
+        for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
+            if *c == Class::Contiguous {
+                let t = tag(d);
+                let _ = writeln!(
+                    s,
+                    "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + base);"
+                );
+            }
+        }
+        let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));
+        let _ = writeln!(s, "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{");
+        s.push_str("      const i64 idx = base + j;\n      ");
+        s.push_str(&offs);
+        let _ = writeln!(
+            s,
+            "      o.v[j] = {};\n    }}",
+            store(out_dtype, &eval_call(p, l, true))
+        );
+        let _ = writeln!(
+            s,
+            "    *reinterpret_cast<GaVec_{}*>(out + base) = o;\n  }}",
+            tag(out_dtype)
+        );
+    }
+    let start = if vec > 1 {
+        format!("{tail_start}{vec}")
+    } else {
+        tail_start.to_string()
+    };
+    let _ = writeln!(
+        s,
+        "  for (i64 idx = {start} + gtid; idx < n; idx += gstride) {{"
+    );
+    s.push_str("    ");
+    s.push_str(&offs);
+    let target = if l.output == Class::Strided {
+        "out[o_out]"
+    } else {
+        "out[idx]"
+    };
+    let _ = writeln!(
+        s,
+        "    {target} = {};\n  }}\n}}",
+        store(out_dtype, &eval_call(p, l, false))
+    );
+    Ok(s)
+}

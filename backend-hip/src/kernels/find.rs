@@ -1,0 +1,120 @@
+//! `find`: the ascending positions of the true bytes of a mask, by flag counting, a scan and
+//! a scatter. Tiles of `BLOCK·ITEMS` mask bytes are counted (`ga_find_count`), the counts
+//! are scanned with the i64 sum scan, the total is read back (it sizes the output), and each
+//! tile writes its positions from its offset (`ga_find_scatter`: a warp-shuffle block scan
+//! of the per-thread counts gives each thread its place, so positions stay in order).
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{ReduceOp, ScanOp};
+
+use super::KernelSource;
+use super::args::KernelArgs;
+use super::combine::{self, LIBRARY};
+use super::device::DeviceKernels;
+use super::scan::{self, ScanLaunch};
+use crate::error::Result;
+use crate::memory::DeviceBuffer;
+use crate::platform::DevicePtr;
+use crate::stream::Stream;
+
+const BLOCK: u32 = 256;
+const ITEMS: usize = 16;
+const TILE: usize = BLOCK as usize * ITEMS;
+
+/// The kernels of the find module.
+pub const KERNELS: [&str; 2] = ["ga_find_count", "ga_find_scatter"];
+
+/// The module body (everything after the prelude).
+pub fn body() -> Result<String> {
+    let c = combine::reduction(ReduceOp::Sum, DType::I64)?;
+    Ok(format!(
+        r#"{defs}{LIBRARY}
+#define GA_ITEMS {ITEMS}
+#define GA_FIND_TILE ({BLOCK} * GA_ITEMS)
+__global__ void __launch_bounds__({BLOCK}) ga_find_count(const u8* __restrict__ mask, i64* counts, const i64 len) {{
+  const i64 tiles = (len + GA_FIND_TILE - 1) / GA_FIND_TILE;
+  for (i64 b = blockIdx.x; b < tiles; b += gridDim.x) {{
+    const i64 first = b * GA_FIND_TILE + (i64)threadIdx.x * GA_ITEMS;
+    i64 c = 0;
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) c += (first + j < len && mask[first + j] != 0) ? 1 : 0;
+    c = ga_block_reduce(c);
+    if (threadIdx.x == 0) counts[b] = c;
+  }}
+}}
+__global__ void __launch_bounds__({BLOCK}) ga_find_scatter(const u8* __restrict__ mask, const i64* __restrict__ scanned, i64* out, const i64 len) {{
+  const i64 tiles = (len + GA_FIND_TILE - 1) / GA_FIND_TILE;
+  for (i64 b = blockIdx.x; b < tiles; b += gridDim.x) {{
+    const i64 first = b * GA_FIND_TILE + (i64)threadIdx.x * GA_ITEMS;
+    bool flag[GA_ITEMS];
+    i64 c = 0;
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      flag[j] = first + j < len && mask[first + j] != 0;
+      c += flag[j] ? 1 : 0;
+    }}
+    i64 total;
+    i64 pos = ga_block_exclusive_scan(c, &total) + (b > 0 ? scanned[b - 1] : 0);
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      if (flag[j]) out[pos++] = first + j;
+    }}
+  }}
+}}
+"#,
+        defs = c.definitions
+    ))
+}
+
+/// The module source.
+pub fn source(dev: &DeviceKernels) -> Result<KernelSource> {
+    Ok(dev.source("ga_find".into(), &body()?, KERNELS.to_vec()))
+}
+
+/// Finds the true positions of `len` mask bytes at `mask` (offset applied): a new buffer of
+/// ascending i64 positions, and their count. Blocks until the count is known.
+pub fn run(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    mask: DevicePtr,
+    len: usize,
+) -> Result<(DeviceBuffer, usize)> {
+    let module = dev.find.get(&(), dev.modules(), || source(dev))?;
+    let tiles = len.div_ceil(TILE).max(1);
+    let grid = tiles.clamp(1, i32::MAX as usize) as u32;
+    let counts = dev.scratch(tiles * 8, stream)?;
+    let scanned = dev.scratch(tiles * 8, stream)?;
+    let mut a = KernelArgs::with_capacity(3);
+    a.ptr(mask).ptr(counts.ptr()).i64(len as i64);
+    let f = module.function("ga_find_count")?;
+    // SAFETY: (mask, counts, len) is ga_find_count's parameter list; the mask covers `len`
+    // bytes (caller's contract) and `counts` one i64 per tile; both outlive the kernel.
+    unsafe { dev.launch(f, [grid, 1, 1], [BLOCK, 1, 1], 0, stream, &mut a)? };
+    scan::run(
+        dev,
+        stream,
+        &ScanLaunch {
+            op: ScanOp::Sum,
+            dtype: DType::I64,
+            input: counts.ptr(),
+            output: scanned.ptr(),
+            outer: 1,
+            len: tiles,
+            inner: 1,
+        },
+    )?;
+    let total = dev.read_u64(scanned.ptr().offset((tiles - 1) * 8), stream)? as usize;
+    let out = dev.scratch(total * 8, stream)?;
+    if total > 0 {
+        let mut a = KernelArgs::with_capacity(4);
+        a.ptr(mask)
+            .ptr(scanned.ptr())
+            .ptr(out.ptr())
+            .i64(len as i64);
+        let f = module.function("ga_find_scatter")?;
+        // SAFETY: (mask, scanned, out, len) is ga_find_scatter's parameter list; `out` holds
+        // `total` positions, exactly the number of true bytes the scan counted.
+        unsafe { dev.launch(f, [grid, 1, 1], [BLOCK, 1, 1], 0, stream, &mut a)? };
+    }
+    Ok((out, total))
+}

@@ -1,0 +1,143 @@
+//! The prelude every generated kernel starts with: it makes one HIP-dialect C++ source compile
+//! under NVRTC (NVIDIA), hiprtc (AMD) and, for the syntax test, a host `g++` with a shim.
+//!
+//! No standard header is included (NVRTC ships none by default): fixed-width integer names,
+//! the complex types, NaN tests, infinities and warp shuffles are defined here. The warp size
+//! is never hard-coded: [`prelude`] writes the device's value into `GA_WARP`.
+
+use crate::platform::PlatformKind;
+
+/// Which compiler dialect a source is generated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// NVRTC: `__shfl_*_sync` with a full mask.
+    Nvidia,
+    /// hiprtc: `__shfl_*` (whole wavefront), no masks.
+    Amd,
+}
+
+impl Dialect {
+    /// The dialect of a platform (the test double generates NVIDIA-flavoured sources).
+    pub fn of(kind: PlatformKind) -> Dialect {
+        match kind {
+            PlatformKind::Amd => Dialect::Amd,
+            PlatformKind::Nvidia | PlatformKind::TestDouble => Dialect::Nvidia,
+        }
+    }
+
+    /// Compiler options. Contraction is off so that `a*b+c` rounds twice, exactly like the CPU
+    /// reference (Rust never fuses): elementwise arithmetic and matmul match it bit for bit.
+    /// The kernels are memory-bound, so the lost FMA throughput costs nothing measurable.
+    pub fn options(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Nvidia => &["-std=c++17", "--fmad=false"],
+            Dialect::Amd => &["-std=c++17", "-O3", "-ffp-contract=off"],
+        }
+    }
+}
+
+const COMMON: &str = r#"
+#define GA_INLINE __device__ __forceinline__
+typedef unsigned char u8;
+typedef int i32;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+typedef float f32;
+typedef double f64;
+struct c32 { f32 re; f32 im; };
+struct c64 { f64 re; f64 im; };
+#define GA_MAX_WARPS (1024 / GA_WARP)
+
+GA_INLINE c32 ga_c32(f32 re, f32 im) { c32 r; r.re = re; r.im = im; return r; }
+GA_INLINE c64 ga_c64(f64 re, f64 im) { c64 r; r.re = re; r.im = im; return r; }
+// num-complex's formulas, term by term, so products and quotients round like the CPU's.
+GA_INLINE c32 ga_cadd(c32 a, c32 b) { return ga_c32(a.re + b.re, a.im + b.im); }
+GA_INLINE c64 ga_cadd(c64 a, c64 b) { return ga_c64(a.re + b.re, a.im + b.im); }
+GA_INLINE c32 ga_csub(c32 a, c32 b) { return ga_c32(a.re - b.re, a.im - b.im); }
+GA_INLINE c64 ga_csub(c64 a, c64 b) { return ga_c64(a.re - b.re, a.im - b.im); }
+GA_INLINE c32 ga_cmul(c32 a, c32 b) { return ga_c32(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+GA_INLINE c64 ga_cmul(c64 a, c64 b) { return ga_c64(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+GA_INLINE c32 ga_cdiv(c32 a, c32 b) {
+  const f32 d = b.re * b.re + b.im * b.im;
+  return ga_c32((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d);
+}
+GA_INLINE c64 ga_cdiv(c64 a, c64 b) {
+  const f64 d = b.re * b.re + b.im * b.im;
+  return ga_c64((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d);
+}
+GA_INLINE c32 ga_cneg(c32 a) { return ga_c32(-a.re, -a.im); }
+GA_INLINE c64 ga_cneg(c64 a) { return ga_c64(-a.re, -a.im); }
+GA_INLINE bool ga_ceq(c32 a, c32 b) { return a.re == b.re && a.im == b.im; }
+GA_INLINE bool ga_ceq(c64 a, c64 b) { return a.re == b.re && a.im == b.im; }
+
+GA_INLINE bool ga_isnan(f32 x) { return x != x; }
+GA_INLINE bool ga_isnan(f64 x) { return x != x; }
+GA_INLINE f32 ga_inf_f32() { return __int_as_float(0x7f800000); }
+GA_INLINE f64 ga_inf_f64() { return __longlong_as_double(0x7ff0000000000000LL); }
+// NaN-propagating min/max (NumPy minimum/maximum), with the CPU reference's tie rule.
+GA_INLINE f32 ga_fmin(f32 a, f32 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b < a ? b : a)); }
+GA_INLINE f64 ga_fmin(f64 a, f64 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b < a ? b : a)); }
+GA_INLINE f32 ga_fmax(f32 a, f32 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b > a ? b : a)); }
+GA_INLINE f64 ga_fmax(f64 a, f64 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b > a ? b : a)); }
+// Rust `as` from float to integer: truncate toward zero, saturate, NaN -> 0. `lo` and `hi`
+// are the exact float values of MIN and MAX + 1 (powers of two), so no conversion overflows.
+template <class I, class F>
+GA_INLINE I ga_f2i(F x, F lo, F hi, I imin, I imax) {
+  return ga_isnan(x) ? (I)0 : (x <= lo ? imin : (x >= hi ? imax : (I)x));
+}
+"#;
+
+const SHFL_NVIDIA: &str = r#"
+#define GA_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define GA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+"#;
+
+const SHFL_AMD: &str = r#"
+#define GA_SHFL_DOWN(v, d) __shfl_down((v), (d))
+#define GA_SHFL_UP(v, d) __shfl_up((v), (d))
+"#;
+
+const SHFL_TYPED: &str = r#"
+#define GA_SHFL_NATIVE(T)                                                              \
+  GA_INLINE T ga_shfl_down(T v, int d) { return GA_SHFL_DOWN(v, d); }                   \
+  GA_INLINE T ga_shfl_up(T v, int d) { return GA_SHFL_UP(v, d); }
+GA_SHFL_NATIVE(i32)
+GA_SHFL_NATIVE(u32)
+GA_SHFL_NATIVE(i64)
+GA_SHFL_NATIVE(u64)
+GA_SHFL_NATIVE(f32)
+GA_SHFL_NATIVE(f64)
+GA_INLINE u8 ga_shfl_down(u8 v, int d) { return (u8)GA_SHFL_DOWN((i32)v, d); }
+GA_INLINE u8 ga_shfl_up(u8 v, int d) { return (u8)GA_SHFL_UP((i32)v, d); }
+GA_INLINE bool ga_shfl_down(bool v, int d) { return GA_SHFL_DOWN((i32)v, d) != 0; }
+GA_INLINE bool ga_shfl_up(bool v, int d) { return GA_SHFL_UP((i32)v, d) != 0; }
+GA_INLINE c32 ga_shfl_down(c32 v, int d) { return ga_c32(GA_SHFL_DOWN(v.re, d), GA_SHFL_DOWN(v.im, d)); }
+GA_INLINE c32 ga_shfl_up(c32 v, int d) { return ga_c32(GA_SHFL_UP(v.re, d), GA_SHFL_UP(v.im, d)); }
+GA_INLINE c64 ga_shfl_down(c64 v, int d) { return ga_c64(GA_SHFL_DOWN(v.re, d), GA_SHFL_DOWN(v.im, d)); }
+GA_INLINE c64 ga_shfl_up(c64 v, int d) { return ga_c64(GA_SHFL_UP(v.re, d), GA_SHFL_UP(v.im, d)); }
+"#;
+
+/// The prelude for `dialect` on a device whose warps have `warp_size` threads.
+pub fn prelude(dialect: Dialect, warp_size: u32) -> String {
+    let shfl = match dialect {
+        Dialect::Nvidia => SHFL_NVIDIA,
+        Dialect::Amd => SHFL_AMD,
+    };
+    format!(
+        "// gpuarrays kernel prelude\n#define GA_WARP {warp_size}\n{COMMON}{shfl}{SHFL_TYPED}\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warp_size_comes_from_the_argument() {
+        assert!(prelude(Dialect::Amd, 64).contains("#define GA_WARP 64"));
+        assert!(prelude(Dialect::Nvidia, 32).contains("#define GA_WARP 32"));
+        assert!(prelude(Dialect::Amd, 64).contains("__shfl_down((v), (d))"));
+        assert!(prelude(Dialect::Nvidia, 32).contains("__shfl_down_sync"));
+    }
+}

@@ -1,0 +1,141 @@
+//! C++ of the inclusive-scan kernels for one (op, type).
+//!
+//! Rows (inner = 1) are cut into tiles of `BLOCK·ITEMS` elements. A tile is loaded coalesced
+//! into shared memory (padded by one word per 32 so the per-thread runs avoid bank
+//! conflicts), each thread scans its `ITEMS` consecutive elements, a warp-shuffle block scan
+//! of the thread totals gives each thread its prefix, and the tile is stored coalesced. Tiles
+//! after the first of a row start from the carry: the inclusive scan of the per-tile totals
+//! (`ga_scan_tile_reduce`), computed by the same scan one level up — reduce-then-scan, so
+//! 3 passes over memory instead of a single-pass scan's 2, but simple and deterministic.
+//!
+//! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
+//! sequentially (coalesced across threads); splits after the first start from a carry
+//! computed the same way.
+
+use gpuarrays_core::DType;
+
+use crate::kernels::combine::{Combiner, LIBRARY};
+use crate::kernels::ctypes::{load, mty};
+
+/// Threads per block of every scan kernel.
+pub const BLOCK: u32 = 256;
+
+/// Elements per thread in a row tile: 16 KiB of shared memory per tile for every type.
+pub fn items(t: DType) -> u32 {
+    (64 / t.size()).clamp(4, 16) as u32
+}
+
+/// Elements per row tile.
+pub fn tile(t: DType) -> usize {
+    (BLOCK * items(t)) as usize
+}
+
+/// The module body for scanning `t` with `c`.
+pub fn body(t: DType, c: &Combiner) -> String {
+    let m = mty(t);
+    let items = items(t);
+    let x = |e: &str| load(t, e);
+    let mut s = String::new();
+    s.push_str(&c.definitions);
+    s.push_str(LIBRARY);
+    s.push_str(&format!(
+        r#"
+#define GA_ITEMS {items}
+#define GA_TILE ({BLOCK} * GA_ITEMS)
+#define GA_PAD(e) ((e) + (e) / 32)
+
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 tpr) {{
+  for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
+    const i64 o = b / tpr, t = b % tpr;
+    const i64 start = t * GA_TILE;
+    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+    const {m}* xr = x + o * len + start;
+    GaA acc = ga_identity();
+    for (i64 e = threadIdx.x; e < cnt; e += blockDim.x) acc = ga_combine(acc, ga_map({xe}, start + e));
+    acc = ga_block_reduce(acc);
+    if (threadIdx.x == 0) agg[b] = acc;
+  }}
+}}
+
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__ x, {m}* y, const GaA* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr, const int has_carry) {{
+  __shared__ GaA tile[GA_PAD(GA_TILE)];
+  for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
+    const i64 o = b / tpr, t = b % tpr;
+    const i64 start = t * GA_TILE;
+    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+    const {m}* xr = x + o * len + start;
+    {m}* yr = y + o * len + start;
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      const int e = j * {BLOCK} + threadIdx.x;
+      tile[GA_PAD(e)] = e < cnt ? ga_map({xe}, start + e) : ga_identity();
+    }}
+    __syncthreads();
+    const int first = threadIdx.x * GA_ITEMS;
+    GaA acc = tile[GA_PAD(first)];
+#pragma unroll
+    for (int j = 1; j < GA_ITEMS; ++j) {{
+      acc = ga_combine(acc, tile[GA_PAD(first + j)]);
+      tile[GA_PAD(first + j)] = acc;
+    }}
+    GaA total;
+    GaA prefix = ga_block_exclusive_scan(acc, &total);
+    bool has = threadIdx.x > 0;
+    if (t > 0 && has_carry) {{
+      const GaA c = carry[o * tpr + t - 1];
+      prefix = has ? ga_combine(c, prefix) : c;
+      has = true;
+    }}
+    if (has) {{
+#pragma unroll
+      for (int j = 0; j < GA_ITEMS; ++j) tile[GA_PAD(first + j)] = ga_combine(prefix, tile[GA_PAD(first + j)]);
+    }}
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      const int e = j * {BLOCK} + threadIdx.x;
+      if (e < cnt) yr[e] = ga_finish(tile[GA_PAD(e)]);
+    }}
+    __syncthreads();
+  }}
+}}
+
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
+    const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
+    const i64 k0 = s * ksplit;
+    const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
+    GaA acc = ga_identity();
+    for (i64 k = k0; k < k1; ++k) acc = ga_combine(acc, ga_map({xc}, k));
+    agg[t] = acc;
+  }}
+}}
+
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ x, {m}* y, const GaA* __restrict__ carry, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit, const int has_carry) {{
+  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
+    const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
+    const i64 k0 = s * ksplit;
+    const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
+    GaA acc = (s > 0 && has_carry) ? carry[t - inner] : ga_identity();
+    for (i64 k = k0; k < k1; ++k) {{
+      const i64 idx = (o * len + k) * inner + i;
+      acc = ga_combine(acc, ga_map({xi}, k));
+      y[idx] = ga_finish(acc);
+    }}
+  }}
+}}
+"#,
+        xe = x("xr[e]"),
+        xc = x("x[(o * len + k) * inner + i]"),
+        xi = x("x[idx]"),
+    ));
+    s
+}
+
+/// The kernels of a scan module.
+pub const KERNELS: [&str; 4] = [
+    "ga_scan_tile_reduce",
+    "ga_scan_tiles",
+    "ga_scan_cols_reduce",
+    "ga_scan_cols",
+];

@@ -1,0 +1,155 @@
+//! Inclusive scans along the middle axis of an (outer, len, inner) view (see [`codegen`]).
+
+pub mod codegen;
+
+use std::sync::Arc;
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::ScanOp;
+
+use self::codegen::{BLOCK, KERNELS, tile};
+use super::KernelSource;
+use super::args::KernelArgs;
+use super::cache::Module;
+use super::combine;
+use super::device::DeviceKernels;
+use crate::error::Result;
+use crate::platform::DevicePtr;
+use crate::stream::Stream;
+
+/// One scan launch; input and output have one type and layout, and do not overlap.
+#[derive(Debug, Clone, Copy)]
+pub struct ScanLaunch {
+    pub op: ScanOp,
+    pub dtype: DType,
+    /// Address of the first input element (offset applied).
+    pub input: DevicePtr,
+    /// Address of the first output element (offset applied).
+    pub output: DevicePtr,
+    pub outer: usize,
+    pub len: usize,
+    pub inner: usize,
+}
+
+/// Threads per multiprocessor a column scan aims for.
+const COL_THREADS_PER_SM: usize = 2048;
+
+/// The module source for (op, dtype).
+pub fn source(dev: &DeviceKernels, op: ScanOp, dtype: DType) -> Result<KernelSource> {
+    let c = combine::scan(op, dtype)?;
+    Ok(dev.source(
+        format!("ga_scan[{}, {}]", op.name(), dtype.name()),
+        &codegen::body(dtype, &c),
+        KERNELS.to_vec(),
+    ))
+}
+
+struct Ctx<'a> {
+    dev: &'a DeviceKernels,
+    stream: &'a Stream,
+    module: Arc<Module>,
+    dtype: DType,
+}
+
+impl Ctx<'_> {
+    fn launch(&self, name: &str, items: usize, args: &mut KernelArgs) -> Result<()> {
+        let f = self.module.function(name)?;
+        let blocks = items.clamp(1, i32::MAX as usize) as u32;
+        // SAFETY: every call passes the named kernel's parameters in codegen's order; data
+        // pointers cover outer·len·inner elements and scratch buffers the sizes computed
+        // below, all alive until the kernels ran (stream order).
+        unsafe {
+            self.dev
+                .launch(f, [blocks, 1, 1], [BLOCK, 1, 1], 0, self.stream, args)
+        }
+    }
+
+    fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
+        let tpr = len.div_ceil(tile(self.dtype));
+        let carry = if tpr > 1 {
+            let bytes = outer * tpr * self.dtype.size();
+            let agg = self.dev.scratch(bytes, self.stream)?;
+            let scanned = self.dev.scratch(bytes, self.stream)?;
+            let mut a = KernelArgs::with_capacity(5);
+            a.ptr(x).ptr(agg.ptr());
+            a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
+            self.launch("ga_scan_tile_reduce", outer * tpr, &mut a)?;
+            self.rows(agg.ptr(), scanned.ptr(), outer, tpr)?;
+            Some((agg, scanned))
+        } else {
+            None
+        };
+        let cptr = carry.as_ref().map_or(DevicePtr(0), |c| c.1.ptr());
+        let mut a = KernelArgs::with_capacity(7);
+        a.ptr(x).ptr(y).ptr(cptr);
+        a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
+        a.i32(carry.is_some() as i32);
+        self.launch("ga_scan_tiles", outer * tpr, &mut a)
+    }
+
+    fn cols(
+        &self,
+        x: DevicePtr,
+        y: DevicePtr,
+        outer: usize,
+        len: usize,
+        inner: usize,
+    ) -> Result<()> {
+        let columns = outer * inner;
+        let target = self.dev.sm_count() as usize * COL_THREADS_PER_SM;
+        let splits = if columns >= target {
+            1
+        } else {
+            target.div_ceil(columns).min(len.div_ceil(64)).max(1)
+        };
+        let ksplit = len.div_ceil(splits);
+        let splits = len.div_ceil(ksplit);
+        let threads = outer * splits * inner;
+        let carry = if splits > 1 {
+            let bytes = threads * self.dtype.size();
+            let agg = self.dev.scratch(bytes, self.stream)?;
+            let scanned = self.dev.scratch(bytes, self.stream)?;
+            let mut a = KernelArgs::with_capacity(7);
+            a.ptr(x).ptr(agg.ptr());
+            a.i64(outer as i64).i64(len as i64).i64(inner as i64);
+            a.i64(splits as i64).i64(ksplit as i64);
+            self.launch(
+                "ga_scan_cols_reduce",
+                threads.div_ceil(BLOCK as usize),
+                &mut a,
+            )?;
+            self.cols(agg.ptr(), scanned.ptr(), outer, splits, inner)?;
+            Some((agg, scanned))
+        } else {
+            None
+        };
+        let cptr = carry.as_ref().map_or(DevicePtr(0), |c| c.1.ptr());
+        let mut a = KernelArgs::with_capacity(9);
+        a.ptr(x).ptr(y).ptr(cptr);
+        a.i64(outer as i64).i64(len as i64).i64(inner as i64);
+        a.i64(splits as i64).i64(ksplit as i64);
+        a.i32(carry.is_some() as i32);
+        self.launch("ga_scan_cols", threads.div_ceil(BLOCK as usize), &mut a)
+    }
+}
+
+/// Runs one scan on `stream`.
+pub fn run(dev: &DeviceKernels, stream: &Stream, s: &ScanLaunch) -> Result<()> {
+    if s.outer * s.len * s.inner == 0 {
+        return Ok(());
+    }
+    let module = dev.scan.get(&(s.op, s.dtype), dev.modules(), || {
+        source(dev, s.op, s.dtype)
+    })?;
+    let ctx = Ctx {
+        dev,
+        stream,
+        module,
+        dtype: s.dtype,
+    };
+    if s.inner == 1 {
+        ctx.rows(s.input, s.output, s.outer, s.len)
+    } else {
+        ctx.cols(s.input, s.output, s.outer, s.len, s.inner)
+    }
+}

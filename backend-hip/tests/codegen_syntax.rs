@@ -1,0 +1,356 @@
+//! Every generated kernel source, run through the host `g++ -fsyntax-only` with a small shim
+//! that defines the CUDA/HIP built-ins the kernels use (`__global__`, `threadIdx`, the
+//! shuffles with exactly the overloads CUDA and HIP provide, the bit-cast intrinsics). Syntax
+//! and type errors in the code generators are caught here, in CI, without a GPU.
+//!
+//! Sources are batched: the prelude once, then each generated body in its own namespace, one
+//! `g++` run per family. Skipped (with a printed reason) when `g++` is missing.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{
+    BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
+};
+use gpuarrays_hip::kernels::elementwise::codegen;
+use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
+use gpuarrays_hip::kernels::prelude::{Dialect, prelude};
+use gpuarrays_hip::kernels::{combine, find, matmul, reduce, scan, sort};
+
+const SHIM: &str = r#"
+#include <cmath>
+#include <cstring>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(...)
+struct GaShimDim3 { unsigned int x, y, z; };
+extern GaShimDim3 threadIdx, blockIdx, blockDim, gridDim;
+inline void __syncthreads() {}
+#define GA_SHIM_SHFL(T) \
+  T __shfl_down_sync(unsigned int, T, unsigned int, int = 32); \
+  T __shfl_up_sync(unsigned int, T, unsigned int, int = 32); \
+  T __shfl_down(T, unsigned int, int = 64); \
+  T __shfl_up(T, unsigned int, int = 64);
+GA_SHIM_SHFL(int)
+GA_SHIM_SHFL(unsigned int)
+GA_SHIM_SHFL(long)
+GA_SHIM_SHFL(unsigned long)
+GA_SHIM_SHFL(long long)
+GA_SHIM_SHFL(unsigned long long)
+GA_SHIM_SHFL(float)
+GA_SHIM_SHFL(double)
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
+inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
+inline long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
+"#;
+
+fn gxx_available() -> bool {
+    Command::new("g++")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn scratch_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ga-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+/// Compiles `bodies` (each in its own namespace) after the prelude; panics with the compiler
+/// output on failure.
+fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
+    let dir = scratch_dir();
+    let shim = dir.join("shim.h");
+    std::fs::write(&shim, SHIM).expect("write shim");
+    let path = dir.join(format!("{name}.cpp"));
+    let mut f = std::fs::File::create(&path).expect("create source");
+    writeln!(f, "{}", prelude(dialect, warp)).expect("write");
+    for (i, b) in bodies.iter().enumerate() {
+        writeln!(f, "namespace t{i} {{\n{b}\n}}").expect("write");
+    }
+    drop(f);
+    let out = Command::new("g++")
+        .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-include"])
+        .arg(&shim)
+        .arg(&path)
+        .output()
+        .expect("run g++");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{name}: generated C++ does not compile ({} sources, kept at {}):\n{}",
+        bodies.len(),
+        path.display(),
+        stderr.lines().take(60).collect::<Vec<_>>().join("\n")
+    );
+    if std::env::var_os("GA_KEEP_CODEGEN").is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+fn program(inputs: Vec<DType>, scalars: Vec<DType>, instrs: Vec<(Node, DType)>) -> Program {
+    Program {
+        inputs,
+        scalars,
+        instrs: instrs
+            .into_iter()
+            .map(|(node, dtype)| Instr { node, dtype })
+            .collect(),
+    }
+}
+
+fn layouts(n_inputs: usize) -> Vec<EwLayout> {
+    let all = |c: Class| vec![c; n_inputs];
+    let mut v = vec![
+        EwLayout {
+            inputs: all(Class::Contiguous),
+            output: Class::Contiguous,
+            vec: 4,
+            ndim: 0,
+            idx32: false,
+        },
+        EwLayout {
+            inputs: all(Class::Contiguous),
+            output: Class::Contiguous,
+            vec: 1,
+            ndim: 0,
+            idx32: false,
+        },
+    ];
+    if n_inputs > 0 {
+        let mut mixed = all(Class::Strided);
+        mixed[0] = Class::Contiguous;
+        if n_inputs > 1 {
+            mixed[1] = Class::Broadcast;
+        }
+        v.push(EwLayout {
+            inputs: mixed.clone(),
+            output: Class::Contiguous,
+            vec: 2,
+            ndim: 3,
+            idx32: true,
+        });
+        v.push(EwLayout {
+            inputs: mixed,
+            output: Class::Strided,
+            vec: 1,
+            ndim: 2,
+            idx32: false,
+        });
+    }
+    v
+}
+
+fn elementwise_bodies() -> Vec<String> {
+    let mut progs: Vec<Program> = Vec::new();
+    for d in DType::ALL {
+        for op in UnaryOp::ALL {
+            if let Ok(r) = op.result_dtype(d) {
+                progs.push(program(
+                    vec![d],
+                    vec![],
+                    vec![(Node::Input(0), d), (Node::Unary(op, 0), r)],
+                ));
+            }
+        }
+        for op in BinaryOp::ALL {
+            if let Ok(r) = op.result_dtype(d, d) {
+                progs.push(program(
+                    vec![d, d],
+                    vec![],
+                    vec![
+                        (Node::Input(0), d),
+                        (Node::Input(1), d),
+                        (Node::Binary(op, 0, 1), r),
+                    ],
+                ));
+                // The same with a scalar right-hand side.
+                progs.push(program(
+                    vec![d],
+                    vec![d],
+                    vec![
+                        (Node::Input(0), d),
+                        (Node::Scalar(0), d),
+                        (Node::Binary(op, 0, 1), r),
+                    ],
+                ));
+            }
+        }
+        for to in DType::ALL {
+            progs.push(program(
+                vec![d],
+                vec![],
+                vec![(Node::Input(0), d), (Node::Cast(to, 0), to)],
+            ));
+        }
+        progs.push(program(
+            vec![DType::Bool, d],
+            vec![d],
+            vec![
+                (Node::Input(0), DType::Bool),
+                (Node::Input(1), d),
+                (Node::Scalar(0), d),
+                (Node::Select(0, 1, 2), d),
+            ],
+        ));
+        progs.push(program(
+            vec![],
+            vec![],
+            vec![(Node::Index, DType::I64), (Node::Cast(d, 0), d)],
+        ));
+    }
+    for d in [DType::F32, DType::F64] {
+        for dist in [Distribution::Uniform, Distribution::Normal] {
+            progs.push(program(
+                vec![],
+                vec![DType::U64],
+                vec![(Node::Random(dist, 0), d)],
+            ));
+        }
+    }
+    let mut bodies = Vec::new();
+    for p in &progs {
+        for l in layouts(p.inputs.len()) {
+            bodies.push(codegen::body(p, &l, p.output_dtype()).expect("codegen"));
+        }
+    }
+    bodies
+}
+
+#[test]
+fn elementwise_sources_compile() {
+    if !gxx_available() {
+        eprintln!("skipped: g++ not found; the generated C++ is not syntax-checked");
+        return;
+    }
+    let bodies = elementwise_bodies();
+    // Several translation units, checked two at a time (CI machines have few cores).
+    let chunks: Vec<Vec<String>> = bodies
+        .chunks(bodies.len().div_ceil(4))
+        .map(<[String]>::to_vec)
+        .collect();
+    std::thread::scope(|s| {
+        for pair in chunks.chunks(2) {
+            let handles: Vec<_> = pair
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    s.spawn(move || syntax_check(&format!("ew{i}"), Dialect::Nvidia, 32, c))
+                })
+                .collect();
+            for h in handles {
+                h.join().expect("syntax check thread");
+            }
+        }
+    });
+}
+
+fn axis_bodies() -> Vec<String> {
+    let mut bodies = Vec::new();
+    for d in DType::ALL {
+        for op in ReduceOp::ALL {
+            if op.result_dtype(d).is_ok() {
+                let c = combine::reduction(op, d).expect("combiner");
+                bodies.push(reduce::codegen::body(d, &c));
+            }
+        }
+        if d.is_numeric() {
+            for op in [ScanOp::Sum, ScanOp::Prod] {
+                let c = combine::scan(op, d).expect("combiner");
+                bodies.push(scan::codegen::body(d, &c));
+            }
+            bodies.push(matmul::body(d).expect("matmul"));
+        }
+        if d.is_ordered() {
+            bodies.push(sort::codegen::body(d));
+        }
+    }
+    bodies.push(find::body().expect("find"));
+    bodies
+}
+
+#[test]
+fn axis_sources_compile_for_both_dialects() {
+    if !gxx_available() {
+        eprintln!("skipped: g++ not found; the generated C++ is not syntax-checked");
+        return;
+    }
+    let bodies = axis_bodies();
+    std::thread::scope(|s| {
+        let b = &bodies;
+        let nv = s.spawn(move || syntax_check("axis_nvidia", Dialect::Nvidia, 32, b));
+        let amd = s.spawn(move || syntax_check("axis_amd", Dialect::Amd, 64, b));
+        nv.join().expect("nvidia check");
+        amd.join().expect("amd check");
+    });
+}
+
+#[test]
+fn every_listed_kernel_is_defined() {
+    let has = |body: &str, k: &str| body.contains(&format!(" {k}(")) && body.contains("__global__");
+    let c = combine::reduction(ReduceOp::ArgMax, DType::F32).expect("combiner");
+    let r = reduce::codegen::body(DType::F32, &c);
+    for k in reduce::codegen::KERNELS {
+        assert!(has(&r, k), "reduce kernel {k} missing");
+    }
+    let c = combine::scan(ScanOp::Sum, DType::C64).expect("combiner");
+    let s = scan::codegen::body(DType::C64, &c);
+    for k in scan::codegen::KERNELS {
+        assert!(has(&s, k), "scan kernel {k} missing");
+    }
+    let s = sort::codegen::body(DType::F64);
+    for k in sort::codegen::KERNELS {
+        assert!(has(&s, k), "sort kernel {k} missing");
+    }
+    let f = find::body().expect("find");
+    for k in find::KERNELS {
+        assert!(has(&f, k), "find kernel {k} missing");
+    }
+}
+
+#[test]
+fn scalars_are_parameters_not_literals() {
+    // The program holds scalar types only; the kernel reads the value from parameter s0.
+    let p = program(
+        vec![DType::F32],
+        vec![DType::F32],
+        vec![
+            (Node::Input(0), DType::F32),
+            (Node::Scalar(0), DType::F32),
+            (Node::Binary(BinaryOp::Mul, 0, 1), DType::F32),
+        ],
+    );
+    let l = &layouts(1)[0];
+    let b = codegen::body(&p, l, DType::F32).expect("codegen");
+    assert!(b.contains("const f32 s0"), "{b}");
+    assert!(
+        b.contains("GaVec_f32") && b.contains("alignas(16)"),
+        "vector loads expected:\n{b}"
+    );
+}
+
+#[test]
+fn invalid_programs_are_errors_not_sources() {
+    let p = program(
+        vec![DType::F32],
+        vec![],
+        vec![(Node::Unary(UnaryOp::Neg, 3), DType::F32)],
+    );
+    assert!(codegen::body(&p, &layouts(1)[0], DType::F32).is_err());
+    let p = program(
+        vec![DType::I32],
+        vec![],
+        vec![
+            (Node::Input(0), DType::I32),
+            (Node::Unary(UnaryOp::Sqrt, 0), DType::I32),
+        ],
+    );
+    assert!(codegen::body(&p, &layouts(1)[0], DType::I32).is_err());
+}
