@@ -1,0 +1,275 @@
+//! HIP kernel throughput on 1 GiB f32 arrays, side by side with PyTorch, plus host-side costs.
+//!
+//! Run on the GPU machine (see docs/results/2026-11-29-hip-kernels.md):
+//!
+//! ```text
+//! python3 benches/torch_hip_kernels.py > $OUT/torch.json
+//! TORCH_RESULTS=$OUT/torch.json .gpu/bin/bench-hip_kernels
+//! ```
+//!
+//! Every figure is the median over repetitions of (wall time of `k` back-to-back launches,
+//! bracketed by stream synchronisations) / `k`, the method the PyTorch script uses too.
+//! Bandwidth counts the bytes each operation must move once (inputs read, outputs written),
+//! in GB/s of 10⁹ bytes.
+
+use std::time::Instant;
+
+use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceOp};
+use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_hip::{HipBackend, StreamPriority};
+
+const N: usize = 1 << 28; // 1 GiB of f32
+const SIDE: usize = 1 << 14; // 16384 × 16384 f32 = 1 GiB
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Median seconds per call of `f` (k calls between synchronisations, `reps` repetitions,
+/// after `warm` calls).
+fn time(hip: &HipBackend, warm: usize, reps: usize, k: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..warm {
+        f();
+    }
+    hip.synchronize().expect("sync");
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        for _ in 0..k {
+            f();
+        }
+        hip.synchronize().expect("sync");
+        t.push(t0.elapsed().as_secs_f64() / k as f64);
+    }
+    median(t)
+}
+
+struct Row {
+    name: &'static str,
+    bytes: f64,
+    secs: f64,
+}
+
+fn torch_results() -> Vec<(String, f64)> {
+    let Ok(path) = std::env::var("TORCH_RESULTS") else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("could not read TORCH_RESULTS={path}");
+        return Vec::new();
+    };
+    // One `{"name": "...", "gbps": X, ...}` object per line (no JSON dependency needed).
+    text.lines()
+        .filter_map(|l| {
+            let name = l
+                .split("\"name\": \"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .to_string();
+            let gbps: f64 = l
+                .split("\"gbps\": ")
+                .nth(1)?
+                .split([',', '}'])
+                .next()?
+                .trim()
+                .parse()
+                .ok()?;
+            Some((name, gbps))
+        })
+        .collect()
+}
+
+fn axpy_program() -> Program {
+    let f = DType::F32;
+    Program {
+        inputs: vec![f, f],
+        scalars: vec![f],
+        instrs: vec![
+            Instr {
+                node: Node::Input(0),
+                dtype: f,
+            },
+            Instr {
+                node: Node::Scalar(0),
+                dtype: f,
+            },
+            Instr {
+                node: Node::Binary(BinaryOp::Mul, 0, 1),
+                dtype: f,
+            },
+            Instr {
+                node: Node::Input(1),
+                dtype: f,
+            },
+            Instr {
+                node: Node::Binary(BinaryOp::Add, 2, 3),
+                dtype: f,
+            },
+        ],
+    }
+}
+
+fn main() {
+    let hip = match HipBackend::new(0) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("hip_kernels: no HIP device ({e}); nothing to measure");
+            return;
+        }
+    };
+    println!("device: {}", hip.device());
+    let x = Array::<f32, _>::random_uniform(&hip, &[N], 1).expect("x");
+    let y = Array::<f32, _>::random_uniform(&hip, &[N], 2).expect("y");
+    let mut z = Array::<f32, _>::zeros(&hip, &[N]).expect("z");
+    let m = Array::<f32, _>::random_uniform(&hip, &[SIDE, SIDE], 3).expect("m");
+    let mut rows = Vec::new();
+
+    let t = time(&hip, 3, 7, 10, || {
+        (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
+    });
+    rows.push(Row {
+        name: "axpy",
+        bytes: 3.0 * GIB,
+        secs: t,
+    });
+    let t = time(&hip, 3, 7, 10, || {
+        let _ = x.copy().expect("copy");
+    });
+    rows.push(Row {
+        name: "copy",
+        bytes: 2.0 * GIB,
+        secs: t,
+    });
+    let t = time(&hip, 3, 7, 10, || {
+        let _ = x.raw().reduce(ReduceOp::Sum, None).expect("sum");
+    });
+    rows.push(Row {
+        name: "sum",
+        bytes: GIB,
+        secs: t,
+    });
+    let t = time(&hip, 3, 7, 10, || {
+        let _ = m.sum_axis(0).expect("sum0");
+    });
+    rows.push(Row {
+        name: "sum_dim0",
+        bytes: GIB,
+        secs: t,
+    });
+    let t = time(&hip, 3, 7, 10, || {
+        let _ = m.sum_axis(1).expect("sum1");
+    });
+    rows.push(Row {
+        name: "sum_dim1",
+        bytes: GIB,
+        secs: t,
+    });
+    let t = time(&hip, 2, 5, 5, || {
+        let _ = x.cumsum(0).expect("cumsum");
+    });
+    rows.push(Row {
+        name: "cumsum",
+        bytes: 2.0 * GIB,
+        secs: t,
+    });
+
+    let torch = torch_results();
+    println!("\n| op (1 GiB f32) | gpuarrays-hip ms | GB/s | PyTorch GB/s | ratio |");
+    println!("|---|---|---|---|---|");
+    for r in &rows {
+        let gbps = r.bytes / r.secs / 1e9;
+        let theirs = torch.iter().find(|(n, _)| n == r.name).map(|(_, g)| *g);
+        let (tg, ratio) = match theirs {
+            Some(g) => (format!("{g:.0}"), format!("{:.3}", gbps / g)),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "| {} | {:.3} | {gbps:.0} | {tg} | {ratio} |",
+            r.name,
+            r.secs * 1e3
+        );
+    }
+
+    // Host enqueue of a tiny fused op (1024 elements): per-call host time, not device time;
+    // the queue is drained every 100 calls so it never fills.
+    let small = 1024;
+    let xs = Array::<f32, _>::random_uniform(&hip, &[small], 4).expect("xs");
+    let ys = Array::<f32, _>::random_uniform(&hip, &[small], 5).expect("ys");
+    let mut zs = Array::<f32, _>::zeros(&hip, &[small]).expect("zs");
+    let mut api = Vec::new();
+    for round in 0..50 {
+        for _ in 0..100 {
+            let t0 = Instant::now();
+            (&xs * 1.5f32 + &ys).eval_into(&mut zs).expect("tiny");
+            if round > 2 {
+                api.push(t0.elapsed().as_secs_f64());
+            }
+        }
+        hip.synchronize().expect("sync");
+    }
+    let program = axpy_program();
+    let (xb, yb, zb) = (
+        xs.raw().buffer().unwrap(),
+        ys.raw().buffer().unwrap(),
+        zs.raw().buffer().unwrap(),
+    );
+    let op = |b| Operand {
+        buffer: b,
+        dtype: DType::F32,
+        offset: 0,
+        strides: vec![1],
+    };
+    let args = ElementwiseArgs {
+        shape: vec![small],
+        inputs: vec![op(&*xb), op(&*yb)],
+        scalars: vec![Scalar::F32(1.5)],
+        output: op(&*zb),
+    };
+    let mut trait_level = Vec::new();
+    for round in 0..50 {
+        for _ in 0..100 {
+            let t0 = Instant::now();
+            hip.elementwise(&program, &args).expect("tiny");
+            if round > 2 {
+                trait_level.push(t0.elapsed().as_secs_f64());
+            }
+        }
+        hip.synchronize().expect("sync");
+    }
+    drop((xb, yb, zb));
+    println!(
+        "\nhost enqueue of a tiny fused op (a*x+y, 1024 f32), median of {} calls: {:.2} µs through Expr::eval_into, {:.2} µs through Backend::elementwise",
+        api.len(),
+        median(api) * 1e6,
+        median(trait_level) * 1e6
+    );
+
+    // Taking a pooled stream: the thread's own released stream comes back first.
+    let state = hip.device_state().clone();
+    let _ = state.thread_stream().expect("bind");
+    let pool = state.pool(StreamPriority::Low).clone();
+    let owner = std::thread::current().id();
+    let mut takes = Vec::new();
+    for i in 0..10_000 {
+        let t0 = Instant::now();
+        let s = pool.take(owner).expect("take");
+        let dt = t0.elapsed().as_secs_f64();
+        pool.release(s, owner);
+        if i >= 100 {
+            takes.push(dt);
+        }
+    }
+    println!(
+        "pooled stream take (idle stream of this thread, ready), median of {}: {:.3} µs",
+        takes.len(),
+        median(takes) * 1e6
+    );
+    let s = hip.kernels().cache_stats();
+    println!(
+        "kernels: compiled {}, from disk {}, loaded {}",
+        s.compiled, s.disk_hits, s.loaded
+    );
+}
