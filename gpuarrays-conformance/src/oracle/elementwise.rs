@@ -115,14 +115,23 @@ pub fn broadcast_map(
     let n = numel(&dims);
     let mut out = HostData::with_capacity(out_dtype, n);
     let mut args = Vec::with_capacity(inputs.len());
+    // Operands of the output's own shape are read at the output position.
+    let same: Vec<bool> = inputs.iter().map(|a| a.dims == dims).collect();
     for i in 0..n {
-        let idx = unravel(i, &dims);
+        let idx = if same.iter().all(|&s| s) {
+            Vec::new()
+        } else {
+            unravel(i, &dims)
+        };
         args.clear();
-        args.extend(
-            inputs
-                .iter()
-                .map(|a| a.data.get(broadcast_source(&idx, &a.dims))),
-        );
+        args.extend(inputs.iter().zip(&same).map(|(a, &s)| {
+            let p = if s {
+                i
+            } else {
+                broadcast_source(&idx, &a.dims)
+            };
+            a.data.get(p)
+        }));
         out.push(f(&args));
     }
     Ok(HostArray::new(dims, out))
