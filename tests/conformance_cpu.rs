@@ -140,7 +140,7 @@ fn restricted_backend_reports_unsupported_types_and_never_computes_them() {
     for r in &report.rows {
         if restricted.refused().contains(&r.dtype) {
             assert!(
-                r.status == "unsupported (reported)" || r.status.starts_with("rejected"),
+                r.status.starts_with("unsupported (reported)") || r.status.starts_with("rejected"),
                 "{} on a refused type: {}",
                 r.key(),
                 r.status
@@ -150,7 +150,7 @@ fn restricted_backend_reports_unsupported_types_and_never_computes_them() {
     let unsupported = report
         .rows
         .iter()
-        .filter(|r| r.status == "unsupported (reported)")
+        .filter(|r| r.status.starts_with("unsupported (reported)"))
         .count();
     assert!(
         unsupported >= 150,

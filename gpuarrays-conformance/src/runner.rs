@@ -102,22 +102,30 @@ fn run_row<B: Backend>(
         }
     }
     let cases = spec.cases.len();
+    rejected.sort();
+    let rejected_count = rejected.len();
+    rejected.dedup();
     let status = if !failures.is_empty() {
         "FAIL".to_string()
-    } else if unsupported == cases {
+    } else if passed == 0 && unsupported > 0 && rejected_count == 0 {
         STATUS_UNSUPPORTED.to_string()
-    } else if passed == 0 && !rejected.is_empty() {
-        rejected.sort();
-        rejected.dedup();
+    } else if passed == 0 && unsupported > 0 {
+        format!("{STATUS_UNSUPPORTED}; {rejected_count} rejected")
+    } else if passed == 0 && rejected_count > 0 {
         format!("rejected ({})", rejected.join(", "))
-    } else if !rejected.is_empty() || unsupported > 0 {
-        let mut s = format!("ok ({} rejected", rejected.len());
-        if unsupported > 0 {
-            s.push_str(&format!(", {unsupported} unsupported"));
-        }
-        s + ")"
     } else {
-        "ok".to_string()
+        let mut notes = Vec::new();
+        if rejected_count > 0 {
+            notes.push(format!("{rejected_count} rejected"));
+        }
+        if unsupported > 0 {
+            notes.push(format!("{unsupported} unsupported"));
+        }
+        if notes.is_empty() {
+            "ok".to_string()
+        } else {
+            format!("ok ({})", notes.join(", "))
+        }
     };
     Row {
         backend: backend.name().to_string(),
