@@ -31,6 +31,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
     let ins: Vec<&HostArray> = case.inputs.iter().map(|i| &i.array).collect();
     let a = || ins.first().copied().ok_or(rules::INVALID_ARGUMENT);
     let b = || ins.get(1).copied().ok_or(rules::INVALID_ARGUMENT);
+    let first = || case.inputs.first().ok_or(rules::INVALID_ARGUMENT);
     match &case.op {
         Op::Unary(op) => {
             let a = a()?;
@@ -68,7 +69,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         }
         Op::Fused => fused(a()?, b()?),
         Op::EvalInto { self_read } => {
-            let dst = &case.inputs[0];
+            let dst = first()?;
             let t = dst.array.dtype();
             let join = if t == DType::Bool {
                 BinaryOp::Xor
@@ -90,7 +91,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
             Ok(in_place(dst, &r.data))
         }
         Op::Fill(v) => {
-            let dst = &case.inputs[0];
+            let dst = first()?;
             let data = HostData::from_scalars(dst.array.dtype(), vec![*v; dst.array.len()])
                 .map_err(|_| DTYPE_MISMATCH)?;
             Ok(in_place(dst, &data))
@@ -101,7 +102,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::Arange { start, step, len } => arange(*start, *step, *len),
         Op::Copy => Ok(a()?.clone()),
         Op::Assign => {
-            let (dst, src) = (&case.inputs[0], b()?);
+            let (dst, src) = (first()?, b()?);
             if dst.array.dims != src.dims {
                 return Err(WRONG_SHAPE);
             }
