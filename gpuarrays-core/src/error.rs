@@ -132,7 +132,7 @@ pub enum Error {
 
     /// Operands that live on different devices or backends.
     #[error(
-        "{op}: operands live on different devices ({a} and {b}); move data explicitly with `to_device`"
+        "{op}: operands live on different devices ({a} and {b}); move data explicitly with `Array::to_backend`"
     )]
     DeviceMismatch { op: String, a: String, b: String },
 

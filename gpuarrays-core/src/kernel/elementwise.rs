@@ -51,13 +51,29 @@ impl Program {
         self.instrs.last().map(|i| i.dtype).unwrap_or(DType::Bool)
     }
 
-    /// Every element type the kernel touches (for capability checks), deduplicated.
+    /// Every element type the kernel computes with (for capability checks), deduplicated.
+    /// A random draw's u64 seed is not counted: it is 64 bits of key material, which a
+    /// backend without 64-bit integers can pass as two u32 words.
     pub fn dtypes(&self) -> Vec<DType> {
+        let seeds: Vec<u32> = self
+            .instrs
+            .iter()
+            .filter_map(|i| match i.node {
+                Node::Random(_, slot) => Some(slot),
+                _ => None,
+            })
+            .collect();
+        let scalars = self
+            .scalars
+            .iter()
+            .enumerate()
+            .filter(|(slot, _)| !seeds.contains(&(*slot as u32)))
+            .map(|(_, d)| *d);
         let mut all: Vec<DType> = self
             .inputs
             .iter()
-            .chain(&self.scalars)
             .copied()
+            .chain(scalars)
             .chain(self.instrs.iter().map(|i| i.dtype))
             .collect();
         if self.instrs.iter().any(|i| i.node == Node::Index) {

@@ -196,6 +196,17 @@ impl<T: Element, B: Backend> Array<T, B> {
         mean_check::<T>()?;
         shape::check_axis("mean", axis, self.ndim())?;
         let n = self.dims()[axis];
+        // Like the other reductions, an empty result is fine; only an empty axis with
+        // outputs to fill has no mean.
+        if n == 0
+            && self
+                .dims()
+                .iter()
+                .enumerate()
+                .any(|(d, &k)| d != axis && k == 0)
+        {
+            return self.sum_axis(axis);
+        }
         if n == 0 {
             return Err(Error::EmptyReduction { op: "mean".into() });
         }
