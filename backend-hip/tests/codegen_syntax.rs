@@ -30,6 +30,8 @@ const SHIM: &str = r#"
 struct GaShimDim3 { unsigned int x, y, z; };
 extern GaShimDim3 threadIdx, blockIdx, blockDim, gridDim;
 inline void __syncthreads() {}
+inline void __threadfence() {}
+unsigned long long atomicAdd(unsigned long long*, unsigned long long);
 #define GA_SHIM_SHFL(T) \
   T __shfl_down_sync(unsigned int, T, unsigned int, int = 32); \
   T __shfl_up_sync(unsigned int, T, unsigned int, int = 32); \

@@ -13,6 +13,7 @@ use crate::kernels::reduce::{self, ReduceLaunch};
 use crate::kernels::scan::{self, ScanLaunch};
 use crate::kernels::{find, sort};
 use crate::stream::Stream;
+use smallvec::SmallVec;
 
 fn out_of_range(what: &str, detail: String) -> HipError {
     HipError::InvalidArgument(format!("{what}: {detail}"))
@@ -90,29 +91,23 @@ impl HipBackend {
         program: &Program,
         args: &ElementwiseArgs<'_, HipBuffer>,
     ) -> crate::Result<()> {
-        let mut bufs: Vec<&HipBuffer> = args.inputs.iter().map(|o| o.buffer).collect();
-        bufs.push(args.output.buffer);
-        for o in args.inputs.iter().chain(std::iter::once(&args.output)) {
+        let operands = || args.inputs.iter().chain(std::iter::once(&args.output));
+        for o in operands() {
             check_strided(o.buffer, o.dtype, o.offset, &args.shape, &o.strides)?;
         }
-        let inputs: Vec<EwOperand<'_>> = args
-            .inputs
-            .iter()
-            .map(|o| EwOperand {
+        fn ew<'a>(o: &'a gpuarrays_core::kernel::Operand<'_, HipBuffer>) -> EwOperand<'a> {
+            EwOperand {
                 ptr: o.buffer.at(o.offset, o.dtype.size()),
                 dtype: o.dtype,
                 strides: &o.strides,
-            })
-            .collect();
-        let output = EwOperand {
-            ptr: args
-                .output
-                .buffer
-                .at(args.output.offset, args.output.dtype.size()),
-            dtype: args.output.dtype,
-            strides: &args.output.strides,
-        };
-        let stream = self.stream_for(&bufs)?;
+            }
+        }
+        let inputs: SmallVec<[EwOperand<'_>; 8]> = args.inputs.iter().map(ew).collect();
+        let output = ew(&args.output);
+        let stream = self.device_state().thread_stream()?;
+        for o in operands() {
+            o.buffer.use_on(&stream)?;
+        }
         elementwise::run(
             self.kernels(),
             &stream,

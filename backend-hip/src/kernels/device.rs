@@ -18,6 +18,7 @@ use crate::stream::Stream;
 
 /// Per-device kernel state.
 pub struct DeviceKernels {
+    id: u64,
     state: Arc<DeviceState>,
     modules: ModuleCache,
     pub(crate) elementwise: KernelSet<EwKey>,
@@ -46,7 +47,9 @@ impl DeviceKernels {
             state.properties().arch.clone(),
             disk,
         );
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         DeviceKernels {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             state,
             modules,
             elementwise: KernelSet::default(),
@@ -58,6 +61,10 @@ impl DeviceKernels {
         }
     }
 
+    /// A process-unique id of this kernel state.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
     /// The runtime's state of this device.
     pub fn state(&self) -> &Arc<DeviceState> {
         &self.state

@@ -5,6 +5,8 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
 
+use crate::platform::DevicePtr;
+
 /// How one operand is addressed from the output's linear index `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -55,12 +57,13 @@ pub struct EwKey {
     pub layout: EwLayout,
 }
 
-/// What the planner needs to know about one operand.
+/// One operand of a launch.
 #[derive(Debug, Clone, Copy)]
-pub struct OperandInfo<'a> {
+pub struct EwOperand<'a> {
+    /// Address of the operand's element at the origin of the index space (offset applied).
+    pub ptr: DevicePtr,
     pub dtype: DType,
-    /// Device byte address of the element at offset 0 of the index space.
-    pub addr: u64,
+    /// One stride per dimension of the shape, in elements.
     pub strides: &'a [isize],
 }
 
@@ -70,26 +73,27 @@ pub struct OperandInfo<'a> {
 const VECTOR_BYTES: usize = 16;
 
 /// Plans the layout of one launch.
-pub fn plan(shape: &[usize], inputs: &[OperandInfo<'_>], output: &OperandInfo<'_>) -> EwLayout {
+pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -> EwLayout {
     let in_classes: Vec<Class> = inputs.iter().map(|o| classify(shape, o.strides)).collect();
     let out_class = classify(shape, output.strides);
-    let contiguous: Vec<&OperandInfo<'_>> = inputs
-        .iter()
-        .zip(&in_classes)
-        .filter(|(_, c)| **c == Class::Contiguous)
-        .map(|(o, _)| o)
-        .chain((out_class == Class::Contiguous).then_some(output))
-        .collect();
-    let widest = contiguous.iter().map(|o| o.dtype.size()).max().unwrap_or(1);
+    let contiguous = || {
+        inputs
+            .iter()
+            .zip(&in_classes)
+            .filter(|(_, c)| **c == Class::Contiguous)
+            .map(|(o, _)| o)
+            .chain((out_class == Class::Contiguous).then_some(output))
+    };
+    let widest = contiguous().map(|o| o.dtype.size()).max().unwrap_or(1);
     let mut vec = if out_class == Class::Contiguous {
         (VECTOR_BYTES / widest).max(1)
     } else {
         1
     };
     while vec > 1 {
-        let aligned = contiguous.iter().all(|o| {
+        let aligned = contiguous().all(|o| {
             let align = (vec * o.dtype.size()).min(VECTOR_BYTES) as u64;
-            o.addr % align == 0
+            o.ptr.0 % align == 0
         });
         if aligned {
             break;
@@ -114,10 +118,10 @@ pub fn plan(shape: &[usize], inputs: &[OperandInfo<'_>], output: &OperandInfo<'_
 mod tests {
     use super::*;
 
-    fn op(dtype: DType, addr: u64, strides: &[isize]) -> OperandInfo<'_> {
-        OperandInfo {
+    fn op(dtype: DType, addr: u64, strides: &[isize]) -> EwOperand<'_> {
+        EwOperand {
+            ptr: DevicePtr(addr),
             dtype,
-            addr,
             strides,
         }
     }

@@ -10,37 +10,22 @@
 pub mod codegen;
 pub mod layout;
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use gpuarrays_core::Scalar;
 use gpuarrays_core::kernel::Program;
-use gpuarrays_core::{DType, Scalar};
 
 use self::codegen::EW_BLOCK;
-use self::layout::{Class, EwKey, OperandInfo};
+pub use self::layout::EwOperand;
+use self::layout::{Class, EwKey, EwLayout};
 use super::KernelSource;
 use super::args::KernelArgs;
+use super::cache::Module;
 use super::device::DeviceKernels;
 use crate::error::{HipError, Result};
-use crate::platform::DevicePtr;
+use crate::platform::FunctionHandle;
 use crate::stream::Stream;
-
-/// One operand of a launch.
-#[derive(Debug, Clone, Copy)]
-pub struct EwOperand<'a> {
-    /// Address of the operand's element at the origin of the index space (offset applied).
-    pub ptr: DevicePtr,
-    pub dtype: DType,
-    /// One stride per dimension of the shape, in elements.
-    pub strides: &'a [isize],
-}
-
-impl<'a> EwOperand<'a> {
-    fn info(&self) -> OperandInfo<'a> {
-        OperandInfo {
-            dtype: self.dtype,
-            addr: self.ptr.0,
-            strides: self.strides,
-        }
-    }
-}
 
 /// The source of the kernel for `key`.
 pub fn source(dev: &DeviceKernels, key: &EwKey) -> Result<KernelSource> {
@@ -55,6 +40,61 @@ pub fn source(dev: &DeviceKernels, key: &EwKey) -> Result<KernelSource> {
 
 fn mismatch(msg: String) -> HipError {
     HipError::InvalidArgument(format!("elementwise launch: {msg}"))
+}
+
+/// The kernel this thread launched last: a loop of one expression skips the program clone,
+/// the hash and the lock of the [`super::cache::KernelSet`] (compared by value, so it is
+/// never stale).
+struct Memo {
+    device: u64,
+    key: EwKey,
+    function: FunctionHandle,
+    _module: Arc<Module>,
+}
+
+thread_local! {
+    static LAST: RefCell<Option<Memo>> = const { RefCell::new(None) };
+}
+
+fn remembered(dev: &DeviceKernels, program: &Program, layout: &EwLayout) -> Option<FunctionHandle> {
+    LAST.try_with(|m| match m.try_borrow().ok()?.as_ref() {
+        Some(x) if x.device == dev.id() && x.key.layout == *layout && x.key.program == *program => {
+            Some(x.function)
+        }
+        _ => None,
+    })
+    .ok()
+    .flatten()
+}
+
+fn kernel(
+    dev: &DeviceKernels,
+    program: &Program,
+    layout: EwLayout,
+) -> Result<(FunctionHandle, EwLayout)> {
+    if let Some(f) = remembered(dev, program, &layout) {
+        return Ok((f, layout));
+    }
+    let key = EwKey {
+        program: program.clone(),
+        layout,
+    };
+    let module = dev
+        .elementwise
+        .get(&key, dev.modules(), || source(dev, &key))?;
+    let function = module.function("ga_ew")?;
+    let layout = key.layout.clone();
+    let _ = LAST.try_with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            *m = Some(Memo {
+                device: dev.id(),
+                key,
+                function,
+                _module: module,
+            });
+        }
+    });
+    Ok((function, layout))
 }
 
 /// Runs `program` over `shape` on `stream`.
@@ -92,17 +132,12 @@ pub fn run(
     if n == 0 {
         return Ok(());
     }
-    let infos: Vec<OperandInfo<'_>> = inputs.iter().map(EwOperand::info).collect();
-    let key = EwKey {
-        program: program.clone(),
-        layout: layout::plan(shape, &infos, &output.info()),
+    let (function, l) = kernel(dev, program, layout::plan(shape, inputs, output))?;
+    let strides = |s: &[isize]| {
+        s.iter()
+            .map(|&x| x as i64)
+            .collect::<smallvec::SmallVec<[i64; 8]>>()
     };
-    let module = dev
-        .elementwise
-        .get(&key, dev.modules(), || source(dev, &key))?;
-    let function = module.function("ga_ew")?;
-    let l = &key.layout;
-    let dims = |s: &[isize]| s.iter().map(|&x| x as i64).collect::<Vec<_>>();
     let mut args = KernelArgs::with_capacity(4 + 2 * inputs.len() + scalars.len());
     args.i64(n as i64);
     for op in inputs {
@@ -110,15 +145,15 @@ pub fn run(
     }
     for (op, c) in inputs.iter().zip(&l.inputs) {
         if *c == Class::Strided {
-            args.dims(&dims(op.strides));
+            args.dims(strides(op.strides));
         }
     }
     args.ptr(output.ptr);
     if l.output == Class::Strided {
-        args.dims(&dims(output.strides));
+        args.dims(strides(output.strides));
     }
     if l.ndim > 0 {
-        args.dims(&shape.iter().map(|&x| x as i64).collect::<Vec<_>>());
+        args.dims(shape.iter().map(|&x| x as i64));
     }
     for s in scalars {
         args.scalar(s);

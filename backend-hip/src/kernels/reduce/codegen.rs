@@ -115,7 +115,7 @@ __device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial,
 #pragma unroll
     for (int j = 0; j < VEC; ++j) acc[j] = ga_identity();
     const {m}* p = x + (o * len + k0) * inner + col;
-#pragma unroll 4
+#pragma unroll 8
     for (i64 k = k0; k < k1; ++k, p += inner) {{
       if constexpr (VEC == 1) {{
         acc[0] = ga_combine(acc[0], ga_map({x_col}, k));

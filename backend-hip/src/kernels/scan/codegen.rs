@@ -3,10 +3,17 @@
 //! Rows (inner = 1) are cut into tiles of `BLOCK·ITEMS` elements. A tile is loaded coalesced
 //! into shared memory (padded by one word per 32 so the per-thread runs avoid bank
 //! conflicts), each thread scans its `ITEMS` consecutive elements, a warp-shuffle block scan
-//! of the thread totals gives each thread its prefix, and the tile is stored coalesced. Tiles
-//! after the first of a row start from the carry: the inclusive scan of the per-tile totals
-//! (`ga_scan_tile_reduce`), computed by the same scan one level up — reduce-then-scan, so
-//! 3 passes over memory instead of a single-pass scan's 2, but simple and deterministic.
+//! of the thread totals gives each thread its prefix, and the tile is stored coalesced.
+//!
+//! Tiles after the first of a row need the combination of all earlier tiles (the carry):
+//! - `ga_scan_onepass` (default): single pass, decoupled look-back. Tiles are taken in order
+//!   from an atomic counter; each publishes its total, then walks back to the nearest tile that
+//!   published its inclusive prefix and folds *forward* from it over the totals in between, so
+//!   every carry is the same left fold of tile totals whichever tile it found: deterministic,
+//!   and 2 passes over memory (read, write).
+//! - `ga_scan_tile_reduce` + `ga_scan_tiles` (`GPUARRAYS_SCAN=multipass`): reduce-then-scan, 3
+//!   passes; the per-tile totals are scanned by the same scan one level up. Measured on the
+//!   H200 (1 GiB f32): 1.196 ms, 0.70× PyTorch's cumsum.
 //!
 //! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
 //! sequentially (coalesced across threads); splits after the first start from a carry
@@ -100,6 +107,96 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
   }}
 }}
 
+// ---- single pass: decoupled look-back with a forward fold (deterministic) ----
+#define GA_AW ((sizeof(GaA) + 7) / 8)
+union GaAWords {{ GaA a; u64 w[2]; }};
+GA_INLINE void ga_publish(u64* slot, const GaA v) {{
+  GaAWords u; u.w[0] = 0; u.w[1] = 0; u.a = v;
+  for (int i = 0; i < (int)GA_AW; ++i) ((volatile u64*)slot)[i] = u.w[i];
+}}
+GA_INLINE GaA ga_fetch(const u64* slot) {{
+  GaAWords u; u.w[0] = 0; u.w[1] = 0;
+  for (int i = 0; i < (int)GA_AW; ++i) u.w[i] = ((volatile const u64*)slot)[i];
+  return u.a;
+}}
+// flags[b]: 0 nothing yet, 1 total of tile b in totals[b], 2 inclusive prefix in incl[b].
+__global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict__ x, {m}* y, u32* flags, u64* totals, u64* incl, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr) {{
+  __shared__ GaA tile[GA_PAD(GA_TILE)];
+  __shared__ i64 s_b;
+  __shared__ GaA s_carry;
+  __shared__ int s_has_carry;
+  while (true) {{
+    if (threadIdx.x == 0) s_b = (i64)atomicAdd(counter, 1ULL);
+    __syncthreads();
+    const i64 b = s_b;
+    if (b >= outer * tpr) break;
+    const i64 o = b / tpr, t = b % tpr;
+    const i64 start = t * GA_TILE;
+    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+    const {m}* xr = x + o * len + start;
+    {m}* yr = y + o * len + start;
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      const int e = j * {BLOCK} + threadIdx.x;
+      tile[GA_PAD(e)] = e < cnt ? ga_map({xe}, start + e) : ga_identity();
+    }}
+    __syncthreads();
+    const int first = threadIdx.x * GA_ITEMS;
+    GaA acc = tile[GA_PAD(first)];
+#pragma unroll
+    for (int j = 1; j < GA_ITEMS; ++j) {{
+      acc = ga_combine(acc, tile[GA_PAD(first + j)]);
+      tile[GA_PAD(first + j)] = acc;
+    }}
+    GaA total;
+    GaA prefix = ga_block_exclusive_scan(acc, &total);
+    if (threadIdx.x == 0) {{
+      if (t == 0) {{
+        ga_publish(incl + b * GA_AW, total);
+        __threadfence();
+        ((volatile u32*)flags)[b] = 2u;
+        s_has_carry = 0;
+      }} else {{
+        ga_publish(totals + b * GA_AW, total);
+        __threadfence();
+        ((volatile u32*)flags)[b] = 1u;
+        i64 j = b - 1;
+        while (true) {{
+          u32 f;
+          do {{ f = ((volatile u32*)flags)[j]; }} while (f == 0u);
+          if (f == 2u) break;
+          --j;
+        }}
+        __threadfence();
+        GaA carry = ga_fetch(incl + j * GA_AW);
+        for (i64 q = j + 1; q < b; ++q) carry = ga_combine(carry, ga_fetch(totals + q * GA_AW));
+        ga_publish(incl + b * GA_AW, ga_combine(carry, total));
+        __threadfence();
+        ((volatile u32*)flags)[b] = 2u;
+        s_carry = carry;
+        s_has_carry = 1;
+      }}
+    }}
+    __syncthreads();
+    bool has = threadIdx.x > 0;
+    if (s_has_carry) {{
+      prefix = has ? ga_combine(s_carry, prefix) : s_carry;
+      has = true;
+    }}
+    if (has) {{
+#pragma unroll
+      for (int j = 0; j < GA_ITEMS; ++j) tile[GA_PAD(first + j)] = ga_combine(prefix, tile[GA_PAD(first + j)]);
+    }}
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) {{
+      const int e = j * {BLOCK} + threadIdx.x;
+      if (e < cnt) yr[e] = ga_finish(tile[GA_PAD(e)]);
+    }}
+    __syncthreads();
+  }}
+}}
+
 __global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
@@ -133,9 +230,10 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
 }
 
 /// The kernels of a scan module.
-pub const KERNELS: [&str; 4] = [
+pub const KERNELS: [&str; 5] = [
     "ga_scan_tile_reduce",
     "ga_scan_tiles",
+    "ga_scan_onepass",
     "ga_scan_cols_reduce",
     "ga_scan_cols",
 ];

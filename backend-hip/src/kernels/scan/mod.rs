@@ -33,6 +33,19 @@ pub struct ScanLaunch {
 
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
+/// Resident blocks per multiprocessor the single-pass scan's persistent grid aims for.
+const ONEPASS_BLOCKS_PER_SM: usize = 8;
+
+/// `GPUARRAYS_SCAN=multipass` selects the 3-pass reduce-then-scan for rows (for comparison
+/// and as a fallback); the default is the single-pass look-back scan.
+pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
+
+fn single_pass() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        !std::env::var(SCAN_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("multipass"))
+    })
+}
 
 /// The module source for (op, dtype).
 pub fn source(dev: &DeviceKernels, op: ScanOp, dtype: DType) -> Result<KernelSource> {
@@ -64,8 +77,51 @@ impl Ctx<'_> {
         }
     }
 
+    /// Rows in one pass: tiles in atomic-counter order, carries by decoupled look-back.
+    fn rows_onepass(
+        &self,
+        x: DevicePtr,
+        y: DevicePtr,
+        outer: usize,
+        len: usize,
+        tpr: usize,
+    ) -> Result<()> {
+        let tiles = outer * tpr;
+        // One u64 word per published value (two for 16-byte types), as the kernel's GA_AW.
+        let words = self.dtype.size().div_ceil(8);
+        let flags_bytes = (tiles * 4).next_multiple_of(8);
+        let values_bytes = tiles * words * 8;
+        let status = self
+            .dev
+            .scratch(8 + flags_bytes + 2 * values_bytes, self.stream)?;
+        let counter = status.ptr();
+        let flags = counter.offset(8);
+        let totals = flags.offset(flags_bytes);
+        let incl = totals.offset(values_bytes);
+        // SAFETY: the counter and the flags are the first 8 + flags_bytes bytes of `status`,
+        // which is at least that long and alive until the kernel ran (stream order).
+        unsafe {
+            self.dev
+                .platform()
+                .memset_async(counter, 0, 8 + flags_bytes, self.stream.handle())?;
+        }
+        let mut a = KernelArgs::with_capacity(9);
+        a.ptr(x)
+            .ptr(y)
+            .ptr(flags)
+            .ptr(totals)
+            .ptr(incl)
+            .ptr(counter);
+        a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
+        let resident = self.dev.sm_count() as usize * ONEPASS_BLOCKS_PER_SM;
+        self.launch("ga_scan_onepass", tiles.min(resident), &mut a)
+    }
+
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
+        if tpr > 1 && single_pass() {
+            return self.rows_onepass(x, y, outer, len, tpr);
+        }
         let carry = if tpr > 1 {
             let bytes = outer * tpr * self.dtype.size();
             let agg = self.dev.scratch(bytes, self.stream)?;
