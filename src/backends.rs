@@ -65,9 +65,12 @@ pub fn capabilities<B: Backend>(backend: &B) -> Vec<Capability> {
 
 /// The backends compiled into this build, the CPU reference first.
 pub fn compiled() -> Vec<BackendEntry> {
-    // Extension point: GPU backends add their entry here, behind their feature, e.g.
-    // `#[cfg(feature = "hip")] entries.push(hip_entry());`.
-    vec![cpu_entry()]
+    // GPU backends add their entry here, behind their feature.
+    #[allow(unused_mut)]
+    let mut entries = vec![cpu_entry()];
+    #[cfg(feature = "hip")]
+    entries.push(hip_entry());
+    entries
 }
 
 /// The entry named `name`, if compiled in.
@@ -93,5 +96,41 @@ fn cpu_entry() -> BackendEntry {
             })
         },
         run_suite: |cfg| Ok(gpuarrays_conformance::run_cpu_against_oracle(cfg)),
+    }
+}
+
+#[cfg(feature = "hip")]
+fn hip_devices() -> Result<Vec<gpuarrays_hip::HipBackend>> {
+    let devices =
+        gpuarrays_hip::HipBackend::all().map_err(|e| gpuarrays_core::Error::backend("hip", e))?;
+    if devices.is_empty() {
+        return Err(gpuarrays_core::Error::backend(
+            "hip",
+            std::io::Error::other("the HIP runtime loaded but reports no device"),
+        ));
+    }
+    Ok(devices)
+}
+
+#[cfg(feature = "hip")]
+fn hip_entry() -> BackendEntry {
+    BackendEntry {
+        name: "hip",
+        role: Role::Gpu,
+        description: "HIP backend (AMD via ROCm, NVIDIA via CUDA), checked against the CPU reference",
+        probe: || {
+            let devices = hip_devices()?;
+            Ok(BackendInfo {
+                capabilities: capabilities(&devices[0]),
+                devices: devices.iter().map(|d| d.device().clone()).collect(),
+            })
+        },
+        run_suite: |cfg| {
+            let mut rows = Vec::new();
+            for hip in hip_devices()? {
+                rows.extend(gpuarrays_conformance::run(&hip, cfg).rows);
+            }
+            Ok(SuiteReport { rows })
+        },
     }
 }

@@ -23,6 +23,10 @@ pub use gpuarrays_cpu_ref as cpu;
 /// The conformance suite (`gpuarrays-conformance`).
 pub use gpuarrays_conformance as conformance;
 
+/// The HIP backend (`gpuarrays-hip`): AMD through ROCm, NVIDIA through CUDA.
+#[cfg(feature = "hip")]
+pub use gpuarrays_hip as hip;
+
 pub mod backends;
 
 /// What most programs need: `use gpuarrays::prelude::*;`.

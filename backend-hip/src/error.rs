@@ -10,8 +10,8 @@ pub type Result<T, E = HipError> = std::result::Result<T, E>;
 pub enum HipError {
     /// No candidate file of a shared library could be opened.
     #[error(
-        "{platform}: could not load {library}; tried {tried:?}. {hint}",
-        tried = .tried.iter().map(|t| t.as_str()).collect::<Vec<_>>()
+        "{platform}: could not load {library} ({tried}). {hint}",
+        tried = .tried.join("; ")
     )]
     LibraryNotFound {
         /// The platform that needed the library.

@@ -24,7 +24,9 @@ pub fn open_first(
     hint: &'static str,
 ) -> Result<LoadedLibrary> {
     let mut tried = Vec::with_capacity(candidates.len());
-    for candidate in candidates {
+    let mut missing: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for candidate in candidates.iter().filter(|c| seen.insert(c.as_str())) {
         // SAFETY: loading a shared library runs its initialisers. The candidates are the GPU
         // runtime libraries this platform is written against (the same names cudarc and the
         // ROCm loader use); their initialisers have no preconditions on our side.
@@ -36,8 +38,13 @@ pub fn open_first(
                     library: lib,
                 });
             }
+            // "No such file" is the common case: list those names once, compactly.
+            Err(e) if e.to_string().contains("No such file or directory") => missing.push(candidate),
             Err(e) => tried.push(format!("{candidate} ({e})")),
         }
+    }
+    if !missing.is_empty() {
+        tried.insert(0, format!("not found: {}", missing.join(", ")));
     }
     Err(HipError::LibraryNotFound {
         platform,
