@@ -126,55 +126,73 @@ fn main() {
     let mut z = Array::<f32, _>::zeros(&hip, &[N]).expect("z");
     let m = Array::<f32, _>::random_uniform(&hip, &[SIDE, SIDE], 3).expect("m");
     let mut rows = Vec::new();
+    // HIP_BENCH_ONLY=cumsum,sum runs only those rows (and skips the host-side figures).
+    let only = std::env::var("HIP_BENCH_ONLY").ok();
+    let wanted = |n: &str| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == n));
+    if let Ok(mode) = std::env::var("GPUARRAYS_SCAN") {
+        println!("GPUARRAYS_SCAN={mode}");
+    }
 
-    let t = time(&hip, 3, 7, 10, || {
-        (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
-    });
-    rows.push(Row {
-        name: "axpy",
-        bytes: 3.0 * GIB,
-        secs: t,
-    });
-    let t = time(&hip, 3, 7, 10, || {
-        let _ = x.copy().expect("copy");
-    });
-    rows.push(Row {
-        name: "copy",
-        bytes: 2.0 * GIB,
-        secs: t,
-    });
-    let t = time(&hip, 3, 7, 10, || {
-        let _ = x.raw().reduce(ReduceOp::Sum, None).expect("sum");
-    });
-    rows.push(Row {
-        name: "sum",
-        bytes: GIB,
-        secs: t,
-    });
-    let t = time(&hip, 3, 7, 10, || {
-        let _ = m.sum_axis(0).expect("sum0");
-    });
-    rows.push(Row {
-        name: "sum_dim0",
-        bytes: GIB,
-        secs: t,
-    });
-    let t = time(&hip, 3, 7, 10, || {
-        let _ = m.sum_axis(1).expect("sum1");
-    });
-    rows.push(Row {
-        name: "sum_dim1",
-        bytes: GIB,
-        secs: t,
-    });
-    let t = time(&hip, 2, 5, 5, || {
-        let _ = x.cumsum(0).expect("cumsum");
-    });
-    rows.push(Row {
-        name: "cumsum",
-        bytes: 2.0 * GIB,
-        secs: t,
-    });
+    if wanted("axpy") {
+        let t = time(&hip, 3, 7, 10, || {
+            (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
+        });
+        rows.push(Row {
+            name: "axpy",
+            bytes: 3.0 * GIB,
+            secs: t,
+        });
+    }
+    if wanted("copy") {
+        let t = time(&hip, 3, 7, 10, || {
+            let _ = x.copy().expect("copy");
+        });
+        rows.push(Row {
+            name: "copy",
+            bytes: 2.0 * GIB,
+            secs: t,
+        });
+    }
+    if wanted("sum") {
+        let t = time(&hip, 3, 7, 10, || {
+            let _ = x.raw().reduce(ReduceOp::Sum, None).expect("sum");
+        });
+        rows.push(Row {
+            name: "sum",
+            bytes: GIB,
+            secs: t,
+        });
+    }
+    if wanted("sum_dim0") {
+        let t = time(&hip, 3, 7, 10, || {
+            let _ = m.sum_axis(0).expect("sum0");
+        });
+        rows.push(Row {
+            name: "sum_dim0",
+            bytes: GIB,
+            secs: t,
+        });
+    }
+    if wanted("sum_dim1") {
+        let t = time(&hip, 3, 7, 10, || {
+            let _ = m.sum_axis(1).expect("sum1");
+        });
+        rows.push(Row {
+            name: "sum_dim1",
+            bytes: GIB,
+            secs: t,
+        });
+    }
+    if wanted("cumsum") {
+        let t = time(&hip, 2, 5, 5, || {
+            let _ = x.cumsum(0).expect("cumsum");
+        });
+        rows.push(Row {
+            name: "cumsum",
+            bytes: 2.0 * GIB,
+            secs: t,
+        });
+    }
 
     let torch = torch_results();
     println!("\n| op (1 GiB f32) | gpuarrays-hip ms | GB/s | PyTorch GB/s | ratio |");
@@ -191,6 +209,10 @@ fn main() {
             r.name,
             r.secs * 1e3
         );
+    }
+
+    if only.is_some() {
+        return;
     }
 
     // Host enqueue of a tiny fused op (1024 elements): per-call host time, not device time;

@@ -31,10 +31,15 @@ struct GaShimDim3 { unsigned int x, y, z; };
 extern GaShimDim3 threadIdx, blockIdx, blockDim, gridDim;
 inline void __syncthreads() {}
 inline void __threadfence() {}
+unsigned int __ballot_sync(unsigned int, int);
+unsigned long long __ballot(int);
+int __ffsll(long long);
 unsigned long long atomicAdd(unsigned long long*, unsigned long long);
 #define GA_SHIM_SHFL(T) \
   T __shfl_down_sync(unsigned int, T, unsigned int, int = 32); \
   T __shfl_up_sync(unsigned int, T, unsigned int, int = 32); \
+  T __shfl_sync(unsigned int, T, int, int = 32); \
+  T __shfl(T, int, int = 64); \
   T __shfl_down(T, unsigned int, int = 64); \
   T __shfl_up(T, unsigned int, int = 64);
 GA_SHIM_SHFL(int)

@@ -183,6 +183,20 @@ fn multi_level_scans_match_cpu() {
         abs += v.abs();
         assert!(close(g, exact as f32, k + 1, abs), "[{k}] {g} vs {exact}");
     }
+    // Several rows of many tiles: look-backs stop at each row's first tile.
+    let xr: Vec<i32> = values(3 * 300_001, 14)
+        .iter()
+        .map(|v| (v * 100.0) as i32)
+        .collect();
+    let g = Array::from_slice(&hip, &[3, 300_001], &xr)
+        .expect("upload")
+        .cumsum(1)
+        .expect("cumsum");
+    let w = Array::from_slice(&cpu, &[3, 300_001], &xr)
+        .expect("upload")
+        .cumsum(1)
+        .expect("cumsum");
+    assert_eq!(g.to_vec().expect("read"), w.to_vec().expect("read"));
     // Strided axis with splits and carries.
     let (o, l, i) = (2, 40_000, 3);
     let xs: Vec<i32> = values(o * l * i, 4)

@@ -129,7 +129,8 @@ fn arg(t: DType, want_min: bool) -> Combiner {
          GA_INLINE GaA ga_identity() {{ return ga_arg({extreme}, 9223372036854775807LL); }}\n\
          GA_INLINE i64 ga_finish(const GaA a) {{ return a.i; }}\n\
          GA_INLINE GaA ga_shfl_down(const GaA a, int d) {{ return ga_arg(::ga_shfl_down(a.v, d), ::ga_shfl_down(a.i, d)); }}\n\
-         GA_INLINE GaA ga_shfl_up(const GaA a, int d) {{ return ga_arg(::ga_shfl_up(a.v, d), ::ga_shfl_up(a.i, d)); }}\n",
+         GA_INLINE GaA ga_shfl_up(const GaA a, int d) {{ return ga_arg(::ga_shfl_up(a.v, d), ::ga_shfl_up(a.i, d)); }}\n\
+         GA_INLINE GaA ga_shfl_idx(const GaA a, int l) {{ return ga_arg(::ga_shfl_idx(a.v, l), ::ga_shfl_idx(a.i, l)); }}\n",
         an = nan("a.v"),
         bn = nan("b.v"),
     );

@@ -91,17 +91,22 @@ GA_INLINE I ga_f2i(F x, F lo, F hi, I imin, I imax) {
 const SHFL_NVIDIA: &str = r#"
 #define GA_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define GA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define GA_SHFL_IDX(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#define GA_BALLOT(p) ((u64)__ballot_sync(0xffffffffu, (p)))
 "#;
 
 const SHFL_AMD: &str = r#"
 #define GA_SHFL_DOWN(v, d) __shfl_down((v), (d))
 #define GA_SHFL_UP(v, d) __shfl_up((v), (d))
+#define GA_SHFL_IDX(v, l) __shfl((v), (l))
+#define GA_BALLOT(p) ((u64)__ballot(p))
 "#;
 
 const SHFL_TYPED: &str = r#"
 #define GA_SHFL_NATIVE(T)                                                              \
   GA_INLINE T ga_shfl_down(T v, int d) { return GA_SHFL_DOWN(v, d); }                   \
-  GA_INLINE T ga_shfl_up(T v, int d) { return GA_SHFL_UP(v, d); }
+  GA_INLINE T ga_shfl_up(T v, int d) { return GA_SHFL_UP(v, d); }                       \
+  GA_INLINE T ga_shfl_idx(T v, int l) { return GA_SHFL_IDX(v, l); }
 GA_SHFL_NATIVE(i32)
 GA_SHFL_NATIVE(u32)
 GA_SHFL_NATIVE(i64)
@@ -110,12 +115,16 @@ GA_SHFL_NATIVE(f32)
 GA_SHFL_NATIVE(f64)
 GA_INLINE u8 ga_shfl_down(u8 v, int d) { return (u8)GA_SHFL_DOWN((i32)v, d); }
 GA_INLINE u8 ga_shfl_up(u8 v, int d) { return (u8)GA_SHFL_UP((i32)v, d); }
+GA_INLINE u8 ga_shfl_idx(u8 v, int l) { return (u8)GA_SHFL_IDX((i32)v, l); }
 GA_INLINE bool ga_shfl_down(bool v, int d) { return GA_SHFL_DOWN((i32)v, d) != 0; }
 GA_INLINE bool ga_shfl_up(bool v, int d) { return GA_SHFL_UP((i32)v, d) != 0; }
+GA_INLINE bool ga_shfl_idx(bool v, int l) { return GA_SHFL_IDX((i32)v, l) != 0; }
 GA_INLINE c32 ga_shfl_down(c32 v, int d) { return ga_c32(GA_SHFL_DOWN(v.re, d), GA_SHFL_DOWN(v.im, d)); }
 GA_INLINE c32 ga_shfl_up(c32 v, int d) { return ga_c32(GA_SHFL_UP(v.re, d), GA_SHFL_UP(v.im, d)); }
+GA_INLINE c32 ga_shfl_idx(c32 v, int l) { return ga_c32(GA_SHFL_IDX(v.re, l), GA_SHFL_IDX(v.im, l)); }
 GA_INLINE c64 ga_shfl_down(c64 v, int d) { return ga_c64(GA_SHFL_DOWN(v.re, d), GA_SHFL_DOWN(v.im, d)); }
 GA_INLINE c64 ga_shfl_up(c64 v, int d) { return ga_c64(GA_SHFL_UP(v.re, d), GA_SHFL_UP(v.im, d)); }
+GA_INLINE c64 ga_shfl_idx(c64 v, int l) { return ga_c64(GA_SHFL_IDX(v.re, l), GA_SHFL_IDX(v.im, l)); }
 "#;
 
 /// The prelude for `dialect` on a device whose warps have `warp_size` threads.

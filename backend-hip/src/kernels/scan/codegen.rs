@@ -7,8 +7,9 @@
 //!
 //! Tiles after the first of a row need the combination of all earlier tiles (the carry):
 //! - `ga_scan_onepass` (default): single pass, decoupled look-back. Tiles are taken in order
-//!   from an atomic counter; each publishes its total, then walks back to the nearest tile that
-//!   published its inclusive prefix and folds *forward* from it over the totals in between, so
+//!   from an atomic counter; each publishes its total, then one warp walks back (32 tiles a
+//!   step, a ballot finds the nearest tile that published its inclusive prefix) and folds
+//!   *forward* from that tile over the totals in between, in tile order, so
 //!   every carry is the same left fold of tile totals whichever tile it found: deterministic,
 //!   and 2 passes over memory (read, write).
 //! - `ga_scan_tile_reduce` + `ga_scan_tiles` (`GPUARRAYS_SCAN=multipass`): reduce-then-scan, 3
@@ -150,31 +151,57 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict
     }}
     GaA total;
     GaA prefix = ga_block_exclusive_scan(acc, &total);
-    if (threadIdx.x == 0) {{
+    // Warp 0 publishes this tile and computes its carry (the other warps wait below).
+    if (threadIdx.x < GA_WARP) {{
+      const int lane = threadIdx.x;
       if (t == 0) {{
-        ga_publish(incl + b * GA_AW, total);
-        __threadfence();
-        ((volatile u32*)flags)[b] = 2u;
-        s_has_carry = 0;
+        if (lane == 0) {{
+          ga_publish(incl + b * GA_AW, total);
+          __threadfence();
+          ((volatile u32*)flags)[b] = 2u;
+          s_has_carry = 0;
+        }}
       }} else {{
-        ga_publish(totals + b * GA_AW, total);
-        __threadfence();
-        ((volatile u32*)flags)[b] = 1u;
-        i64 j = b - 1;
+        if (lane == 0) {{
+          ga_publish(totals + b * GA_AW, total);
+          __threadfence();
+          ((volatile u32*)flags)[b] = 1u;
+        }}
+        // Look back GA_WARP tiles per step for the nearest published inclusive prefix (the
+        // row's first tile always publishes one, so the walk ends inside the row).
+        const i64 row_start = o * tpr;
+        i64 top = b - 1;
+        i64 j = row_start;
         while (true) {{
-          u32 f;
-          do {{ f = ((volatile u32*)flags)[j]; }} while (f == 0u);
-          if (f == 2u) break;
-          --j;
+          const i64 q = top - lane;
+          u32 f = 0u;
+          if (q >= row_start) {{
+            do {{ f = ((volatile u32*)flags)[q]; }} while (f == 0u);
+          }}
+          const u64 found = GA_BALLOT(f == 2u);
+          if (found != 0ULL) {{
+            j = top - (__ffsll((long long)found) - 1);
+            break;
+          }}
+          top -= GA_WARP;
         }}
         __threadfence();
+        // Fold forward from tile j in tile order — the same left fold of tile totals for
+        // whichever j the walk found, so the carry (and the scan) is deterministic.
         GaA carry = ga_fetch(incl + j * GA_AW);
-        for (i64 q = j + 1; q < b; ++q) carry = ga_combine(carry, ga_fetch(totals + q * GA_AW));
-        ga_publish(incl + b * GA_AW, ga_combine(carry, total));
-        __threadfence();
-        ((volatile u32*)flags)[b] = 2u;
-        s_carry = carry;
-        s_has_carry = 1;
+        for (i64 q0 = j + 1; q0 < b; q0 += GA_WARP) {{
+          const i64 q = q0 + lane;
+          const GaA v = q < b ? ga_fetch(totals + q * GA_AW) : ga_identity();
+          const int cnt = b - q0 < GA_WARP ? (int)(b - q0) : GA_WARP;
+          for (int l = 0; l < cnt; ++l) carry = ga_combine(carry, ga_shfl_idx(v, l));
+        }}
+        if (lane == 0) {{
+          ga_publish(incl + b * GA_AW, ga_combine(carry, total));
+          __threadfence();
+          ((volatile u32*)flags)[b] = 2u;
+          s_carry = carry;
+          s_has_carry = 1;
+        }}
       }}
     }}
     __syncthreads();
