@@ -14,6 +14,9 @@
 //! `GPUARRAYS_CROSSCHECK_SEED` replays another seed; `GPUARRAYS_PYTHON` picks the interpreter;
 //! `GPUARRAYS_CROSSCHECK_KEEP=1` keeps the temporary directory.
 
+// `view` takes one range per dimension, so views of 1-D arrays are one-element arrays.
+#![allow(clippy::single_range_in_vec_init)]
+
 #[path = "numpy_crosscheck/recorder.rs"]
 mod recorder;
 #[path = "numpy_crosscheck/values.rs"]
