@@ -6,15 +6,17 @@
 //! of the thread totals gives each thread its prefix, and the tile is stored coalesced.
 //!
 //! Tiles after the first of a row need the combination of all earlier tiles (the carry):
-//! - `ga_scan_onepass` (default): single pass, decoupled look-back. Tiles are taken in order
-//!   from an atomic counter; each publishes its total, then one warp walks back (32 tiles a
-//!   step, a ballot finds the nearest tile that published its inclusive prefix) and folds
-//!   *forward* from that tile over the totals in between, in tile order, so
-//!   every carry is the same left fold of tile totals whichever tile it found: deterministic,
-//!   and 2 passes over memory (read, write).
-//! - `ga_scan_tile_reduce` + `ga_scan_tiles` (`GPUARRAYS_SCAN=multipass`): reduce-then-scan, 3
-//!   passes; the per-tile totals are scanned by the same scan one level up. Measured on the
-//!   H200 (1 GiB f32): 1.196 ms, 0.70× PyTorch's cumsum.
+//! - `ga_scan_tile_reduce` + `ga_scan_tiles` (default): reduce-then-scan, 3 passes over memory;
+//!   the per-tile totals are scanned by the same scan one level up. 1 GiB f32 cumsum on the
+//!   H200: 1.194 ms (0.71× PyTorch's 0.851 ms).
+//! - `ga_scan_onepass` (`GPUARRAYS_SCAN=onepass`): single pass, decoupled look-back. Tiles are
+//!   taken in order from an atomic counter; each publishes its total, then one warp walks back
+//!   (32 tiles a step, a ballot finds the nearest tile that published its inclusive prefix)
+//!   and folds *forward* from that tile over the totals in between, in tile order, so every
+//!   carry is the same left fold of tile totals whichever tile the walk found: deterministic,
+//!   2 passes over memory. Measured slower all the same: 1.716 ms (a one-thread walk: 5.459
+//!   ms) — the walks are long while ~1000 resident tiles finish together; CUB-style
+//!   aggregation in the walk would shorten them but gives up the fixed fold order.
 //!
 //! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
 //! sequentially (coalesced across threads); splits after the first start from a carry
