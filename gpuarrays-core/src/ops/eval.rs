@@ -1,7 +1,5 @@
 //! Lowering an expression tree to a [`Program`] and running it on the backend.
 
-use std::collections::HashMap;
-
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
 use crate::dtype::DType;
@@ -25,8 +23,6 @@ struct Lowering<B: Backend> {
     program: Program,
     inputs: Vec<RawArray<B>>,
     scalars: Vec<Scalar>,
-    /// Same buffer, offset, shape and type read twice -> one input slot.
-    input_slots: HashMap<(usize, usize, Vec<usize>, DType), u32>,
     out_dims: Vec<usize>,
 }
 
@@ -60,15 +56,21 @@ impl<B: Backend> Lowering<B> {
     fn lower(&mut self, t: &Tree<B>) -> Result<u32> {
         let node = match &t.node {
             TreeNode::Array(a) => {
-                let key = (a.data.id(), a.offset, a.dims.clone(), a.dtype);
-                let slot = match self.input_slots.get(&key) {
-                    Some(&s) => s,
+                // The same buffer, offset, shape and type read twice is one input slot.
+                // Expressions have a handful of inputs: a linear scan beats hashing
+                // (measured: hashing was most of the host-side cost of a tiny expression).
+                let same = |b: &RawArray<B>| {
+                    crate::DataRef::same_buffer(&a.data, &b.data)
+                        && a.offset == b.offset
+                        && a.dtype == b.dtype
+                        && a.dims == b.dims
+                };
+                let slot = match self.inputs.iter().position(same) {
+                    Some(s) => s as u32,
                     None => {
                         self.inputs.push(a.clone());
                         self.program.inputs.push(a.dtype);
-                        let s = (self.inputs.len() - 1) as u32;
-                        self.input_slots.insert(key, s);
-                        s
+                        (self.inputs.len() - 1) as u32
                     }
                 };
                 Node::Input(slot)
@@ -116,7 +118,6 @@ impl<B: Backend> Expr<B> {
             },
             inputs: Vec::new(),
             scalars: Vec::new(),
-            input_slots: HashMap::new(),
             out_dims: tree.dims.clone(),
         };
         l.lower(&tree)?;
