@@ -124,11 +124,20 @@ fn results_do_not_depend_on_the_thread_count() {
     let three = CpuBackend::with_threads(3).unwrap();
     exact(&run(&three, &SuiteConfig::quick()));
     // Large shapes for the order-sensitive operations.
-    for filter in ["sum/f32", "cumsum/f64", "sum_axis/f32", "prod/c32", "matmul/f32"] {
+    for filter in [
+        "sum/f32",
+        "cumsum/f64",
+        "sum_axis/f32",
+        "prod/c32",
+        "matmul/f32",
+    ] {
         exact(&run(&three, &SuiteConfig::default().with_filter(filter)));
     }
     let one = CpuBackend::with_threads(1).unwrap();
-    exact(&run(&one, &SuiteConfig::default().with_filter("mean_axis/f64")));
+    exact(&run(
+        &one,
+        &SuiteConfig::default().with_filter("mean_axis/f64"),
+    ));
 }
 
 #[test]

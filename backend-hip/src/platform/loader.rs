@@ -39,7 +39,9 @@ pub fn open_first(
                 });
             }
             // "No such file" is the common case: list those names once, compactly.
-            Err(e) if e.to_string().contains("No such file or directory") => missing.push(candidate),
+            Err(e) if e.to_string().contains("No such file or directory") => {
+                missing.push(candidate)
+            }
             Err(e) => tried.push(format!("{candidate} ({e})")),
         }
     }
