@@ -411,7 +411,7 @@ fn shaped_input(rng: &mut Rng, rec: &mut Recorder, dtype: DType, dims: &[usize],
     }
 }
 
-const AXIS_SHAPES: [&[usize]; 8] = [
+const AXIS_SHAPES: [&[usize]; 9] = [
     &[1],
     &[1001],
     &[37, 53],
@@ -420,6 +420,7 @@ const AXIS_SHAPES: [&[usize]; 8] = [
     &[0],
     &[3, 0],
     &[0, 4],
+    &[0, 0],
 ];
 
 fn reduce_ops_for(kind: &str) -> &'static [&'static str] {
