@@ -121,8 +121,17 @@ fn bench_fused(c: &mut Criterion, cpu: &CpuBackend) {
                     .for_each(|o, &x, &y| *o = (A * x + y).max(0.0))
             })
         });
+        g.finish();
+
+        // What the memory system allows: a parallel copy (one read, one write per element).
+        let mut g = c.benchmark_group(format!("copy/{label}"));
+        configure(&mut g, n);
+        g.throughput(Throughput::Bytes(8 * n as u64));
         g.bench_function("ndarray copy par (bandwidth reference)", |b| {
             b.iter(|| Zip::from(&mut nout).and(&nx).par_for_each(|o, &x| *o = x))
+        });
+        g.bench_function("gpuarrays copy into", |b| {
+            b.iter(|| out.assign(&x).unwrap())
         });
         g.finish();
 
