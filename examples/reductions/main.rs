@@ -5,8 +5,8 @@
 //! cargo run --release --example reductions
 //! ```
 
-use gpuarrays_core::{Array, DType, Result};
-use gpuarrays_cpu_ref::CpuBackend;
+use gpuarrays::kernel::ReduceOp;
+use gpuarrays::prelude::*;
 
 fn main() -> Result<()> {
     let backend = CpuBackend::new();
@@ -74,9 +74,7 @@ fn main() -> Result<()> {
     println!("i32 sum of [MAX, 1, 2] wraps to {}", ints.sum()?);
 
     // Unsupported combinations are errors that say why, never wrong numbers.
-    let complex_order = x
-        .cast_dyn(DType::C64)?
-        .reduce(gpuarrays_core::kernel::ReduceOp::Min, None);
+    let complex_order = x.cast_dyn(DType::C64)?.reduce(ReduceOp::Min, None);
     println!("min of complex numbers: {}", complex_order.unwrap_err());
     Ok(())
 }

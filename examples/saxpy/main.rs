@@ -5,8 +5,7 @@
 //! cargo run --release --example saxpy -- 10000000
 //! ```
 
-use gpuarrays_core::{Array, Backend, Result};
-use gpuarrays_cpu_ref::CpuBackend;
+use gpuarrays::prelude::*;
 
 /// `y = a·x + y` in one fused kernel: the expression is built first, then evaluated into `y`
 /// in a single pass over memory (no temporary for `a·x`).
