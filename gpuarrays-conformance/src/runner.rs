@@ -2,6 +2,8 @@
 //! backend or the scalar oracle), then comparing, row by row.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::{Backend, Error};
 use gpuarrays_cpu_ref::CpuBackend;
@@ -51,22 +53,43 @@ pub fn run_against<B: Backend>(
         .filter(|r| cfg.selects(&r.key()))
         .collect();
     let total = rows.len();
-    let mut report = SuiteReport::default();
-    for (done, spec) in rows.iter().enumerate() {
-        let row = run_row(backend, reference, cfg, spec);
-        if let Some(p) = &cfg.progress {
-            p(&Progress {
-                backend: backend.name(),
-                done: done + 1,
-                total,
-                op: &row.op,
-                dtype: row.dtype,
-                ok: row.ok,
+    // Rows are independent: run them on worker threads (each with its own stream on a GPU
+    // backend), so run-time kernel compilation and the scalar oracle use every core.
+    // Results keep the catalogue's order; each row's verdict does not depend on scheduling.
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 16)
+        .min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; total]);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(spec) = rows.get(i) else { break };
+                    let row = run_row(backend, reference, cfg, spec);
+                    if let Some(p) = &cfg.progress {
+                        p(&Progress {
+                            backend: backend.name(),
+                            done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                            total,
+                            op: &row.op,
+                            dtype: row.dtype,
+                            ok: row.ok,
+                        });
+                    }
+                    slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(row);
+                }
             });
         }
-        report.rows.push(row);
+    });
+    let rows = slots.into_inner().unwrap_or_else(|e| e.into_inner());
+    SuiteReport {
+        rows: rows.into_iter().flatten().collect(),
     }
-    report
 }
 
 fn run_row<B: Backend>(
