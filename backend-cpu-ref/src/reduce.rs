@@ -83,22 +83,27 @@ where
                 *o = finish(p[1..].iter().fold(p[0], |a, &b| combine(a, b)));
             });
     } else {
-        let chunks = inner.div_ceil(INNER_CHUNK);
+        // Rows in parallel, and within a row its column chunks in parallel (an axis-0
+        // reduction has one row: measured single-threaded before this split).
         out.par_chunks_mut(inner).enumerate().for_each(|(o, row)| {
-            for c in 0..chunks {
-                let (i0, i1) = (c * INNER_CHUNK, ((c + 1) * INNER_CHUNK).min(inner));
-                let base = o * len * inner;
-                let mut acc: Vec<A> = (i0..i1).map(|i| map(x[base + i], 0)).collect();
-                for k in 1..len {
-                    let xs = &x[base + k * inner + i0..base + k * inner + i1];
-                    for (a, &v) in acc.iter_mut().zip(xs) {
-                        *a = combine(*a, map(v, k));
+            row.par_chunks_mut(INNER_CHUNK)
+                .enumerate()
+                .for_each(|(c, seg)| {
+                    let base = o * len * inner + c * INNER_CHUNK;
+                    let mut acc: Vec<A> = x[base..base + seg.len()]
+                        .iter()
+                        .map(|&v| map(v, 0))
+                        .collect();
+                    for k in 1..len {
+                        let xs = &x[base + k * inner..base + k * inner + seg.len()];
+                        for (a, &v) in acc.iter_mut().zip(xs) {
+                            *a = combine(*a, map(v, k));
+                        }
                     }
-                }
-                for (r, a) in row[i0..i1].iter_mut().zip(acc) {
-                    *r = finish(a);
-                }
-            }
+                    for (r, a) in seg.iter_mut().zip(acc) {
+                        *r = finish(a);
+                    }
+                });
         });
     }
     Ok(())
