@@ -19,7 +19,11 @@ pub struct DeviceInfo {
 
 impl fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{} '{}'", self.backend, self.ordinal, self.name)
+        write!(
+            f,
+            "{}:{} '{}' (device #{})",
+            self.backend, self.ordinal, self.name, self.id
+        )
     }
 }
 

@@ -20,6 +20,10 @@ use crate::error::{Error, Result};
 ///
 /// Core never asks for `Min`..`ArgMax` over zero elements (an error), and fills the
 /// identity itself for `Sum`, `Prod`, `Any`, `All` over zero elements.
+///
+/// Unspecified (backends may differ; comparisons treat `-0.0 == 0.0`): the sign of a zero
+/// produced by `Sum`, `Min` or `Max`, and which of `-0.0` and `0.0` `ArgMin`/`ArgMax` pick
+/// when both are present (the first of the equal values, by index, is the rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
     Sum,
@@ -148,7 +152,8 @@ pub struct ScanArgs<'a, Buf> {
 }
 
 /// Sorts `rows` consecutive rows of `len` elements each, in place, ascending. NaNs go last;
-/// `false < true`; complex is rejected by core. `rows·len ≥ 1`.
+/// `false < true`; complex is rejected by core. `rows·len ≥ 1`. `-0.0` and `0.0` compare
+/// equal, so their relative order in the result is unspecified.
 #[derive(Debug, Clone)]
 pub struct SortArgs<'a, Buf> {
     pub dtype: DType,
