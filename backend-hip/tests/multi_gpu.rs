@@ -1,0 +1,104 @@
+//! The HIP backend on two devices of one host: per-device stream pools and memory, arrays
+//! that live on one device each, operations that refuse to mix devices, explicit copies
+//! between them, and both devices busy at once from several threads.
+//!
+//! With fewer than two devices every test prints why and passes, unless
+//! `GPUARRAYS_REQUIRE_MULTI_GPU=1` (set it on a multi-GPU machine), which makes that a failure.
+
+use gpuarrays_core::{Array, Backend, Error};
+use gpuarrays_hip::{DeviceId, HipBackend};
+
+fn two_devices() -> Option<(HipBackend, HipBackend)> {
+    let required = std::env::var("GPUARRAYS_REQUIRE_MULTI_GPU").is_ok_and(|v| v == "1");
+    let count = match HipBackend::device_count() {
+        Ok(n) => n,
+        Err(e) => {
+            assert!(
+                !required,
+                "GPUARRAYS_REQUIRE_MULTI_GPU=1 but HIP is unavailable: {e}"
+            );
+            eprintln!("skipped: no HIP runtime ({e})");
+            return None;
+        }
+    };
+    if count < 2 {
+        assert!(
+            !required,
+            "GPUARRAYS_REQUIRE_MULTI_GPU=1 but only {count} HIP device(s)"
+        );
+        eprintln!("skipped: {count} HIP device(s); these tests need two");
+        return None;
+    }
+    Some((HipBackend::new(0).unwrap(), HipBackend::new(1).unwrap()))
+}
+
+#[test]
+fn each_device_has_its_own_streams_and_memory() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    assert_ne!(d0.device().id, d1.device().id);
+    let rt = d0.runtime();
+    let (s0, s1) = (
+        rt.stream(DeviceId(0)).unwrap(),
+        rt.stream(DeviceId(1)).unwrap(),
+    );
+    assert_eq!((s0.device(), s1.device()), (DeviceId(0), DeviceId(1)));
+    assert!(!s0.same_as(&s1));
+    // A buffer freed on device 1 is cached by device 1's pool only.
+    let before0 = d0.device_state().memory().stats().cached_bytes;
+    let a = Array::<f32, _>::full(&d1, &[1 << 20], 1.0).unwrap();
+    assert_eq!(a.sum().unwrap(), (1 << 20) as f32);
+    drop(a);
+    d1.synchronize().unwrap();
+    assert!(d1.device_state().memory().stats().cached_bytes >= 4 << 20);
+    assert_eq!(d0.device_state().memory().stats().cached_bytes, before0);
+}
+
+#[test]
+fn arrays_of_two_devices_do_not_mix_and_move_explicitly() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    let x: Vec<f32> = (0..100_003).map(|i| (i % 97) as f32 - 48.0).collect();
+    let a = Array::from_slice(&d0, &[x.len()], &x).unwrap();
+    let b = Array::from_slice(&d1, &[x.len()], &x).unwrap();
+    let mixed = (a.ex() + b.ex()).eval::<f32>();
+    assert!(
+        matches!(mixed, Err(Error::DeviceMismatch { .. })),
+        "{mixed:?}"
+    );
+    assert!(matches!(
+        a.matmul(&b.reshape(&[1, -1]).unwrap()),
+        Err(Error::DeviceMismatch { .. })
+    ));
+    let moved = a.to_backend(&d1).unwrap();
+    assert_eq!(moved.backend().device().id, d1.device().id);
+    let sum: Array<f32, _> = (moved.ex() + b.ex()).eval().unwrap();
+    let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+    assert_eq!(sum.to_vec().unwrap(), want);
+}
+
+#[test]
+fn both_devices_work_at_once_from_many_threads() {
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    std::thread::scope(|s| {
+        for t in 0..16usize {
+            let dev = if t % 2 == 0 { d0.clone() } else { d1.clone() };
+            s.spawn(move || {
+                for i in 0..50usize {
+                    let v = ((t * 50 + i) % 11) as f32;
+                    let a = Array::<f32, _>::full(&dev, &[1 << 16], v).unwrap();
+                    let b: Array<f32, _> = (a.ex() * 2.0).eval().unwrap();
+                    assert_eq!(b.sum().unwrap(), v * 2.0 * (1 << 16) as f32);
+                }
+            });
+        }
+    });
+    for stats in d0.runtime().stream_stats() {
+        // Streams of finished threads are idle, within the cap, on their own device's pool.
+        assert!(stats.idle <= 32, "{stats:?}");
+    }
+}
