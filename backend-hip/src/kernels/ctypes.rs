@@ -6,20 +6,10 @@
 
 use gpuarrays_core::DType;
 
-/// The register type of `d` (the prelude's typedef names).
+/// The register type of `d`. The prelude names its typedefs (and the complex structs) after
+/// `DType::name`, so the name is the C++ type; `codegen_syntax` compiles every use.
 pub fn cty(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "u8",
-        DType::I32 => "i32",
-        DType::U32 => "u32",
-        DType::I64 => "i64",
-        DType::U64 => "u64",
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-        DType::C32 => "c32",
-        DType::C64 => "c64",
-    }
+    d.name()
 }
 
 /// The memory type of `d` (bool is stored as `u8`).
