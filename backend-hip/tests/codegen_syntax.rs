@@ -74,7 +74,9 @@ fn scratch_dir() -> PathBuf {
 /// output on failure.
 fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
     let dir = scratch_dir();
-    let shim = dir.join("shim.h");
+    // One shim per check: checks run on parallel threads, and rewriting a shared shim.h
+    // while another g++ reads it made that g++ see a truncated file (flaky failures).
+    let shim = dir.join(format!("{name}_shim.h"));
     std::fs::write(&shim, SHIM).expect("write shim");
     let path = dir.join(format!("{name}.cpp"));
     let mut f = std::fs::File::create(&path).expect("create source");
@@ -99,6 +101,7 @@ fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
     );
     if std::env::var_os("GA_KEEP_CODEGEN").is_none() {
         let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(&shim);
     }
 }
 
