@@ -54,6 +54,42 @@ pub fn body(t: DType, c: &Combiner) -> String {
 #define GA_TILE ({BLOCK} * GA_ITEMS)
 #define GA_PAD(e) ((e) + (e) / 32)
 
+// The stages every row-tile kernel shares. Load: the tile coalesced into shared memory, each
+// thread scans its GA_ITEMS consecutive elements in place, a block scan of the thread totals;
+// returns the thread's exclusive prefix and the tile total. Store: combine the prefix (when
+// `has`) into the thread's elements, then write the tile coalesced.
+GA_INLINE GaA ga_tile_load_scan(GaA* tile, const {m}* xr, const i64 start, const i64 cnt, GaA* total) {{
+#pragma unroll
+  for (int j = 0; j < GA_ITEMS; ++j) {{
+    const int e = j * {BLOCK} + threadIdx.x;
+    tile[GA_PAD(e)] = e < cnt ? ga_map({xe}, start + e) : ga_identity();
+  }}
+  __syncthreads();
+  const int first = threadIdx.x * GA_ITEMS;
+  GaA acc = tile[GA_PAD(first)];
+#pragma unroll
+  for (int j = 1; j < GA_ITEMS; ++j) {{
+    acc = ga_combine(acc, tile[GA_PAD(first + j)]);
+    tile[GA_PAD(first + j)] = acc;
+  }}
+  return ga_block_exclusive_scan(acc, total);
+}}
+
+GA_INLINE void ga_tile_apply_store(GaA* tile, {m}* yr, const i64 cnt, const GaA prefix, const bool has) {{
+  const int first = threadIdx.x * GA_ITEMS;
+  if (has) {{
+#pragma unroll
+    for (int j = 0; j < GA_ITEMS; ++j) tile[GA_PAD(first + j)] = ga_combine(prefix, tile[GA_PAD(first + j)]);
+  }}
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < GA_ITEMS; ++j) {{
+    const int e = j * {BLOCK} + threadIdx.x;
+    if (e < cnt) yr[e] = ga_finish(tile[GA_PAD(e)]);
+  }}
+  __syncthreads();
+}}
+
 __global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 tpr) {{
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
     const i64 o = b / tpr, t = b % tpr;
@@ -75,38 +111,15 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
     const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
     const {m}* xr = x + o * len + start;
     {m}* yr = y + o * len + start;
-#pragma unroll
-    for (int j = 0; j < GA_ITEMS; ++j) {{
-      const int e = j * {BLOCK} + threadIdx.x;
-      tile[GA_PAD(e)] = e < cnt ? ga_map({xe}, start + e) : ga_identity();
-    }}
-    __syncthreads();
-    const int first = threadIdx.x * GA_ITEMS;
-    GaA acc = tile[GA_PAD(first)];
-#pragma unroll
-    for (int j = 1; j < GA_ITEMS; ++j) {{
-      acc = ga_combine(acc, tile[GA_PAD(first + j)]);
-      tile[GA_PAD(first + j)] = acc;
-    }}
     GaA total;
-    GaA prefix = ga_block_exclusive_scan(acc, &total);
+    GaA prefix = ga_tile_load_scan(tile, xr, start, cnt, &total);
     bool has = threadIdx.x > 0;
     if (t > 0 && has_carry) {{
       const GaA c = carry[o * tpr + t - 1];
       prefix = has ? ga_combine(c, prefix) : c;
       has = true;
     }}
-    if (has) {{
-#pragma unroll
-      for (int j = 0; j < GA_ITEMS; ++j) tile[GA_PAD(first + j)] = ga_combine(prefix, tile[GA_PAD(first + j)]);
-    }}
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < GA_ITEMS; ++j) {{
-      const int e = j * {BLOCK} + threadIdx.x;
-      if (e < cnt) yr[e] = ga_finish(tile[GA_PAD(e)]);
-    }}
-    __syncthreads();
+    ga_tile_apply_store(tile, yr, cnt, prefix, has);
   }}
 }}
 
@@ -138,21 +151,8 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict
     const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
     const {m}* xr = x + o * len + start;
     {m}* yr = y + o * len + start;
-#pragma unroll
-    for (int j = 0; j < GA_ITEMS; ++j) {{
-      const int e = j * {BLOCK} + threadIdx.x;
-      tile[GA_PAD(e)] = e < cnt ? ga_map({xe}, start + e) : ga_identity();
-    }}
-    __syncthreads();
-    const int first = threadIdx.x * GA_ITEMS;
-    GaA acc = tile[GA_PAD(first)];
-#pragma unroll
-    for (int j = 1; j < GA_ITEMS; ++j) {{
-      acc = ga_combine(acc, tile[GA_PAD(first + j)]);
-      tile[GA_PAD(first + j)] = acc;
-    }}
     GaA total;
-    GaA prefix = ga_block_exclusive_scan(acc, &total);
+    GaA prefix = ga_tile_load_scan(tile, xr, start, cnt, &total);
     // Warp 0 publishes this tile and computes its carry (the other warps wait below).
     if (threadIdx.x < GA_WARP) {{
       const int lane = threadIdx.x;
@@ -212,17 +212,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict
       prefix = has ? ga_combine(s_carry, prefix) : s_carry;
       has = true;
     }}
-    if (has) {{
-#pragma unroll
-      for (int j = 0; j < GA_ITEMS; ++j) tile[GA_PAD(first + j)] = ga_combine(prefix, tile[GA_PAD(first + j)]);
-    }}
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < GA_ITEMS; ++j) {{
-      const int e = j * {BLOCK} + threadIdx.x;
-      if (e < cnt) yr[e] = ga_finish(tile[GA_PAD(e)]);
-    }}
-    __syncthreads();
+    ga_tile_apply_store(tile, yr, cnt, prefix, has);
   }}
 }}
 
