@@ -8,6 +8,10 @@
 use gpuarrays_core::{Array, Backend, Error};
 use gpuarrays_hip::{DeviceId, HipBackend};
 
+/// The tests compare per-device counters, so they run one at a time (the test harness runs
+/// tests of one binary on parallel threads, which would move device 0's counters meanwhile).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn two_devices() -> Option<(HipBackend, HipBackend)> {
     let required = std::env::var("GPUARRAYS_REQUIRE_MULTI_GPU").is_ok_and(|v| v == "1");
     let count = match HipBackend::device_count() {
@@ -34,6 +38,7 @@ fn two_devices() -> Option<(HipBackend, HipBackend)> {
 
 #[test]
 fn each_device_has_its_own_streams_and_memory() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some((d0, d1)) = two_devices() else {
         return;
     };
@@ -57,6 +62,7 @@ fn each_device_has_its_own_streams_and_memory() {
 
 #[test]
 fn arrays_of_two_devices_do_not_mix_and_move_explicitly() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some((d0, d1)) = two_devices() else {
         return;
     };
@@ -81,6 +87,7 @@ fn arrays_of_two_devices_do_not_mix_and_move_explicitly() {
 
 #[test]
 fn both_devices_work_at_once_from_many_threads() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some((d0, d1)) = two_devices() else {
         return;
     };
