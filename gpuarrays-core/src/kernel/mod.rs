@@ -6,6 +6,7 @@
 
 pub mod axis_ops;
 pub mod elementwise;
+mod map_buffers;
 pub mod ops;
 pub mod random;
 
