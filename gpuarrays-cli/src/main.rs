@@ -1,6 +1,13 @@
-//! Command-line parsing and dispatch. Exit codes: 0 success, 1 a mismatch (validate found
-//! a backend computing wrong results), 2 a usage error or an unavailable backend.
+//! The `gpuarrays` command: `info` (the backends compiled in, the devices each finds, their
+//! capabilities) and `validate` (the conformance suite on each available backend).
+//!
+//! Exit codes: 0 success, 1 a mismatch (validate found a backend computing wrong results),
+//! 2 a usage error or an unavailable backend that was asked for.
 
+#![forbid(unsafe_code)]
+
+mod backends;
+mod error_chain;
 mod info;
 mod progress;
 mod validate;
@@ -19,7 +26,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Backends compiled in, devices found, and capabilities (element type × operation).
+    /// Backends compiled in, the default backend, devices found, and capabilities (element
+    /// type × operation).
     Info(info::InfoArgs),
     /// Run the conformance suite: GPU backends against the CPU reference, the CPU
     /// reference against the scalar oracle.
@@ -44,7 +52,7 @@ impl From<Status> for ExitCode {
     }
 }
 
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Info(args) => info::run(&args),

@@ -1,0 +1,136 @@
+//! `AnyBackend`: one type over the backends compiled into this build, chosen at run time.
+//!
+//! Array code is written once, generic over `B: Backend`; [`AnyBackend`] is the `B` for a
+//! program that picks its device when it starts ([`default_backend`](crate::default_backend):
+//! the best available GPU, else the CPU; `GPUARRAYS_BACKEND=cpu|hip|hip:1` forces one). It is
+//! an enum, not a trait object, so `Array<f32, AnyBackend>` keeps every generic operation and
+//! a call costs one `match` plus re-typing the kernel description's buffer references
+//! (measured against the direct backend in `benches/cpu_vs_ndarray.rs` and
+//! `benches/hip_kernels.rs`).
+//!
+//! A buffer meets only the variant that allocated it: core already refuses operands of two
+//! devices (`Error::DeviceMismatch`), and a buffer of another variant reaching a backend
+//! method is the same typed error, never a panic.
+
+mod buffer;
+mod choice;
+mod dispatch;
+mod error;
+mod kind;
+mod variant;
+
+pub use buffer::AnyBuffer;
+pub use choice::{
+    BACKEND_ENV, BackendChoice, choose_backend, default_backend, default_backend_choice,
+};
+pub use error::BackendChoiceError;
+pub use kind::{BackendFacts, BackendKind};
+
+use gpuarrays_cpu_ref::CpuBackend;
+#[cfg(feature = "hip")]
+use gpuarrays_hip::HipBackend;
+
+/// One device of one of the compiled-in backends. Cheap to clone (clones share the device).
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum AnyBackend {
+    Cpu(CpuBackend),
+    #[cfg(feature = "hip")]
+    Hip(HipBackend),
+}
+
+/// Runs `$body` with `$b` bound to the wrapped backend, whichever it is: the one place that
+/// lists the variants for the `Backend` methods.
+macro_rules! match_variant {
+    ($any:expr, $b:ident => $body:expr) => {
+        match $any {
+            AnyBackend::Cpu($b) => $body,
+            #[cfg(feature = "hip")]
+            AnyBackend::Hip($b) => $body,
+        }
+    };
+}
+pub(crate) use match_variant;
+
+impl AnyBackend {
+    /// A new CPU reference device (always available).
+    pub fn cpu() -> AnyBackend {
+        AnyBackend::Cpu(CpuBackend::new())
+    }
+
+    /// Device `ordinal` of backend `kind`, or why it cannot be opened here.
+    pub fn open(kind: BackendKind, ordinal: usize) -> Result<AnyBackend, BackendChoiceError> {
+        match kind {
+            BackendKind::Cpu => variant::open::<CpuBackend>(ordinal),
+            #[cfg(feature = "hip")]
+            BackendKind::Hip => variant::open::<HipBackend>(ordinal),
+            #[allow(unreachable_patterns)]
+            other => Err(not_compiled(other)),
+        }
+    }
+
+    /// Every device of backend `kind`, or why there is none here.
+    pub fn open_all(kind: BackendKind) -> Result<Vec<AnyBackend>, BackendChoiceError> {
+        match kind {
+            BackendKind::Cpu => variant::open_all::<CpuBackend>(),
+            #[cfg(feature = "hip")]
+            BackendKind::Hip => variant::open_all::<HipBackend>(),
+            #[allow(unreachable_patterns)]
+            other => Err(not_compiled(other)),
+        }
+    }
+
+    /// Which backend this is.
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            AnyBackend::Cpu(_) => BackendKind::Cpu,
+            #[cfg(feature = "hip")]
+            AnyBackend::Hip(_) => BackendKind::Hip,
+        }
+    }
+
+    /// The CPU backend inside, if this is one.
+    pub fn as_cpu(&self) -> Option<&CpuBackend> {
+        match self {
+            AnyBackend::Cpu(b) => Some(b),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The HIP backend inside, if this is one.
+    #[cfg(feature = "hip")]
+    pub fn as_hip(&self) -> Option<&HipBackend> {
+        match self {
+            AnyBackend::Hip(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+fn not_compiled(kind: BackendKind) -> BackendChoiceError {
+    BackendChoiceError::NotCompiled {
+        name: kind.name(),
+        feature: kind.facts().cargo_feature.unwrap_or("default"),
+    }
+}
+
+impl From<CpuBackend> for AnyBackend {
+    fn from(b: CpuBackend) -> Self {
+        AnyBackend::Cpu(b)
+    }
+}
+
+#[cfg(feature = "hip")]
+impl From<HipBackend> for AnyBackend {
+    fn from(b: HipBackend) -> Self {
+        AnyBackend::Hip(b)
+    }
+}
+
+impl std::fmt::Debug for AnyBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let device = match_variant!(self, b => gpuarrays_core::Backend::device(b));
+        write!(f, "AnyBackend({device})")
+    }
+}
