@@ -62,6 +62,7 @@ pub struct Outcome {
 
 /// The suite's rows on one device.
 pub struct DeviceReport {
+    /// "backend:ordinal 'name'".
     pub device: String,
     pub report: SuiteReport,
 }
@@ -156,7 +157,8 @@ fn validate_one(kind: BackendKind, cfg: &SuiteConfig, required: bool) -> Outcome
         }
         Ok(devices) => {
             for device in devices {
-                let name = device.device().to_string();
+                let info = device.device();
+                let name = format!("{}:{} '{}'", info.backend, info.ordinal, info.name);
                 eprintln!("validating {name} against {}", outcome.role().reference());
                 let report = backends::run_suite(&device, cfg);
                 outcome.reports.push(DeviceReport {

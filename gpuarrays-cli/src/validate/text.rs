@@ -40,8 +40,8 @@ pub fn verbose(outcomes: &[Outcome], all: &SuiteReport) -> String {
     out
 }
 
-/// "cpu: PASS, 750 rows: 605 ok, 145 rejected, 0 unsupported, 0 FAILED (on cpu:0 '...'
-/// against the scalar oracle)", or the one line saying why the backend is not available.
+/// "cpu: PASS, 750 rows: 605 ok, 145 rejected, 0 unsupported, 0 FAILED (cpu:0 '...' against
+/// the scalar oracle)", or the one line saying why the backend is not available.
 fn backend_lines(outcomes: &[Outcome], with_causes: bool) -> String {
     let mut out = String::new();
     for o in outcomes {
@@ -60,7 +60,7 @@ fn backend_lines(outcomes: &[Outcome], with_causes: bool) -> String {
                 let failed = count(Cell::Failed);
                 let _ = writeln!(
                     out,
-                    "{}: {}, {} rows: {} ok, {} rejected, {} unsupported, {failed} FAILED (on {} against {})",
+                    "{}: {}, {} rows: {} ok, {} rejected, {} unsupported, {failed} FAILED ({} against {})",
                     o.kind.name(),
                     if failed == 0 { "PASS" } else { "FAIL" },
                     rows.rows.len(),
