@@ -111,10 +111,7 @@ fn validate_verbose_has_one_line_per_row_of_the_json() {
     let rows = json["results"].as_array().expect("results").len();
     assert!(rows > 50, "{rows} rows");
     let verbose = text(&gpuarrays(&[&args[..], &["--verbose"]].concat()).stdout);
-    let table_lines = verbose
-        .lines()
-        .filter(|l| l.starts_with("cpu "))
-        .count();
+    let table_lines = verbose.lines().filter(|l| l.starts_with("cpu ")).count();
     assert_eq!(table_lines, rows, "{verbose}");
 }
 
