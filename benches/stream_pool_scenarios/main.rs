@@ -1,8 +1,12 @@
-//! The first seed's four scenarios as a benchmark program, run on a HIP device.
+//! The stream pool under four threading patterns, as a benchmark program run on a HIP
+//! device: producer/consumer loops, many short-lived threads, concurrent first touches, and a
+//! stencil with a new thread per chunk per phase. These are the workloads that motivated
+//! recycling per-thread streams instead of creating and destroying one per thread (see the
+//! `gpuarrays_hip::stream` module); running them with the pool off shows what recycling saves.
 //!
 //! ```text
-//! cargo bench --bench seed_scenarios -- [all|producer-consumer|spawn-many|first-touch|stencil]
-//! GPUARRAYS_STREAM_POOL=off cargo bench --bench seed_scenarios -- all   # pooling disabled
+//! cargo bench --bench stream_pool_scenarios -- [all|producer-consumer|spawn-many|first-touch|stencil]
+//! GPUARRAYS_STREAM_POOL=off cargo bench --bench stream_pool_scenarios -- all   # pooling disabled
 //! ```
 //!
 //! Each scenario prints its measurements as lines starting with `scenario,` (CSV), so two
@@ -25,7 +29,7 @@ fn main() {
     let hip = match HipBackend::new(0) {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("seed_scenarios: no HIP device ({e}); nothing to measure");
+            eprintln!("stream_pool_scenarios: no HIP device ({e}); nothing to measure");
             if std::env::var("GPUARRAYS_REQUIRE_GPU").as_deref() == Ok("1") {
                 std::process::exit(1);
             }

@@ -27,7 +27,11 @@ fn main() -> Result<()> {
     }
 
     // The same function on every available device, against the CPU reference's answer.
-    let reference = rms(&Array::<f64, _>::random_normal(&CpuBackend::new(), &[1 << 16], 7)?)?;
+    let reference = rms(&Array::<f64, _>::random_normal(
+        &CpuBackend::new(),
+        &[1 << 16],
+        7,
+    )?)?;
     println!("rms of 65536 normal numbers (seed 7) on the CPU reference: {reference:.12}");
     let mut mismatches = 0;
     for kind in BackendKind::compiled() {

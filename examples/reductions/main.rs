@@ -60,7 +60,10 @@ fn main() -> Result<()> {
     // Counting with a cast: bool -> i64, then sum.
     let count = big.cast::<i64>()?.sum()?;
     if count as usize != positions.len() {
-        eprintln!("the mask counts {count} but find() returned {} positions", positions.len());
+        eprintln!(
+            "the mask counts {count} but find() returned {} positions",
+            positions.len()
+        );
         std::process::exit(1);
     }
 
