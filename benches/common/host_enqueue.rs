@@ -2,9 +2,9 @@
 //! (`Expr::eval_into`) and through `Backend::elementwise`, each on the backend itself and
 //! through the runtime-chosen `AnyBackend` wrapping it: four paths, measured side by side.
 //!
-//! Method: rounds of 100 back-to-back calls per path, the paths taking turns round by round
-//! (so a change of machine load hits every path alike), the device synchronised after each
-//! round (its queue never fills). Per call: the median of individually timed calls; per
+//! Method: rounds of 100 back-to-back calls per path, the paths taking turns (so a change of
+//! machine load hits every path alike; each round starts with the next path, so none always
+//! runs first), the device synchronised after each round (its queue never fills). Per call: the median of individually timed calls; per
 //! batch: the median over rounds of (time of the 100 calls) / 100, which excludes the
 //! timer's own cost. The first 5 rounds are warm-up (the kernel is compiled in the first).
 
@@ -37,8 +37,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn measure(sync: &dyn Fn(), paths: &mut [&mut dyn FnMut()]) -> Vec<Timing> {
     let mut per_call = vec![Vec::new(); paths.len()];
     let mut per_batch = vec![Vec::new(); paths.len()];
+    let n = paths.len();
     for round in 0..ROUNDS {
-        for (p, path) in paths.iter_mut().enumerate() {
+        // Each round starts with the next path, so no path always runs first.
+        for p in (0..n).map(|i| (i + round) % n) {
+            let path = &mut paths[p];
             let t_batch = Instant::now();
             for _ in 0..CALLS_PER_ROUND {
                 let t0 = Instant::now();

@@ -8,6 +8,7 @@ use gpuarrays_core::kernel::{
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
 use super::buffer::AnyBuffer;
+use super::retype::with_retyped;
 use super::variant::BackendVariant;
 use super::{AnyBackend, match_variant};
 
@@ -25,8 +26,11 @@ fn elementwise<V: BackendVariant>(
     program: &Program,
     args: &ElementwiseArgs<'_, AnyBuffer>,
 ) -> Result<()> {
-    let args = args.try_map_buffers(|x| own(b, "elementwise", x))?;
-    b.elementwise(program, &args)
+    with_retyped(
+        args,
+        |x| own(b, "elementwise", x),
+        |args| b.elementwise(program, args),
+    )
 }
 
 fn find<V: BackendVariant>(b: &V, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {

@@ -17,6 +17,7 @@ mod choice;
 mod dispatch;
 mod error;
 mod kind;
+mod retype;
 mod variant;
 
 pub use buffer::AnyBuffer;
