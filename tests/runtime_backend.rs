@@ -4,9 +4,8 @@
 //! that mixing buffers of two variants is a typed error, never a panic.
 
 use gpuarrays::conformance::{SuiteConfig, run, run_against_oracle};
-use gpuarrays::kernel::{ElementwiseArgs, Operand, ReduceArgs, ReduceOp};
 use gpuarrays::prelude::*;
-use gpuarrays::{AnyBuffer, BackendChoiceError, BackendKind, choose_backend};
+use gpuarrays::{BackendChoiceError, BackendKind, choose_backend};
 
 /// Whether HIP runs here (then `default_backend()` must pick it).
 fn hip_available() -> bool {
@@ -161,9 +160,11 @@ fn arrays_of_two_devices_do_not_mix() {
 fn a_buffer_of_another_variant_is_a_device_mismatch_error() {
     use std::sync::Arc;
 
+    use gpuarrays::AnyBuffer;
     use gpuarrays::hip::kernels::DiskCache;
     use gpuarrays::hip::platform::test_double::{FakeConfig, FakePlatform};
     use gpuarrays::hip::{HipBackend, HipRuntime, RuntimeConfig};
+    use gpuarrays::kernel::{ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp};
 
     let platform = Arc::new(FakePlatform::new(FakeConfig::default()));
     let runtime = HipRuntime::new(platform, RuntimeConfig::default()).expect("fake runtime");
@@ -195,11 +196,11 @@ fn a_buffer_of_another_variant_is_a_device_mismatch_error() {
         offset: 0,
         strides: vec![1],
     };
-    let copy_program = gpuarrays::kernel::Program {
+    let copy_program = Program {
         inputs: vec![DType::F32],
         scalars: vec![],
-        instrs: vec![gpuarrays::kernel::Instr {
-            node: gpuarrays::kernel::Node::Input(0),
+        instrs: vec![Instr {
+            node: Node::Input(0),
             dtype: DType::F32,
         }],
     };
