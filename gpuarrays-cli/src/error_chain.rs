@@ -2,9 +2,22 @@
 //!
 //! The first contact with a missing backend should be one line that says what is missing and
 //! what to install; the detail (every library file tried, the loader's reasons) stays in the
-//! error's source chain, which `--verbose` prints.
+//! error's source chain and the backend's detail, which `--verbose` prints.
 
 use std::error::Error;
+
+use gpuarrays::BackendChoiceError;
+
+/// The lines `--verbose` adds under a backend's one-line error: its causes, then the
+/// backend's detail (e.g. every library file tried and why it did not load).
+pub fn verbose_lines(error: &BackendChoiceError) -> Vec<String> {
+    let mut lines: Vec<String> = causes(error)
+        .into_iter()
+        .map(|c| format!("caused by: {c}"))
+        .collect();
+    lines.extend(error.detail().iter().cloned());
+    lines
+}
 
 /// The messages of `error`'s sources, outermost first, leaving out each one that its
 /// parent's message already contains (wrappers that print their source inline).

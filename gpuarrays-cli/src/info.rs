@@ -8,7 +8,7 @@ use gpuarrays::{BACKEND_ENV, Backend, BackendKind, DType, OpKind, Support};
 
 use crate::Status;
 use crate::backends::{self, Capability};
-use crate::error_chain::causes;
+use crate::error_chain::verbose_lines;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -87,9 +87,9 @@ fn unavailable_name(e: &gpuarrays::BackendChoiceError) -> Option<&'static str> {
     }
 }
 
-fn print_causes(e: &dyn std::error::Error) {
-    for cause in causes(e) {
-        println!("    caused by: {cause}");
+fn print_causes(e: &gpuarrays::BackendChoiceError) {
+    for line in verbose_lines(e) {
+        println!("    {line}");
     }
 }
 

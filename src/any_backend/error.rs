@@ -41,12 +41,15 @@ pub enum BackendChoiceError {
     },
 
     /// The backend is compiled in but cannot run here (no driver, no runtime library, no
-    /// device). The source is the backend's own error, with its full detail.
+    /// device). The message is one line (what is missing, what to install); the source is the
+    /// backend's own error, and `detail` what it knows beyond the message (e.g. every library
+    /// file tried and why it did not load), for `--verbose` listings.
     #[error("{name}: not available: {source}")]
     Unavailable {
         name: &'static str,
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
+        detail: Vec<String>,
     },
 
     /// The backend's runtime loaded but reports no device.
@@ -76,6 +79,16 @@ pub enum BackendChoiceError {
 }
 
 impl BackendChoiceError {
+    /// What the backend knows beyond the one-line message, one item per line (empty when the
+    /// message says it all).
+    pub fn detail(&self) -> &[String] {
+        match self {
+            BackendChoiceError::Unavailable { detail, .. } => detail,
+            BackendChoiceError::Environment { source, .. } => source.detail(),
+            _ => &[],
+        }
+    }
+
     /// The innermost choice error: the reason behind an [`Environment`](Self::Environment)
     /// wrapper, or this error itself.
     pub fn reason(&self) -> &BackendChoiceError {
@@ -89,5 +102,32 @@ impl BackendChoiceError {
 impl From<BackendChoiceError> for gpuarrays_core::Error {
     fn from(e: BackendChoiceError) -> Self {
         gpuarrays_core::Error::backend("gpuarrays", e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_wrapper_keeps_the_reason_its_detail_and_its_source() {
+        let inner = BackendChoiceError::Unavailable {
+            name: "hip",
+            source: Box::new(std::io::Error::other("no runtime found; install one")),
+            detail: vec!["tried libx.so: not found".into()],
+        };
+        let e = BackendChoiceError::Environment {
+            var: "GPUARRAYS_BACKEND",
+            value: "hip".into(),
+            source: Box::new(inner),
+        };
+        assert_eq!(
+            e.to_string(),
+            "GPUARRAYS_BACKEND=hip: hip: not available: no runtime found; install one; unset it to choose automatically"
+        );
+        assert_eq!(e.detail(), ["tried libx.so: not found"]);
+        assert!(matches!(e.reason(), BackendChoiceError::Unavailable { .. }));
+        let core: gpuarrays_core::Error = e.into();
+        assert!(core.to_string().contains("no runtime found"), "{core}");
     }
 }

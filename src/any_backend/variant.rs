@@ -37,6 +37,11 @@ pub(crate) trait BackendVariant: Backend + Into<AnyBackend> {
 
     /// Opens device `ordinal` (below [`device_count`](Self::device_count)).
     fn open_device(ordinal: usize) -> Result<Self, SourceError>;
+
+    /// What the backend's error knows beyond its one-line message, one item per line.
+    fn detail(_error: &SourceError) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl BackendVariant for CpuBackend {
@@ -113,8 +118,7 @@ pub(crate) fn open<V: BackendVariant>(ordinal: usize) -> Result<AnyBackend, Back
             count,
         });
     }
-    let backend = V::open_device(ordinal)
-        .map_err(|source| BackendChoiceError::Unavailable { name, source })?;
+    let backend = V::open_device(ordinal).map_err(unavailable::<V>)?;
     Ok(backend.into())
 }
 
@@ -128,6 +132,14 @@ fn device_count<V: BackendVariant>() -> Result<usize, BackendChoiceError> {
     match V::device_count() {
         Ok(0) => Err(BackendChoiceError::NoDevice { name }),
         Ok(n) => Ok(n),
-        Err(source) => Err(BackendChoiceError::Unavailable { name, source }),
+        Err(source) => Err(unavailable::<V>(source)),
+    }
+}
+
+fn unavailable<V: BackendVariant>(source: SourceError) -> BackendChoiceError {
+    BackendChoiceError::Unavailable {
+        name: V::KIND.name(),
+        detail: V::detail(&source),
+        source,
     }
 }

@@ -7,7 +7,7 @@ use gpuarrays::conformance::SuiteReport;
 
 use super::Outcome;
 use super::matrix::{Cell, Matrix};
-use crate::error_chain::causes;
+use crate::error_chain::verbose_lines;
 
 /// One summary line per backend, the matrix, every failure in full, the summary.
 pub fn compact(outcomes: &[Outcome], all: &SuiteReport) -> String {
@@ -49,8 +49,8 @@ fn backend_lines(outcomes: &[Outcome], with_causes: bool) -> String {
             Some(e) => {
                 let _ = writeln!(out, "{e}");
                 if with_causes {
-                    for cause in causes(e) {
-                        let _ = writeln!(out, "    caused by: {cause}");
+                    for line in verbose_lines(e) {
+                        let _ = writeln!(out, "    {line}");
                     }
                 }
             }
