@@ -55,6 +55,21 @@ pub use gpuarrays_core::*;
 pub use gpuarrays_cpu_ref as cpu;
 
 /// The HIP backend (`gpuarrays-hip`): AMD through ROCm, NVIDIA through CUDA.
+///
+/// Opening a HIP device by hand (without a GPU runtime, the error says in one line what is
+/// missing and what to install):
+///
+/// ```ignore
+/// use gpuarrays::hip::HipBackend;
+/// use gpuarrays::prelude::*;
+///
+/// fn main() -> Result<()> {
+///     let hip = HipBackend::new(0)?;
+///     let x = Array::<f32, _>::arange(&hip, 0.0, 1.0, 1000)?;
+///     println!("{} on {}", x.sum()?, hip.device());
+///     Ok(())
+/// }
+/// ```
 #[cfg(feature = "hip")]
 pub use gpuarrays_hip as hip;
 
@@ -70,3 +85,8 @@ pub mod prelude {
     };
     pub use gpuarrays_cpu_ref::CpuBackend;
 }
+
+/// The README's Rust examples, compiled and run as doctests (so the front page stays true).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
