@@ -83,11 +83,7 @@ impl AnyBackend {
 
     /// Which backend this is.
     pub fn kind(&self) -> BackendKind {
-        match self {
-            AnyBackend::Cpu(_) => BackendKind::Cpu,
-            #[cfg(feature = "hip")]
-            AnyBackend::Hip(_) => BackendKind::Hip,
-        }
+        match_variant!(self, b => variant::kind_of(b))
     }
 
     /// The CPU backend inside, if this is one.

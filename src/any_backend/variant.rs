@@ -2,9 +2,10 @@
 //! move its buffers in and out of [`AnyBuffer`].
 //!
 //! Adding a backend to `AnyBackend` means one `impl BackendVariant`, one variant in
-//! `AnyBackend` and `AnyBuffer`, one arm in the `match_variant!` macro and in
-//! `AnyBackend::open`/`open_all`, and one row in [`BackendKind`]; the `Backend` methods
-//! themselves are written once, generically, in `dispatch.rs`.
+//! `AnyBackend` and `AnyBuffer`, one arm in the `match_variant!` macro, in
+//! `AnyBackend::open`/`open_all` and in `AnyBuffer::kind`/`len`, and one row in
+//! [`BackendKind`]; the `Backend` methods themselves are written once, generically, in
+//! `dispatch.rs`.
 
 use gpuarrays_core::Backend;
 use gpuarrays_cpu_ref::CpuBackend;
@@ -105,6 +106,11 @@ impl BackendVariant for HipBackend {
     fn open_device(ordinal: usize) -> Result<Self, SourceError> {
         Ok(HipBackend::new(ordinal)?)
     }
+}
+
+/// The kind of a wrapped backend.
+pub(crate) fn kind_of<V: BackendVariant>(_backend: &V) -> BackendKind {
+    V::KIND
 }
 
 /// Device `ordinal` of backend `V`, with a typed reason when there is none.
