@@ -1,6 +1,6 @@
 //! The crate's one error type. Every variant says what went wrong and what to do about it.
 
-use crate::platform::{DeviceId, PlatformKind};
+use crate::ids::{DeviceId, PlatformKind};
 
 /// Result alias used throughout `gpuarrays-hip`.
 pub type Result<T, E = HipError> = std::result::Result<T, E>;
@@ -187,6 +187,28 @@ impl HipError {
     /// Whether this error means "out of memory" at the platform level.
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, HipError::OutOfMemory { .. })
-            || self.api_code() == Some(crate::platform::codes::OUT_OF_MEMORY)
+            || self.api_code() == Some(codes::OUT_OF_MEMORY)
     }
+}
+
+/// Error codes that HIP and CUDA share (HIP copied CUDA's numbering).
+pub mod codes {
+    /// Success.
+    pub const SUCCESS: i32 = 0;
+    /// Invalid value.
+    pub const INVALID_VALUE: i32 = 1;
+    /// Out of memory (`hipErrorOutOfMemory`, `CUDA_ERROR_OUT_OF_MEMORY`).
+    pub const OUT_OF_MEMORY: i32 = 2;
+    /// Invalid (e.g. destroyed) handle.
+    pub const INVALID_HANDLE: i32 = 400;
+    /// Work not yet complete (not an error).
+    pub const NOT_READY: i32 = 600;
+    /// Illegal address in a kernel.
+    pub const ILLEGAL_ADDRESS: i32 = 700;
+    /// The context was destroyed.
+    pub const CONTEXT_IS_DESTROYED: i32 = 709;
+    /// A kernel failed.
+    pub const LAUNCH_FAILURE: i32 = 719;
+    /// The operation is not permitted while capturing.
+    pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
 }

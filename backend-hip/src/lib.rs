@@ -11,6 +11,7 @@
 pub mod backend;
 pub mod device;
 pub mod error;
+pub mod ids;
 pub mod kernels;
 pub mod memory;
 pub mod platform;
@@ -20,8 +21,9 @@ pub mod stream;
 pub use backend::{HipBackend, HipBuffer};
 pub use device::DeviceState;
 pub use error::{HipError, Result};
+pub use ids::{DeviceId, PlatformKind};
 pub use memory::{DeviceAllocation, DeviceBuffer, MemoryPool, MemoryStats, ReleaseHook};
-pub use platform::{DeviceId, Platform, PlatformKind};
+pub use platform::Platform;
 pub use runtime::{HipRuntime, RuntimeConfig};
 pub use stream::{
     LastUse, Stream, StreamPool, StreamPoolStats, StreamPriority, with_priority, with_stream,
