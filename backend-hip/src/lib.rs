@@ -19,10 +19,10 @@ pub mod runtime;
 pub mod stream;
 
 pub use backend::{HipBackend, HipBuffer};
-pub use device::DeviceState;
+pub use device::{DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};
-pub use memory::{DeviceAllocation, DeviceBuffer, MemoryPool, MemoryStats, ReleaseHook};
+pub use memory::{DeviceAllocation, MemoryPool, MemoryStats, ReleaseHook};
 pub use platform::Platform;
 pub use runtime::{HipRuntime, RuntimeConfig};
 pub use stream::{

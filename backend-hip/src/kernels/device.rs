@@ -10,9 +10,9 @@ use super::args::KernelArgs;
 use super::cache::{CacheStats, DiskCache, KernelSet, KernelSource, ModuleCache};
 use super::elementwise::layout::EwKey;
 use super::prelude::prelude;
+use crate::device::DeviceBuffer;
 use crate::device::DeviceState;
 use crate::error::Result;
-use crate::memory::DeviceBuffer;
 use crate::platform::{DeviceProperties, DevicePtr, FunctionHandle, LaunchConfig, Platform};
 use crate::stream::Stream;
 

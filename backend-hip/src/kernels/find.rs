@@ -12,8 +12,8 @@ use super::args::KernelArgs;
 use super::combine::{self, LIBRARY};
 use super::device::DeviceKernels;
 use super::scan::{self, ScanLaunch};
+use crate::device::DeviceBuffer;
 use crate::error::Result;
-use crate::memory::DeviceBuffer;
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
 
