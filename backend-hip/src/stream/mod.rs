@@ -10,19 +10,19 @@
 
 mod events;
 mod last_use;
-mod object;
-mod pool;
 mod priority;
 mod registry;
+mod shared_stream;
+mod stream_pool;
 mod thread;
 
 pub use events::EventPool;
 pub use last_use::LastUse;
-pub use object::Stream;
-pub use pool::{StreamPool, StreamPoolStats};
 pub use priority::StreamPriority;
+pub use shared_stream::Stream;
+pub use stream_pool::{StreamPool, StreamPoolStats};
 pub use thread::{current_priority, leased_stream_count, with_priority, with_stream};
 
-pub(crate) use object::Origin;
 pub(crate) use registry::StreamRegistry;
+pub(crate) use shared_stream::Origin;
 pub(crate) use thread::thread_stream;

@@ -3,7 +3,7 @@
 
 mod compile;
 pub mod ffi;
-mod runtime;
+mod platform_impl;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{
