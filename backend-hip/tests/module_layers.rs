@@ -224,8 +224,17 @@ fn resolve(modules: &BTreeSet<Module>, from: &Module, path: &Module) -> Option<M
         .find(|m| modules.contains(m))
 }
 
-fn import_graph() -> BTreeMap<Module, BTreeSet<Module>> {
+/// The import graph of `src/`, or `None` (with the reason printed) where the binary runs
+/// away from the checkout it was built in (e.g. packed for the GPU machine).
+fn import_graph() -> Option<BTreeMap<Module, BTreeSet<Module>>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    if !src.join("lib.rs").is_file() {
+        println!(
+            "skipped: the sources are not at {} (this test reads them; run it in the checkout)",
+            src.display()
+        );
+        return None;
+    }
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let modules: BTreeSet<Module> = files.iter().map(|f| module_of(&src, f)).collect();
@@ -240,7 +249,7 @@ fn import_graph() -> BTreeMap<Module, BTreeSet<Module>> {
             .collect();
         graph.insert(from, targets);
     }
-    graph
+    Some(graph)
 }
 
 fn name(m: &Module) -> String {
@@ -249,7 +258,7 @@ fn name(m: &Module) -> String {
 
 #[test]
 fn every_top_level_module_imports_only_layers_below_it() {
-    let graph = import_graph();
+    let Some(graph) = import_graph() else { return };
     assert!(
         graph.len() > 40,
         "the source walk found {} files",
@@ -276,7 +285,7 @@ fn every_top_level_module_imports_only_layers_below_it() {
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
-    let graph = import_graph();
+    let Some(graph) = import_graph() else { return };
     // Depth-first search for a back edge; report the cycle it closes.
     fn visit(
         m: &Module,
