@@ -1,0 +1,46 @@
+//! What this backend can run: `supports(dtype, op)` answers.
+//!
+//! | types | storage | compute |
+//! |---|---|---|
+//! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
+//! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
+//! | i64, u64 | always (the index type of `find` and `argmin`) | with SHADER_INT64 |
+//!
+//! i64 storage is always offered because i64 is core's index type: `find` returns i64
+//! positions, which this backend writes as pairs of 32-bit words and which the host can
+//! read back, without any 64-bit arithmetic on the device.
+
+use gpuarrays_core::{DType, OpKind, Support};
+
+use crate::context::Features;
+
+/// Whether the operation kind is implemented at all (slices not yet built answer no).
+pub(crate) fn implemented(op: OpKind) -> bool {
+    matches!(op, OpKind::Storage | OpKind::Elementwise)
+}
+
+pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support {
+    if !implemented(op) {
+        return Support::no(
+            format!("{op} is not implemented by the wgpu backend yet"),
+            Some("use the CPU or HIP backend for this operation"),
+        );
+    }
+    match dtype {
+        DType::F64 | DType::C64 if !features.f64 => Support::no(
+            "the adapter lacks SHADER_F64",
+            Some(if dtype == DType::F64 { "use f32" } else { "use c32" }),
+        ),
+        DType::I64 | DType::U64 if !features.int64 => {
+            if op == OpKind::Storage || (op == OpKind::Find && dtype == DType::I64) {
+                Support::Yes
+            } else {
+                Support::no(
+                    "the adapter lacks SHADER_INT64",
+                    Some(if dtype == DType::I64 { "use i32" } else { "use u32" }),
+                )
+            }
+        }
+        _ => Support::Yes,
+    }
+}

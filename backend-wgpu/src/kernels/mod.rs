@@ -1,0 +1,4 @@
+//! The kernels: each turns one of core's kernel descriptions into WGSL and dispatches it.
+
+pub mod copy_bytes;
+pub mod elementwise;
