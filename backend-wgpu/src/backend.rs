@@ -256,12 +256,14 @@ impl Backend for WgpuBackend {
 
     fn reduce(&self, args: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.dtype, OpKind::Reduce)?;
-        Err(WgpuError::Unimplemented("reductions are not implemented yet".into()).into())
+        let out = args.op.result_dtype(args.dtype)?;
+        self.check(out, OpKind::Reduce)?;
+        Ok(kernels::reduce::run(&self.ctx, args)?)
     }
 
     fn scan(&self, args: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.dtype, OpKind::Scan)?;
-        Err(WgpuError::Unimplemented("scans are not implemented yet".into()).into())
+        Ok(kernels::scan::run(&self.ctx, args)?)
     }
 
     fn sort(&self, args: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
@@ -276,6 +278,6 @@ impl Backend for WgpuBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.dtype, OpKind::Matmul)?;
-        Err(WgpuError::Unimplemented("matmul is not implemented yet".into()).into())
+        Ok(kernels::matmul::run(&self.ctx, args)?)
     }
 }

@@ -16,7 +16,10 @@ use crate::context::Features;
 
 /// Whether the operation kind is implemented at all (slices not yet built answer no).
 pub(crate) fn implemented(op: OpKind) -> bool {
-    matches!(op, OpKind::Storage | OpKind::Elementwise)
+    matches!(
+        op,
+        OpKind::Storage | OpKind::Elementwise | OpKind::Reduce | OpKind::Scan | OpKind::Matmul
+    )
 }
 
 pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support {

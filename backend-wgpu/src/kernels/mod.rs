@@ -2,3 +2,7 @@
 
 pub mod copy_bytes;
 pub mod elementwise;
+pub mod matmul;
+pub mod reduce;
+pub mod scan;
+pub mod temp;

@@ -68,9 +68,10 @@ pub fn binary(h: &mut Helpers, op: BinaryOp, d: DType, a: &str, b: &str) -> Resu
         BinaryOp::Min if d == DType::Bool => format!("({a} && {b})"),
         BinaryOp::Max if d == DType::Bool => format!("({a} || {b})"),
         BinaryOp::Eq if complex => format!("all({a} == {b})"),
-        BinaryOp::Ne if complex => format!("any({a} != {b})"),
+        // `!(a == b)`: WGSL's `!=` on floats may be an ordered comparison (false for NaN).
+        BinaryOp::Ne if complex => format!("(!all({a} == {b}))"),
         BinaryOp::Eq => format!("({a} == {b})"),
-        BinaryOp::Ne => format!("({a} != {b})"),
+        BinaryOp::Ne => format!("(!({a} == {b}))"),
         BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge if d == DType::Bool => {
             // false < true: compare as integers.
             let sym = cmp_sym(op);
@@ -154,10 +155,11 @@ pub fn cast(h: &mut Helpers, from: DType, to: DType, a: &str) -> String {
         return a.to_string();
     }
     if to == DType::Bool {
+        // NaN is true: written as `!(x == 0)` (see `Ne`).
         return if from.is_complex() {
-            format!("any({a} != {})", lit(from, 0))
+            format!("(!all({a} == {}))", lit(from, 0))
         } else {
-            format!("({a} != {})", lit(from, 0))
+            format!("(!({a} == {}))", lit(from, 0))
         };
     }
     if from == DType::Bool {
