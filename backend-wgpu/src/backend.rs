@@ -268,12 +268,13 @@ impl Backend for WgpuBackend {
 
     fn sort(&self, args: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.dtype, OpKind::Sort)?;
-        Err(WgpuError::Unimplemented("sort is not implemented yet".into()).into())
+        Ok(kernels::sort::run(&self.ctx, args)?)
     }
 
-    fn find(&self, _args: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, usize)> {
+    fn find(&self, args: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, usize)> {
         self.check(DType::Bool, OpKind::Find)?;
-        Err(WgpuError::Unimplemented("find is not implemented yet".into()).into())
+        self.check(DType::I64, OpKind::Find)?;
+        Ok(kernels::find::run(&self.ctx, args)?)
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {

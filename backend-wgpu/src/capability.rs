@@ -15,11 +15,8 @@ use gpuarrays_core::{DType, OpKind, Support};
 use crate::context::Features;
 
 /// Whether the operation kind is implemented at all (slices not yet built answer no).
-pub(crate) fn implemented(op: OpKind) -> bool {
-    matches!(
-        op,
-        OpKind::Storage | OpKind::Elementwise | OpKind::Reduce | OpKind::Scan | OpKind::Matmul
-    )
+pub(crate) fn implemented(_op: OpKind) -> bool {
+    true
 }
 
 pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support {
@@ -44,6 +41,11 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
                 )
             }
         }
+        // Sorting f64 uses u64 keys.
+        DType::F64 if op == OpKind::Sort && !features.int64 => Support::no(
+            "sorting f64 needs SHADER_INT64 (64-bit sort keys), which the adapter lacks",
+            Some("sort an f32 copy"),
+        ),
         _ => Support::Yes,
     }
 }

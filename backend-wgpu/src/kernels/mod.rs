@@ -2,7 +2,9 @@
 
 pub mod copy_bytes;
 pub mod elementwise;
+pub mod find;
 pub mod matmul;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 pub mod temp;
