@@ -4,11 +4,15 @@
 //! |---|---|---|
 //! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
 //! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
-//! | i64, u64 | always (the index type of `find` and `argmin`) | with SHADER_INT64 |
+//! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
 //!
-//! i64 storage is always offered because i64 is core's index type: `find` returns i64
-//! positions, which this backend writes as pairs of 32-bit words and which the host can
-//! read back, without any 64-bit arithmetic on the device.
+//! `find` answers yes for i64 on every adapter: it writes its i64 positions as pairs of
+//! 32-bit words, without 64-bit arithmetic.
+//!
+//! Within elementwise kernels, `sin`, `cos` and `pow` (f32, f64) and normal draws in f64 are
+//! refused at dispatch with core's `Error::Unsupported` (WGSL's builtins are not accurate to
+//! the C library and no software version exists yet); `exp`, `log` and `tanh` of f64 and
+//! `log`, `tanh` of f32 are computed in software (`wgsl::math`).
 
 use gpuarrays_core::{DType, OpKind, Support};
 
@@ -32,7 +36,7 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
             Some(if dtype == DType::F64 { "use f32" } else { "use c32" }),
         ),
         DType::I64 | DType::U64 if !features.int64 => {
-            if op == OpKind::Storage || (op == OpKind::Find && dtype == DType::I64) {
+            if op == OpKind::Find && dtype == DType::I64 {
                 Support::Yes
             } else {
                 Support::no(

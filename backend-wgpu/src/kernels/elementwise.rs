@@ -163,6 +163,7 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                 let r = format!("{f}(vec4<u32>(j, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))", w + 1);
                 body.push_str(&format!("  let r{i} = {r};\n"));
                 philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
+                    .map_err(|reason| WgpuError::NotAccurate { dtype: ins.dtype, reason })?
             }
         };
         body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));

@@ -175,16 +175,16 @@ impl Helpers {
         name
     }
 
-    /// Whether the f32/f64 `x` is ±inf (finite values give `x - x == 0`).
+    /// Whether the f32/f64 `x` is ±inf (f32 by bits; f64 as `|x|` above the largest finite
+    /// value: drivers may fold `x − x` to 0, and NaN compares false).
     pub fn isinf(&mut self, d: DType) -> String {
         let t = ty(d);
-        let nan = self.isnan(d);
         let name = format!("isinf_{t}");
-        let zero = super::types::lit(d, 0);
-        self.add(&name, || {
-            format!(
-                "fn {name}(x: {t}) -> bool {{ return !{nan}(x) && (x - x != {zero}); }}\n"
-            )
+        self.add(&name, || match d {
+            DType::F32 => format!(
+                "fn {name}(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }}\n"
+            ),
+            _ => format!("fn {name}(x: f64) -> bool {{ return abs(x) > 1.7976931348623157e308lf; }}\n"),
         });
         name
     }

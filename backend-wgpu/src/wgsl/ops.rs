@@ -38,7 +38,9 @@ pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String> 
         (UnaryOp::Abs, DType::C32 | DType::C64) => format!("{}({a}.x, {a}.y)", h.hypot(d)),
         (UnaryOp::Not, DType::Bool) => format!("(!{a})"),
         (UnaryOp::Not, _) if d.is_integer() => mask_u8(d, format!("(~{a})")),
-        (_, DType::F32 | DType::F64) if op.is_transcendental() => math::unary(h, op, d, a),
+        (_, DType::F32 | DType::F64) if op.is_transcendental() => {
+            math::unary(h, op, d, a).map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?
+        }
         _ => return Err(unsupported(format!("{op} of {d}"))),
     };
     Ok(s)
@@ -59,7 +61,9 @@ pub fn binary(h: &mut Helpers, op: BinaryOp, d: DType, a: &str, b: &str) -> Resu
         BinaryOp::Div if complex => format!("{}({a}, {b})", h.cdiv(d)),
         BinaryOp::Div if float => format!("({a} / {b})"),
         BinaryOp::Div if d.is_integer() => format!("{}({a}, {b})", h.div_int(d)),
-        BinaryOp::Pow if float => math::pow(h, d, a, b),
+        BinaryOp::Pow if float => {
+            math::pow(h, d, a, b).map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?
+        }
         BinaryOp::Min | BinaryOp::Max if float => {
             format!("{}({a}, {b})", h.fminmax(d, op == BinaryOp::Max))
         }

@@ -53,8 +53,16 @@ pub fn philox(h: &mut Helpers) -> String {
     })
 }
 
-/// The expression of a draw of `dist` in `dtype` from the words `r` (a `vec4<u32>` name).
-pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> String {
+/// The expression of a draw of `dist` in `dtype` from the words `r` (a `vec4<u32>` name),
+/// or why it is refused (normal f64 needs f64 `log` and `cos` to C accuracy).
+pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Result<String, String> {
+    if dist == Distribution::Normal && dtype == DType::F64 {
+        return Err(super::math::not_accurate("a normal draw (its cos)", dtype));
+    }
+    Ok(draw_any(h, dist, dtype, r))
+}
+
+fn draw_any(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> String {
     let m24 = f32_lit(1.0 / 16_777_216.0);
     let m53 = f64_lit(1.0 / 9_007_199_254_740_992.0);
     let unit64 = |a: &str, b: &str| {
