@@ -36,7 +36,7 @@ fn flags(b: &str) -> String {
     )
 }
 
-fn count_source(storage: &[(Class, Access)]) -> String {
+pub(crate) fn count_source(storage: &[(Class, Access)]) -> String {
     let mut s = header::declarations(3, storage, false);
     s.push_str("var<workgroup> total: atomic<u32>;\n");
     s.push_str(&header::entry(LANES));
@@ -48,7 +48,7 @@ fn count_source(storage: &[(Class, Access)]) -> String {
     s
 }
 
-fn write_source(storage: &[(Class, Access)]) -> String {
+pub(crate) fn write_source(storage: &[(Class, Access)]) -> String {
     let mut s = header::declarations(4, storage, false);
     s.push_str(&format!("var<workgroup> sh: array<u32, {LANES}>;\n"));
     s.push_str(&header::entry(LANES));

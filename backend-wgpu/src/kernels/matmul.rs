@@ -19,7 +19,7 @@ use crate::wgsl::types::{self, Class, lit, unit_bytes, units};
 // Parameters: 0 outputs, 1 m, 2 n, 3 k, 4 a off, 5 a batch stride, 6 b off, 7 b batch
 // stride, 8 out off (all offsets and strides in units).
 
-fn source(d: DType, storage: &[(Class, Access)], ba: usize, bb: usize, bo: usize) -> Result<String> {
+pub(crate) fn source(d: DType, storage: &[(Class, Access)], ba: usize, bb: usize, bo: usize) -> Result<String> {
     let mut h = Helpers::default();
     let mul = ops::binary(&mut h, BinaryOp::Mul, d, "x", "y")?;
     let add = ops::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;

@@ -8,3 +8,6 @@ pub mod reduce;
 pub mod scan;
 pub mod sort;
 pub mod temp;
+
+#[cfg(test)]
+mod naga_validation;

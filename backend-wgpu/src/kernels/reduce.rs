@@ -29,14 +29,14 @@ use crate::wgsl::types::{self, Class, unit_bytes, units};
 /// Where a pass reads: the input array, or partial states (values + indices) of a
 /// previous pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
+pub(crate) enum Source {
     Array,
     Partial,
 }
 
 /// Where a pass writes: the final output, or partial states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sink {
+pub(crate) enum Sink {
     Final,
     Partial,
 }
@@ -83,18 +83,18 @@ fn combine(h: &mut Helpers, op: ReduceOp, d: DType) -> Result<String> {
     Ok(format!("    av = {f};\n"))
 }
 
-struct Pass {
-    op: ReduceOp,
-    dtype: DType,
-    source: Source,
-    sink: Sink,
-    lanes: u32,
+pub(crate) struct Pass {
+    pub op: ReduceOp,
+    pub dtype: DType,
+    pub source: Source,
+    pub sink: Sink,
+    pub lanes: u32,
 }
 
 // Parameters: 0 outputs (o, s, i triples), 1 len, 2 inner, 3 seg, 4 S, 5 input offset
 // (units), 6 output offset (units), 7 index-input offset.
 
-fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Option<usize>, bout: usize, bout_idx: Option<usize>) -> Result<String> {
+pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Option<usize>, bout: usize, bout_idx: Option<usize>) -> Result<String> {
     let d = p.dtype;
     let t = types::ty(d);
     let mut h = Helpers::default();

@@ -20,7 +20,7 @@ use crate::wgsl::helpers::Helpers;
 use crate::wgsl::ops;
 use crate::wgsl::types::{self, Class, unit_bytes, units};
 
-fn source(op: ScanOp, d: DType, storage: &[(Class, Access)], bin: usize, bout: usize) -> Result<String> {
+pub(crate) fn source(op: ScanOp, d: DType, storage: &[(Class, Access)], bin: usize, bout: usize) -> Result<String> {
     let mut h = Helpers::default();
     let f = ops::binary(&mut h, if op == ScanOp::Sum { BinaryOp::Add } else { BinaryOp::Mul }, d, "acc", "v")?;
     let u = units(d);

@@ -61,7 +61,7 @@ fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
 
 // Parameters: 0 threads, 1 len, 2 P, 3 value offset (units), 4 k, 5 j, 6 out offset.
 
-fn source(d: DType, stage: &str, storage: &[(Class, Access)], bv: usize, bk: usize) -> String {
+pub(crate) fn source(d: DType, stage: &str, storage: &[(Class, Access)], bv: usize, bk: usize) -> String {
     let mut h = Helpers::default();
     let (to_key, from_key) = key_fns(&mut h, d);
     let kt = key_ty(d);
