@@ -94,7 +94,10 @@ fn preference(t: wgpu::DeviceType) -> u8 {
 }
 
 /// Picks from `list` by `selector` (an index or a name substring), or by preference.
-pub(crate) fn choose(list: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result<(usize, wgpu::Adapter)> {
+pub(crate) fn choose(
+    list: Vec<wgpu::Adapter>,
+    selector: Option<&str>,
+) -> Result<(usize, wgpu::Adapter)> {
     if list.is_empty() {
         return Err(WgpuError::NoAdapter {
             backends: format!("{BACKENDS:?}"),
@@ -123,8 +126,11 @@ pub(crate) fn choose(list: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result
             .min_by_key(|&i| (preference(list[i].get_info().device_type), i))
             .unwrap_or(0),
     };
-    let adapter = list.into_iter().nth(index).ok_or_else(|| WgpuError::NoAdapter {
-        backends: format!("{BACKENDS:?}"),
-    })?;
+    let adapter = list
+        .into_iter()
+        .nth(index)
+        .ok_or_else(|| WgpuError::NoAdapter {
+            backends: format!("{BACKENDS:?}"),
+        })?;
     Ok((index, adapter))
 }

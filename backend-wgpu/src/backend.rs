@@ -90,14 +90,16 @@ impl WgpuBackend {
         let list = adapter::adapters();
         let instance = adapter::instance();
         let (index, _) = adapter::choose(adapter::enumerate(&instance), env.as_deref())?;
-        list.into_iter()
-            .nth(index)
-            .ok_or(WgpuError::NoAdapter {
-                backends: format!("{:?}", adapter::BACKENDS),
-            })
+        list.into_iter().nth(index).ok_or(WgpuError::NoAdapter {
+            backends: format!("{:?}", adapter::BACKENDS),
+        })
     }
 
-    fn open(index: usize, adapter: wgpu::Adapter, profile: Profile) -> std::result::Result<Self, WgpuError> {
+    fn open(
+        index: usize,
+        adapter: wgpu::Adapter,
+        profile: Profile,
+    ) -> std::result::Result<Self, WgpuError> {
         let info = adapter.get_info();
         let offered = adapter.features();
         let baseline = profile == Profile::Baseline;
@@ -129,7 +131,9 @@ impl WgpuBackend {
             name: info.name.clone(),
             backend: format!("{:?}", info.backend).to_lowercase(),
             device_type: format!("{:?}", info.device_type),
-            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
             f64: features.f64,
             int64: features.int64,
         };
@@ -171,10 +175,6 @@ impl WgpuBackend {
         self.ctx.pipelines.stats()
     }
 
-    pub(crate) fn ctx(&self) -> &Context {
-        &self.ctx
-    }
-
     fn check(&self, dtype: DType, op: OpKind) -> Result<()> {
         ensure_supported(self, dtype, op)
     }
@@ -208,14 +208,24 @@ impl Backend for WgpuBackend {
             return Ok(());
         }
         let ctx = &self.ctx;
-        let staging = ctx.upload_buffer(src, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
+        let staging = ctx.upload_buffer(
+            src,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
         let (off, len) = (byte_offset as u64, src.len() as u64);
         if off % 4 == 0 && len % 4 == 0 {
             ctx.copy_aligned(&staging, 0, &dst.buffer, off, len);
             Ok(())
         } else {
             let id = crate::buffer::next_buffer_id();
-            Ok(kernels::copy_bytes::copy(ctx, (&staging, id), 0, dst, off, len)?)
+            Ok(kernels::copy_bytes::copy(
+                ctx,
+                (&staging, id),
+                0,
+                dst,
+                off,
+                len,
+            )?)
         }
     }
 
@@ -239,7 +249,14 @@ impl Backend for WgpuBackend {
             self.ctx.copy_aligned(&src.buffer, so, &dst.buffer, d, n);
             Ok(())
         } else {
-            Ok(kernels::copy_bytes::copy(&self.ctx, (&src.buffer, src.id), so, dst, d, n)?)
+            Ok(kernels::copy_bytes::copy(
+                &self.ctx,
+                (&src.buffer, src.id),
+                so,
+                dst,
+                d,
+                n,
+            )?)
         }
     }
 

@@ -85,7 +85,18 @@ mod tests {
 
     #[test]
     fn size_classes_cover_and_align() {
-        for b in [0u64, 1, 255, 256, 257, 1000, 1 << 20, (1 << 20) + 1, 3 << 27, 1 << 31] {
+        for b in [
+            0u64,
+            1,
+            255,
+            256,
+            257,
+            1000,
+            1 << 20,
+            (1 << 20) + 1,
+            3 << 27,
+            1 << 31,
+        ] {
             let c = size_class(b);
             assert!(c >= b && c % 256 == 0, "{b} -> {c}");
             assert!(c <= (b.max(256) * 2), "{b} -> {c}");

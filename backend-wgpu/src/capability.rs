@@ -33,7 +33,11 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
     match dtype {
         DType::F64 | DType::C64 if !features.f64 => Support::no(
             "the adapter lacks SHADER_F64",
-            Some(if dtype == DType::F64 { "use f32" } else { "use c32" }),
+            Some(if dtype == DType::F64 {
+                "use f32"
+            } else {
+                "use c32"
+            }),
         ),
         DType::I64 | DType::U64 if !features.int64 => {
             if op == OpKind::Find && dtype == DType::I64 {
@@ -41,7 +45,11 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
             } else {
                 Support::no(
                     "the adapter lacks SHADER_INT64",
-                    Some(if dtype == DType::I64 { "use i32" } else { "use u32" }),
+                    Some(if dtype == DType::I64 {
+                        "use i32"
+                    } else {
+                        "use u32"
+                    }),
                 )
             }
         }

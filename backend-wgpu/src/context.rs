@@ -181,7 +181,11 @@ impl Context {
         }
         // Out of memory: give back every idle pooled buffer and retry once.
         let freed = self.pool.evict_idle(usize::MAX);
-        tracing::warn!(size, freed = freed.bytes, "wgpu allocation failed; pool emptied, retrying");
+        tracing::warn!(
+            size,
+            freed = freed.bytes,
+            "wgpu allocation failed; pool emptied, retrying"
+        );
         attempt().ok_or_else(|| WgpuError::LimitExceeded {
             what: format!("allocating {size} bytes"),
             requested: size,
@@ -196,11 +200,6 @@ impl Context {
     pub fn release(&self, b: WgpuBuffer) {
         let size = b.buffer.size();
         self.pool.push(size, b.buffer, size as usize);
-    }
-
-    /// A temporary storage buffer (pooled like arrays).
-    pub fn temp(&self, bytes: usize) -> Result<WgpuBuffer> {
-        self.alloc(bytes)
     }
 
     /// A staging buffer filled with `data` (padded with zeros to a multiple of 4 bytes),
@@ -235,7 +234,14 @@ impl Context {
 
     /// Copies `bytes` bytes from `src` at `src_off` to `dst` at `dst_off`; every offset and
     /// the length must be multiples of 4 and the buffers distinct.
-    pub fn copy_aligned(&self, src: &wgpu::Buffer, src_off: u64, dst: &wgpu::Buffer, dst_off: u64, bytes: u64) {
+    pub fn copy_aligned(
+        &self,
+        src: &wgpu::Buffer,
+        src_off: u64,
+        dst: &wgpu::Buffer,
+        dst_off: u64,
+        bytes: u64,
+    ) {
         if bytes == 0 {
             return;
         }
@@ -274,11 +280,14 @@ impl Context {
             reason: e.to_string(),
         })?;
         {
-            let view = staging.slice(..).get_mapped_range().map_err(|e| WgpuError::Readback {
-                adapter: self.adapter_name.clone(),
-                bytes: dst.len(),
-                reason: e.to_string(),
-            })?;
+            let view = staging
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| WgpuError::Readback {
+                    adapter: self.adapter_name.clone(),
+                    bytes: dst.len(),
+                    reason: e.to_string(),
+                })?;
             let skip = (offset - start) as usize;
             dst.copy_from_slice(&view[skip..skip + dst.len()]);
         }

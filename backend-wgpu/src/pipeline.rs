@@ -55,9 +55,9 @@ impl PipelineCache {
 
     /// The pipeline for `spec`, compiled on a miss.
     pub fn get(&self, device: &wgpu::Device, adapter: &str, spec: &ShaderSpec) -> Result<Pipeline> {
-        let lease = self
-            .cache
-            .get_or_create(spec.source.clone(), || compile(device, adapter, spec).map(|p| (p, 0)))?;
+        let lease = self.cache.get_or_create(spec.source.clone(), || {
+            compile(device, adapter, spec).map(|p| (p, 0))
+        })?;
         Ok(lease.clone())
     }
 }

@@ -19,7 +19,10 @@ fn open(profile: Profile) -> Option<WgpuBackend> {
         Ok(b) => Some(b),
         Err(e) => {
             let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(!required, "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}");
+            assert!(
+                !required,
+                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
+            );
             eprintln!("skipped: no wgpu adapter ({e})");
             None
         }
@@ -52,11 +55,21 @@ fn check(report: &SuiteReport) {
     assert!(!report.rows.is_empty(), "the suite ran no rows");
     let mut unexpected = Vec::new();
     for row in &report.rows {
-        let expected_refusal = refused(&row.op, row.dtype) && !row.status.starts_with("unsupported");
+        let expected_refusal =
+            refused(&row.op, row.dtype) && !row.status.starts_with("unsupported");
         if expected_refusal {
-            assert!(!row.ok, "{}/{} is listed as refused but passed: update `refused`", row.op, row.dtype);
+            assert!(
+                !row.ok,
+                "{}/{} is listed as refused but passed: update `refused`",
+                row.op, row.dtype
+            );
             for f in &row.failures {
-                assert!(f.contains(REFUSAL), "{}/{} failed other than by refusal: {f}", row.op, row.dtype);
+                assert!(
+                    f.contains(REFUSAL),
+                    "{}/{} failed other than by refusal: {f}",
+                    row.op,
+                    row.dtype
+                );
             }
         } else if !row.ok {
             unexpected.extend(row.failures.iter().cloned());
@@ -83,7 +96,9 @@ fn run(backend: &WgpuBackend) -> SuiteReport {
 
 #[test]
 fn conformance_with_adapter_features() {
-    let Some(b) = open(Profile::Adapter) else { return };
+    let Some(b) = open(Profile::Adapter) else {
+        return;
+    };
     println!("{}", b.adapter());
     let report = run(&b);
     check(&report);
@@ -91,7 +106,9 @@ fn conformance_with_adapter_features() {
 
 #[test]
 fn conformance_on_the_webgpu_baseline_reports_64_bit_types() {
-    let Some(b) = open(Profile::Baseline) else { return };
+    let Some(b) = open(Profile::Baseline) else {
+        return;
+    };
     assert!(!b.features().f64 && !b.features().int64);
     let report = run(&b);
     check(&report);

@@ -50,7 +50,13 @@ pub fn copy(
         return Ok(());
     }
     let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    let chunk = (ctx.limits.max_storage_buffer_binding_size.saturating_sub(2 * align) / 4 * 4).max(4);
+    let chunk = (ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .saturating_sub(2 * align)
+        / 4
+        * 4)
+    .max(4);
     let mut done = 0u64;
     while done < bytes {
         let len = chunk.min(bytes - done);
@@ -73,7 +79,15 @@ pub fn copy(
         let s_rel = (s0 - windows[sb].start) as u32;
         let words = ((d_rel as u64 + len - 1) >> 2) - (d_rel as u64 >> 2) + 1;
         let params = [words as u32, d_rel, len as u32, s_rel];
-        dispatch::launch(ctx, &spec, &params, &plan, &windows, false, words.div_ceil(WORKGROUP as u64))?;
+        dispatch::launch(
+            ctx,
+            &spec,
+            &params,
+            &plan,
+            &windows,
+            false,
+            words.div_ceil(WORKGROUP as u64),
+        )?;
         done += len;
     }
     Ok(())

@@ -51,7 +51,11 @@ fn slots(program: &Program, layout: &Layout) -> Slots {
     let mut input_off = Vec::new();
     for a in &layout.inputs {
         input_off.push(w);
-        w += 1 + if matches!(a, OpAccess::Strided(_)) { layout.ndim } else { 0 };
+        w += 1 + if matches!(a, OpAccess::Strided(_)) {
+            layout.ndim
+        } else {
+            0
+        };
     }
     let mut scalar = Vec::new();
     let mut f64_view = false;
@@ -80,9 +84,15 @@ fn scalar_expr(d: DType, w: usize) -> String {
         DType::U32 => format!("prm({w}u)"),
         DType::I32 => format!("bitcast<i32>(prm({w}u))"),
         DType::F32 => format!("bitcast<f32>(prm({w}u))"),
-        DType::C32 => format!("vec2<f32>(bitcast<f32>(prm({w}u)), bitcast<f32>(prm({}u)))", w + 1),
+        DType::C32 => format!(
+            "vec2<f32>(bitcast<f32>(prm({w}u)), bitcast<f32>(prm({}u)))",
+            w + 1
+        ),
         DType::U64 => format!("((u64(prm({}u)) << 32u) | u64(prm({w}u)))", w + 1),
-        DType::I64 => format!("bitcast<i64>((u64(prm({}u)) << 32u) | u64(prm({w}u)))", w + 1),
+        DType::I64 => format!(
+            "bitcast<i64>((u64(prm({}u)) << 32u) | u64(prm({w}u)))",
+            w + 1
+        ),
         DType::F64 => format!("pf[{}u]", w / 2),
         DType::C64 => format!("vec2<f64>(pf[{}u], pf[{}u])", w / 2, w / 2 + 1),
     }
@@ -95,7 +105,11 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
     let out = program.output_dtype();
     let ob = format!("b{}", layout.binding[layout.inputs.len()] + 1);
     let mut body = String::new();
-    if layout.inputs.iter().any(|a| matches!(a, OpAccess::Strided(_))) {
+    if layout
+        .inputs
+        .iter()
+        .any(|a| matches!(a, OpAccess::Strided(_)))
+    {
         body.push_str("  var r = j;\n");
         for k in (1..layout.ndim).rev() {
             body.push_str(&format!(
@@ -135,7 +149,11 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                         p
                     }
                 };
-                types::load(ins.dtype, &format!("b{}", layout.binding[slot] + 1), &format!("({pos})"))
+                types::load(
+                    ins.dtype,
+                    &format!("b{}", layout.binding[slot] + 1),
+                    &format!("({pos})"),
+                )
             }
             Node::Scalar(slot) => {
                 let w = *s
@@ -146,7 +164,9 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
             }
             Node::Index => "i64(j)".to_string(),
             Node::Unary(op, a) => ops::unary(&mut h, op, dt(a)?, &format!("v{a}"))?,
-            Node::Binary(op, a, b) => ops::binary(&mut h, op, dt(a)?, &format!("v{a}"), &format!("v{b}"))?,
+            Node::Binary(op, a, b) => {
+                ops::binary(&mut h, op, dt(a)?, &format!("v{a}"), &format!("v{b}"))?
+            }
             Node::Cast(to, a) => ops::cast(&mut h, dt(a)?, to, &format!("v{a}")),
             Node::Select(c, a, b) => {
                 dt(c)?;
@@ -160,15 +180,26 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                     .get(slot as usize)
                     .ok_or_else(|| invalid(format!("seed scalar {slot}")))?;
                 let f = philox::philox(&mut h);
-                let r = format!("{f}(vec4<u32>(j, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))", w + 1);
+                let r = format!(
+                    "{f}(vec4<u32>(j, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
+                    w + 1
+                );
                 body.push_str(&format!("  let r{i} = {r};\n"));
-                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
-                    .map_err(|reason| WgpuError::NotAccurate { dtype: ins.dtype, reason })?
+                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}")).map_err(|reason| {
+                    WgpuError::NotAccurate {
+                        dtype: ins.dtype,
+                        reason,
+                    }
+                })?
             }
         };
         body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));
     }
-    let last = program.instrs.len().checked_sub(1).ok_or_else(|| invalid("an empty program"))?;
+    let last = program
+        .instrs
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| invalid("an empty program"))?;
     let store = if is_byte(out) {
         format!(
             "  let w = (prm(2u) >> 2u) + t;
@@ -188,7 +219,12 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
     } else {
         format!(
             "  let jl = t;\n  {}\n",
-            types::store(out, &ob, &format!("prm(2u) + jl * {}u", units(out)), "eval(prm(1u) + jl, jl)")
+            types::store(
+                out,
+                &ob,
+                &format!("prm(2u) + jl * {}u", units(out)),
+                "eval(prm(1u) + jl, jl)"
+            )
         )
     };
     let mut src = header::declarations(s.words, &layout.storage, s.f64_view);
@@ -269,10 +305,7 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
         let mut first_byte = Vec::new();
         for (op, a) in args.inputs.iter().zip(&access) {
             let (lo, hi) = match a {
-                OpAccess::Contiguous => (
-                    (op.offset + start) as i64,
-                    (op.offset + end - 1) as i64,
-                ),
+                OpAccess::Contiguous => ((op.offset + start) as i64, (op.offset + end - 1) as i64),
                 _ => reach(op, shape),
             };
             let (blo, bhi) = byte_range(op.dtype, lo, hi);
@@ -285,7 +318,11 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
                 _ => op.offset as u64 * op.dtype.size() as u64,
             });
         }
-        let (olo, ohi) = byte_range(out_d, (out.offset + start) as i64, (out.offset + end - 1) as i64);
+        let (olo, ohi) = byte_range(
+            out_d,
+            (out.offset + start) as i64,
+            (out.offset + end - 1) as i64,
+        );
         let ob = plan
             .add(out.buffer, Class::of(out_d), Access::ReadWrite, olo, ohi)
             .map_err(|_| conflict(ctx))?;

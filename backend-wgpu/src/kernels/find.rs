@@ -95,8 +95,17 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
     let result = (|| {
         let bad = |_| invalid("find bindings");
         let mut plan = BindingPlan::default();
-        let bi = plan.add(a.input, Class::W32, Access::Read, a.offset as u64, (a.offset + a.len) as u64).map_err(bad)?;
-        plan.add(&counts, Class::W32, Access::ReadWrite, 0, blocks as u64 * 4).map_err(bad)?;
+        let bi = plan
+            .add(
+                a.input,
+                Class::W32,
+                Access::Read,
+                a.offset as u64,
+                (a.offset + a.len) as u64,
+            )
+            .map_err(bad)?;
+        plan.add(&counts, Class::W32, Access::ReadWrite, 0, blocks as u64 * 4)
+            .map_err(bad)?;
         let w = plan.windows(ctx)?;
         let in_off = (a.offset as u64 - w[bi].start) as u32;
         let layout = plan.layout();
@@ -105,7 +114,15 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
             source: count_source(&layout),
             storage: layout.iter().map(|x| x.1).collect(),
         };
-        dispatch::launch(ctx, &spec, &[blocks as u32, a.len as u32, in_off], &plan, &w, false, blocks as u64)?;
+        dispatch::launch(
+            ctx,
+            &spec,
+            &[blocks as u32, a.len as u32, in_off],
+            &plan,
+            &w,
+            false,
+            blocks as u64,
+        )?;
         let mut raw = vec![0u8; blocks * 4];
         ctx.read(&counts.buffer, 0, &mut raw)?;
         let mut offsets = Vec::with_capacity(blocks);
@@ -124,9 +141,25 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
         let off_id = crate::buffer::next_buffer_id();
         let r = (|| {
             let mut plan = BindingPlan::default();
-            plan.add(a.input, Class::W32, Access::Read, a.offset as u64, (a.offset + a.len) as u64).map_err(bad)?;
-            plan.add_raw(&off_buf, off_id, Class::W32, Access::Read, 0, blocks as u64 * 4).map_err(bad)?;
-            plan.add(&out, Class::W32, Access::ReadWrite, 0, total as u64 * 8).map_err(bad)?;
+            plan.add(
+                a.input,
+                Class::W32,
+                Access::Read,
+                a.offset as u64,
+                (a.offset + a.len) as u64,
+            )
+            .map_err(bad)?;
+            plan.add_raw(
+                &off_buf,
+                off_id,
+                Class::W32,
+                Access::Read,
+                0,
+                blocks as u64 * 4,
+            )
+            .map_err(bad)?;
+            plan.add(&out, Class::W32, Access::ReadWrite, 0, total as u64 * 8)
+                .map_err(bad)?;
             let w = plan.windows(ctx)?;
             let layout = plan.layout();
             let spec = ShaderSpec {
@@ -134,7 +167,15 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
                 source: write_source(&layout),
                 storage: layout.iter().map(|x| x.1).collect(),
             };
-            dispatch::launch(ctx, &spec, &[blocks as u32, a.len as u32, in_off, 0], &plan, &w, false, blocks as u64)
+            dispatch::launch(
+                ctx,
+                &spec,
+                &[blocks as u32, a.len as u32, in_off, 0],
+                &plan,
+                &w,
+                false,
+                blocks as u64,
+            )
         })();
         match r {
             Ok(()) => Ok((out, total)),

@@ -19,14 +19,33 @@ use crate::wgsl::types::{self, Class, lit, unit_bytes, units};
 // Parameters: 0 outputs, 1 m, 2 n, 3 k, 4 a off, 5 a batch stride, 6 b off, 7 b batch
 // stride, 8 out off (all offsets and strides in units).
 
-pub(crate) fn source(d: DType, storage: &[(Class, Access)], ba: usize, bb: usize, bo: usize) -> Result<String> {
+pub(crate) fn source(
+    d: DType,
+    storage: &[(Class, Access)],
+    ba: usize,
+    bb: usize,
+    bo: usize,
+) -> Result<String> {
     let mut h = Helpers::default();
     let mul = ops::binary(&mut h, BinaryOp::Mul, d, "x", "y")?;
     let add = ops::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
     let u = units(d);
-    let la = types::load(d, &format!("b{}", ba + 1), &format!("(prm(4u) + bi * prm(5u) + (row * prm(3u) + q) * {u}u)"));
-    let lb = types::load(d, &format!("b{}", bb + 1), &format!("(prm(6u) + bi * prm(7u) + (q * prm(2u) + col) * {u}u)"));
-    let st = types::store(temp_dtype(d), &format!("b{}", bo + 1), &format!("prm(8u) + t * {u}u"), &to_temp(d, "acc"));
+    let la = types::load(
+        d,
+        &format!("b{}", ba + 1),
+        &format!("(prm(4u) + bi * prm(5u) + (row * prm(3u) + q) * {u}u)"),
+    );
+    let lb = types::load(
+        d,
+        &format!("b{}", bb + 1),
+        &format!("(prm(6u) + bi * prm(7u) + (q * prm(2u) + col) * {u}u)"),
+    );
+    let st = types::store(
+        temp_dtype(d),
+        &format!("b{}", bo + 1),
+        &format!("prm(8u) + t * {u}u"),
+        &to_temp(d, "acc"),
+    );
     let mut s = header::declarations(9, storage, false);
     s.push_str(&h.emit());
     s.push_str(&header::entry(WORKGROUP));
@@ -67,7 +86,10 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
     };
     let (alo, ahi) = span(a.a_offset, a.a_batch_stride, a.m, a.k);
     let (blo, bhi) = span(a.b_offset, a.b_batch_stride, a.k, a.n);
-    if outputs as u64 >= u32::MAX as u64 / 2 || ahi / size >= u32::MAX as u64 / 2 || bhi / size >= u32::MAX as u64 / 2 {
+    if outputs as u64 >= u32::MAX as u64 / 2
+        || ahi / size >= u32::MAX as u64 / 2
+        || bhi / size >= u32::MAX as u64 / 2
+    {
         return Err(WgpuError::LimitExceeded {
             what: format!("a matrix product of {outputs} outputs"),
             requested: outputs as u64,
@@ -78,7 +100,11 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
         });
     }
     let od = temp_dtype(d);
-    let temp = if od != d { Some(ctx.alloc(outputs * 4)?) } else { None };
+    let temp = if od != d {
+        Some(ctx.alloc(outputs * 4)?)
+    } else {
+        None
+    };
     let r = (|| {
         let mut plan = BindingPlan::default();
         let cls = Class::of(d);
@@ -113,7 +139,15 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
             (a.b_batch_stride as u32) * u,
             ((oo as u64 * osize - w[bo].start) / unit_bytes(od)) as u32,
         ];
-        dispatch::launch(ctx, &spec, &params, &plan, &w, false, (outputs as u64).div_ceil(WORKGROUP as u64))?;
+        dispatch::launch(
+            ctx,
+            &spec,
+            &params,
+            &plan,
+            &w,
+            false,
+            (outputs as u64).div_ceil(WORKGROUP as u64),
+        )?;
         if let Some(t) = &temp {
             pack(ctx, t, d, a.output, a.output_offset, outputs)?;
         }

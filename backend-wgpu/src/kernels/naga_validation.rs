@@ -3,7 +3,9 @@
 //! it runs in CI, and it is what keeps the generators honest on adapters we cannot test.
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{Access as OpAccess, BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp};
+use gpuarrays_core::kernel::{
+    Access as OpAccess, BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
+};
 
 use super::reduce::{Pass, Sink, Source};
 use super::{copy_bytes, elementwise, find, matmul, reduce, scan, sort};
@@ -11,8 +13,12 @@ use crate::pipeline::Access;
 use crate::wgsl::types::Class;
 
 fn validate(label: &str, src: &str) {
-    let module = naga::front::wgsl::parse_str(src)
-        .unwrap_or_else(|e| panic!("{label}: WGSL does not parse:\n{}\n{src}", e.emit_to_string(src)));
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| {
+        panic!(
+            "{label}: WGSL does not parse:\n{}\n{src}",
+            e.emit_to_string(src)
+        )
+    });
     let mut v = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
@@ -23,7 +29,11 @@ fn validate(label: &str, src: &str) {
 }
 
 fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise::Layout {
-    let mut storage: Vec<(Class, Access)> = p.inputs.iter().map(|d| (Class::of(*d), Access::Read)).collect();
+    let mut storage: Vec<(Class, Access)> = p
+        .inputs
+        .iter()
+        .map(|d| (Class::of(*d), Access::Read))
+        .collect();
     storage.push((Class::of(p.output_dtype()), Access::ReadWrite));
     elementwise::Layout {
         ndim,
@@ -35,9 +45,17 @@ fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise:
 
 fn check_program(p: &Program) -> usize {
     let mut n = 0;
-    for access in [OpAccess::Contiguous, OpAccess::Broadcast, OpAccess::Strided(3)] {
+    for access in [
+        OpAccess::Contiguous,
+        OpAccess::Broadcast,
+        OpAccess::Strided(3),
+    ] {
         let acc = vec![access; p.inputs.len()];
-        let ndim = if matches!(access, OpAccess::Strided(_)) { 3 } else { 1 };
+        let ndim = if matches!(access, OpAccess::Strided(_)) {
+            3
+        } else {
+            1
+        };
         match elementwise::source(p, &program_layout(p, &acc, ndim)) {
             Ok(src) => {
                 validate(&p.describe(), &src);
@@ -73,7 +91,11 @@ fn every_elementwise_shader_validates() {
                 n += check_program(&Program {
                     inputs: vec![d],
                     scalars: vec![d],
-                    instrs: vec![ins(Node::Input(0), d), ins(Node::Scalar(0), d), ins(Node::Binary(op, 0, 1), out)],
+                    instrs: vec![
+                        ins(Node::Input(0), d),
+                        ins(Node::Scalar(0), d),
+                        ins(Node::Binary(op, 0, 1), out),
+                    ],
                 });
             }
         }
@@ -107,7 +129,10 @@ fn every_elementwise_shader_validates() {
     n += check_program(&Program {
         inputs: vec![],
         scalars: vec![],
-        instrs: vec![ins(Node::Index, DType::I64), ins(Node::Cast(DType::F32, 0), DType::F32)],
+        instrs: vec![
+            ins(Node::Index, DType::I64),
+            ins(Node::Cast(DType::F32, 0), DType::F32),
+        ],
     });
     assert!(n > 700, "only {n} shaders checked");
 }
@@ -119,34 +144,110 @@ fn every_axis_kernel_shader_validates() {
     for d in DType::ALL {
         let c = Class::of(d);
         for op in ReduceOp::ALL {
-            let Ok(out) = op.result_dtype(d) else { continue };
+            let Ok(out) = op.result_dtype(d) else {
+                continue;
+            };
             let tc = Class::of(super::temp::temp_dtype(d));
             let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
             for lanes in [1, 256] {
-                let p = Pass { op, dtype: d, source: Source::Array, sink: Sink::Final, lanes };
-                let oc = if arg { Class::W32 } else { Class::of(super::temp::temp_dtype(out)) };
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Array,
+                    sink: Sink::Final,
+                    lanes,
+                };
+                let oc = if arg {
+                    Class::W32
+                } else {
+                    Class::of(super::temp::temp_dtype(out))
+                };
                 let st = [(c, Access::Read), (oc, Access::ReadWrite)];
-                validate(&format!("reduce {op} {d}"), &reduce::source(&p, &st, 0, None, 1, None).unwrap());
-                let p = Pass { op, dtype: d, source: Source::Array, sink: Sink::Partial, lanes };
+                validate(
+                    &format!("reduce {op} {d}"),
+                    &reduce::source(&p, &st, 0, None, 1, None).unwrap(),
+                );
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Array,
+                    sink: Sink::Partial,
+                    lanes,
+                };
                 let st = [(c, Access::Read), (tc, Access::ReadWrite), rw];
-                validate(&format!("reduce partial {op} {d}"), &reduce::source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap());
-                let p = Pass { op, dtype: d, source: Source::Partial, sink: Sink::Final, lanes };
+                validate(
+                    &format!("reduce partial {op} {d}"),
+                    &reduce::source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
+                );
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Partial,
+                    sink: Sink::Final,
+                    lanes,
+                };
                 let st = [(tc, Access::Read), w, (oc, Access::ReadWrite)];
-                validate(&format!("reduce final {op} {d}"), &reduce::source(&p, &st, 0, arg.then_some(1), 2, None).unwrap());
+                validate(
+                    &format!("reduce final {op} {d}"),
+                    &reduce::source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                );
             }
         }
         let tc = Class::of(super::temp::temp_dtype(d));
         if d != DType::Bool {
             for op in [ScanOp::Sum, ScanOp::Prod] {
-                validate(&format!("scan {d}"), &scan::source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1).unwrap());
+                validate(
+                    &format!("scan {d}"),
+                    &scan::source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
+                        .unwrap(),
+                );
             }
-            validate(&format!("matmul {d}"), &matmul::source(d, &[(c, Access::Read), (c, Access::Read), (tc, Access::ReadWrite)], 0, 1, 2).unwrap());
+            validate(
+                &format!("matmul {d}"),
+                &matmul::source(
+                    d,
+                    &[
+                        (c, Access::Read),
+                        (c, Access::Read),
+                        (tc, Access::ReadWrite),
+                    ],
+                    0,
+                    1,
+                    2,
+                )
+                .unwrap(),
+            );
         }
         if !d.is_complex() {
-            let kc = if d.size() == 8 { Class::U64 } else { Class::W32 };
-            validate(&format!("sort keys {d}"), &sort::source(d, "keys", &[(c, Access::Read), (kc, Access::ReadWrite)], 0, 1));
-            validate(&format!("sort step {d}"), &sort::source(d, "step", &[(kc, Access::ReadWrite)], 0, 0));
-            validate(&format!("sort values {d}"), &sort::source(d, "values", &[(tc, Access::ReadWrite), (kc, Access::Read)], 0, 1));
+            let kc = if d.size() == 8 {
+                Class::U64
+            } else {
+                Class::W32
+            };
+            validate(
+                &format!("sort keys {d}"),
+                &sort::source(
+                    d,
+                    "keys",
+                    &[(c, Access::Read), (kc, Access::ReadWrite)],
+                    0,
+                    1,
+                ),
+            );
+            validate(
+                &format!("sort step {d}"),
+                &sort::source(d, "step", &[(kc, Access::ReadWrite)], 0, 0),
+            );
+            validate(
+                &format!("sort values {d}"),
+                &sort::source(
+                    d,
+                    "values",
+                    &[(tc, Access::ReadWrite), (kc, Access::Read)],
+                    0,
+                    1,
+                ),
+            );
         }
     }
     validate("find count", &find::count_source(&[w, rw]));

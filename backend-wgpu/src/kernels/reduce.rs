@@ -63,7 +63,10 @@ fn combine(h: &mut Helpers, op: ReduceOp, d: DType) -> Result<String> {
                 ("false".to_string(), "false".to_string())
             };
             let (x, y) = if d == DType::Bool {
-                ("select(0u, 1u, av)".to_string(), "select(0u, 1u, bv)".to_string())
+                (
+                    "select(0u, 1u, av)".to_string(),
+                    "select(0u, 1u, bv)".to_string(),
+                )
             } else {
                 ("av".to_string(), "bv".to_string())
             };
@@ -94,7 +97,14 @@ pub(crate) struct Pass {
 // Parameters: 0 outputs (o, s, i triples), 1 len, 2 inner, 3 seg, 4 S, 5 input offset
 // (units), 6 output offset (units), 7 index-input offset.
 
-pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Option<usize>, bout: usize, bout_idx: Option<usize>) -> Result<String> {
+pub(crate) fn source(
+    p: &Pass,
+    storage: &[(Class, Access)],
+    bin: usize,
+    bidx: Option<usize>,
+    bout: usize,
+    bout_idx: Option<usize>,
+) -> Result<String> {
     let d = p.dtype;
     let t = types::ty(d);
     let mut h = Helpers::default();
@@ -104,14 +114,27 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
     let inb = format!("b{}", bin + 1);
     let u = units(d);
     let load = match p.source {
-        Source::Array => types::load(d, &inb, &format!("(prm(5u) + ((o * prm(1u) + k) * prm(2u) + i) * {u}u)")),
+        Source::Array => types::load(
+            d,
+            &inb,
+            &format!("(prm(5u) + ((o * prm(1u) + k) * prm(2u) + i) * {u}u)"),
+        ),
         Source::Partial => {
             let td = temp_dtype(d);
-            from_temp(d, &types::load(td, &inb, &format!("(prm(5u) + ((o * prm(1u) + k) * prm(2u) + i) * {u}u)")))
+            from_temp(
+                d,
+                &types::load(
+                    td,
+                    &inb,
+                    &format!("(prm(5u) + ((o * prm(1u) + k) * prm(2u) + i) * {u}u)"),
+                ),
+            )
         }
     };
     let load_idx = match (p.source, bidx) {
-        (Source::Partial, Some(b)) => format!("b{}[prm(7u) + (o * prm(1u) + k) * prm(2u) + i]", b + 1),
+        (Source::Partial, Some(b)) => {
+            format!("b{}[prm(7u) + (o * prm(1u) + k) * prm(2u) + i]", b + 1)
+        }
         _ => "k".to_string(),
     };
     let ob = format!("b{}", bout + 1);
@@ -120,9 +143,19 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
         Sink::Final if arg => format!(
             "{ob}[prm(6u) + {out_pos} * 2u] = st_i;\n    {ob}[prm(6u) + {out_pos} * 2u + 1u] = 0u;"
         ),
-        Sink::Final => types::store(temp_dtype(out_d), &ob, &format!("prm(6u) + {out_pos} * {}u", units(out_d)), &to_temp(out_d, "st_v")),
+        Sink::Final => types::store(
+            temp_dtype(out_d),
+            &ob,
+            &format!("prm(6u) + {out_pos} * {}u", units(out_d)),
+            &to_temp(out_d, "st_v"),
+        ),
         Sink::Partial => {
-            let mut s = types::store(temp_dtype(d), &ob, &format!("prm(6u) + {out_pos} * {u}u"), &to_temp(d, "st_v"));
+            let mut s = types::store(
+                temp_dtype(d),
+                &ob,
+                &format!("prm(6u) + {out_pos} * {u}u"),
+                &to_temp(d, "st_v"),
+            );
             if let Some(bi) = bout_idx {
                 s.push_str(&format!("\n    b{}[{out_pos}] = st_i;", bi + 1));
             }
@@ -146,8 +179,16 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
         &format!("struct St {{ v: {t}, i: u32 }}\n{}fn comb", if lanes > 1 { format!("var<workgroup> sh_v: array<{st_ty}, {lanes}>;\nvar<workgroup> sh_i: array<u32, {lanes}>;\nvar<workgroup> sh_k: array<u32, {lanes}>;\n") } else { String::new() }),
         1,
     );
-    src.push_str(&header::entry(if lanes > 1 { lanes } else { header::WORKGROUP }));
-    let (g, first, step) = if lanes > 1 { ("g", "lid", lanes) } else { ("t", "0u", 1) };
+    src.push_str(&header::entry(if lanes > 1 {
+        lanes
+    } else {
+        header::WORKGROUP
+    }));
+    let (g, first, step) = if lanes > 1 {
+        ("g", "lid", lanes)
+    } else {
+        ("t", "0u", 1)
+    };
     src.push_str(&format!(
         "  let q = {g};
   let live = q < prm(0u);
@@ -171,8 +212,18 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
 "
     ));
     if lanes > 1 {
-        let to_sh = if d == DType::Bool { "select(0u, 1u, st_v)" } else { "st_v" };
-        let from_sh = |e: &str| if d == DType::Bool { format!("({e} != 0u)") } else { e.to_string() };
+        let to_sh = if d == DType::Bool {
+            "select(0u, 1u, st_v)"
+        } else {
+            "st_v"
+        };
+        let from_sh = |e: &str| {
+            if d == DType::Bool {
+                format!("({e} != 0u)")
+            } else {
+                e.to_string()
+            }
+        };
         src.push_str(&format!(
             "  sh_v[lid] = {to_sh};
   sh_i[lid] = st_i;
@@ -199,7 +250,11 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
             half = lanes / 2,
             a = from_sh("sh_v[lid]"),
             b = from_sh("sh_v[lid + w]"),
-            cv = if d == DType::Bool { "select(0u, 1u, c.v)".to_string() } else { "c.v".to_string() },
+            cv = if d == DType::Bool {
+                "select(0u, 1u, c.v)".to_string()
+            } else {
+                "c.v".to_string()
+            },
             v0 = from_sh("sh_v[0]"),
         ));
     } else {
@@ -211,7 +266,9 @@ pub(crate) fn source(p: &Pass, storage: &[(Class, Access)], bin: usize, bidx: Op
 
 /// Runs a reduction.
 pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
-    let out_d = a.op.result_dtype(a.dtype).map_err(|e| invalid(e.to_string()))?;
+    let out_d =
+        a.op.result_dtype(a.dtype)
+            .map_err(|e| invalid(e.to_string()))?;
     let outputs = a.outer * a.inner;
     if outputs == 0 || a.len == 0 {
         return Err(invalid("a reduction with no outputs or an empty axis"));
@@ -227,7 +284,11 @@ pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
             hint: "reduce parts of the array separately",
         });
     }
-    let lanes = if a.len <= 64 || (a.inner > 1 && outputs >= 2048) { 1 } else { 256 };
+    let lanes = if a.len <= 64 || (a.inner > 1 && outputs >= 2048) {
+        1
+    } else {
+        256
+    };
     let segments = if lanes > 1 && outputs < 512 && a.len > 4096 {
         (512 / outputs).clamp(1, a.len.div_ceil(2048))
     } else {
@@ -242,21 +303,66 @@ pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
     let td = temp_dtype(a.dtype);
     let n_part = outputs * segments;
     let pv = ctx.alloc(n_part * td.size())?;
-    let pi = if arg { Some(ctx.alloc(n_part * 4)?) } else { None };
+    let pi = if arg {
+        Some(ctx.alloc(n_part * 4)?)
+    } else {
+        None
+    };
     let r = (|| {
-        let pass = Pass { op: a.op, dtype: a.dtype, source: Source::Array, sink: Sink::Partial, lanes };
+        let pass = Pass {
+            op: a.op,
+            dtype: a.dtype,
+            source: Source::Array,
+            sink: Sink::Partial,
+            lanes,
+        };
         let mut plan = BindingPlan::default();
-        let bin = add_input(&mut plan, a.input, a.dtype, a.input_offset, total as usize, ctx)?;
-        let bout = plan.add(&pv, Class::of(td), Access::ReadWrite, 0, (n_part * td.size()) as u64).map_err(|_| invalid("reduce bindings"))?;
+        let bin = add_input(
+            &mut plan,
+            a.input,
+            a.dtype,
+            a.input_offset,
+            total as usize,
+            ctx,
+        )?;
+        let bout = plan
+            .add(
+                &pv,
+                Class::of(td),
+                Access::ReadWrite,
+                0,
+                (n_part * td.size()) as u64,
+            )
+            .map_err(|_| invalid("reduce bindings"))?;
         let bidx = match &pi {
-            Some(b) => Some(plan.add(b, Class::W32, Access::ReadWrite, 0, (n_part * 4) as u64).map_err(|_| invalid("reduce bindings"))?),
+            Some(b) => Some(
+                plan.add(b, Class::W32, Access::ReadWrite, 0, (n_part * 4) as u64)
+                    .map_err(|_| invalid("reduce bindings"))?,
+            ),
             None => None,
         };
         let windows = plan.windows(ctx)?;
         let spec = spec(&pass, &plan, bin, None, bout, bidx)?;
         let in_off = rel(windows[bin].start, a.input_offset, a.dtype);
-        let params = [n_part as u32, a.len as u32, a.inner as u32, seg as u32, segments as u32, in_off, 0, 0];
-        dispatch::launch(ctx, &spec, &params, &plan, &windows, false, groups(n_part, lanes))?;
+        let params = [
+            n_part as u32,
+            a.len as u32,
+            a.inner as u32,
+            seg as u32,
+            segments as u32,
+            in_off,
+            0,
+            0,
+        ];
+        dispatch::launch(
+            ctx,
+            &spec,
+            &params,
+            &plan,
+            &windows,
+            false,
+            groups(n_part, lanes),
+        )?;
         let part = ReduceArgs {
             op: a.op,
             dtype: a.dtype,
@@ -282,19 +388,46 @@ fn rel(window_start: u64, offset: usize, d: DType) -> u32 {
 }
 
 fn groups(outputs: usize, lanes: u32) -> u64 {
-    if lanes > 1 { outputs as u64 } else { (outputs as u64).div_ceil(header::WORKGROUP as u64) }
+    if lanes > 1 {
+        outputs as u64
+    } else {
+        (outputs as u64).div_ceil(header::WORKGROUP as u64)
+    }
 }
 
-fn add_input<'a>(plan: &mut BindingPlan<'a>, buf: &'a WgpuBuffer, d: DType, offset: usize, count: usize, _ctx: &Context) -> Result<usize> {
+fn add_input<'a>(
+    plan: &mut BindingPlan<'a>,
+    buf: &'a WgpuBuffer,
+    d: DType,
+    offset: usize,
+    count: usize,
+    _ctx: &Context,
+) -> Result<usize> {
     let size = d.size() as u64;
-    plan.add(buf, Class::of(d), Access::Read, offset as u64 * size, (offset + count) as u64 * size)
-        .map_err(|_| invalid("reduce bindings"))
+    plan.add(
+        buf,
+        Class::of(d),
+        Access::Read,
+        offset as u64 * size,
+        (offset + count) as u64 * size,
+    )
+    .map_err(|_| invalid("reduce bindings"))
 }
 
-fn spec(p: &Pass, plan: &BindingPlan<'_>, bin: usize, bidx: Option<usize>, bout: usize, bout_idx: Option<usize>) -> Result<ShaderSpec> {
+fn spec(
+    p: &Pass,
+    plan: &BindingPlan<'_>,
+    bin: usize,
+    bidx: Option<usize>,
+    bout: usize,
+    bout_idx: Option<usize>,
+) -> Result<ShaderSpec> {
     let layout = plan.layout();
     Ok(ShaderSpec {
-        label: format!("reduce[{} {} {:?}->{:?} x{}]", p.op, p.dtype, p.source, p.sink, p.lanes),
+        label: format!(
+            "reduce[{} {} {:?}->{:?} x{}]",
+            p.op, p.dtype, p.source, p.sink, p.lanes
+        ),
         source: source(p, &layout, bin, bidx, bout, bout_idx)?,
         storage: layout.iter().map(|x| x.1).collect(),
     })
@@ -302,18 +435,42 @@ fn spec(p: &Pass, plan: &BindingPlan<'_>, bin: usize, bidx: Option<usize>, bout:
 
 /// The last pass: reads `a.input` (the array, or partials with indices `idx`) and writes
 /// the output (through a word-per-element temporary for bool/u8 outputs).
-fn pass_final(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>, out_d: DType, lanes: u32, source: Source, idx: Option<&WgpuBuffer>) -> Result<()> {
+fn pass_final(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    out_d: DType,
+    lanes: u32,
+    source: Source,
+    idx: Option<&WgpuBuffer>,
+) -> Result<()> {
     let outputs = a.outer * a.inner;
     let total = a.outer * a.len * a.inner;
-    let pass = Pass { op: a.op, dtype: a.dtype, source, sink: Sink::Final, lanes };
+    let pass = Pass {
+        op: a.op,
+        dtype: a.dtype,
+        source,
+        sink: Sink::Final,
+        lanes,
+    };
     let byte_out = types::is_byte(out_d);
-    let temp = if byte_out { Some(ctx.alloc(outputs * 4)?) } else { None };
+    let temp = if byte_out {
+        Some(ctx.alloc(outputs * 4)?)
+    } else {
+        None
+    };
     let r = (|| {
         let mut plan = BindingPlan::default();
-        let in_d = if source == Source::Partial { temp_dtype(a.dtype) } else { a.dtype };
+        let in_d = if source == Source::Partial {
+            temp_dtype(a.dtype)
+        } else {
+            a.dtype
+        };
         let bin = add_input(&mut plan, a.input, in_d, a.input_offset, total, ctx)?;
         let bidx = match idx {
-            Some(b) => Some(plan.add(b, Class::W32, Access::Read, 0, total as u64 * 4).map_err(|_| invalid("reduce bindings"))?),
+            Some(b) => Some(
+                plan.add(b, Class::W32, Access::Read, 0, total as u64 * 4)
+                    .map_err(|_| invalid("reduce bindings"))?,
+            ),
             None => None,
         };
         let (out_buf, out_off, out_unit_d) = match &temp {
@@ -323,16 +480,44 @@ fn pass_final(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>, out_d: DType, lanes
         };
         let ob_class = Class::of(out_unit_d);
         let osize = out_unit_d.size() as u64;
-        let count = if is_arg(a.op) && temp.is_none() { outputs * 2 } else { outputs };
+        let count = if is_arg(a.op) && temp.is_none() {
+            outputs * 2
+        } else {
+            outputs
+        };
         let bout = plan
-            .add(out_buf, ob_class, Access::ReadWrite, out_off as u64 * osize, (out_off + count) as u64 * osize)
+            .add(
+                out_buf,
+                ob_class,
+                Access::ReadWrite,
+                out_off as u64 * osize,
+                (out_off + count) as u64 * osize,
+            )
             .map_err(|_| conflict(ctx))?;
         let windows = plan.windows(ctx)?;
         let spec = spec(&pass, &plan, bin, bidx, bout, None)?;
         let in_off = rel(windows[bin].start, a.input_offset, in_d);
-        let o_off = ((out_off as u64 * osize - windows[bout].start) / unit_bytes(out_unit_d)) as u32;
-        let params = [outputs as u32, a.len as u32, a.inner as u32, a.len as u32, 1, in_off, o_off, 0];
-        dispatch::launch(ctx, &spec, &params, &plan, &windows, false, groups(outputs, lanes))?;
+        let o_off =
+            ((out_off as u64 * osize - windows[bout].start) / unit_bytes(out_unit_d)) as u32;
+        let params = [
+            outputs as u32,
+            a.len as u32,
+            a.inner as u32,
+            a.len as u32,
+            1,
+            in_off,
+            o_off,
+            0,
+        ];
+        dispatch::launch(
+            ctx,
+            &spec,
+            &params,
+            &plan,
+            &windows,
+            false,
+            groups(outputs, lanes),
+        )?;
         if let Some(t) = &temp {
             pack(ctx, t, out_d, a.output, a.output_offset, outputs)?;
         }

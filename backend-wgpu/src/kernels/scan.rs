@@ -20,13 +20,38 @@ use crate::wgsl::helpers::Helpers;
 use crate::wgsl::ops;
 use crate::wgsl::types::{self, Class, unit_bytes, units};
 
-pub(crate) fn source(op: ScanOp, d: DType, storage: &[(Class, Access)], bin: usize, bout: usize) -> Result<String> {
+pub(crate) fn source(
+    op: ScanOp,
+    d: DType,
+    storage: &[(Class, Access)],
+    bin: usize,
+    bout: usize,
+) -> Result<String> {
     let mut h = Helpers::default();
-    let f = ops::binary(&mut h, if op == ScanOp::Sum { BinaryOp::Add } else { BinaryOp::Mul }, d, "acc", "v")?;
+    let f = ops::binary(
+        &mut h,
+        if op == ScanOp::Sum {
+            BinaryOp::Add
+        } else {
+            BinaryOp::Mul
+        },
+        d,
+        "acc",
+        "v",
+    )?;
     let u = units(d);
     let od = temp_dtype(d);
-    let load = types::load(d, &format!("b{}", bin + 1), &format!("(prm(3u) + (base + k * prm(2u)) * {u}u)"));
-    let store = types::store(od, &format!("b{}", bout + 1), &format!("prm(4u) + (base + k * prm(2u)) * {u}u"), &to_temp(d, "acc"));
+    let load = types::load(
+        d,
+        &format!("b{}", bin + 1),
+        &format!("(prm(3u) + (base + k * prm(2u)) * {u}u)"),
+    );
+    let store = types::store(
+        od,
+        &format!("b{}", bout + 1),
+        &format!("prm(4u) + (base + k * prm(2u)) * {u}u"),
+        &to_temp(d, "acc"),
+    );
     let mut s = header::declarations(5, storage, false);
     s.push_str(&h.emit());
     s.push_str(&header::entry(WORKGROUP));
@@ -70,12 +95,22 @@ pub fn run(ctx: &Context, a: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
     }
     let d = a.dtype;
     let od = temp_dtype(d);
-    let temp = if od != d { Some(ctx.alloc(total * 4)?) } else { None };
+    let temp = if od != d {
+        Some(ctx.alloc(total * 4)?)
+    } else {
+        None
+    };
     let r = (|| {
         let mut plan = BindingPlan::default();
         let size = d.size() as u64;
         let bin = plan
-            .add(a.input, Class::of(d), Access::Read, a.input_offset as u64 * size, (a.input_offset + total) as u64 * size)
+            .add(
+                a.input,
+                Class::of(d),
+                Access::Read,
+                a.input_offset as u64 * size,
+                (a.input_offset + total) as u64 * size,
+            )
             .map_err(|_| invalid("scan bindings"))?;
         let (ob, oo) = match &temp {
             Some(t) => (t, 0usize),
@@ -95,7 +130,15 @@ pub fn run(ctx: &Context, a: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
         let in_off = ((a.input_offset as u64 * size - w[bin].start) / unit_bytes(d)) as u32;
         let out_off = ((oo as u64 * osize - w[bout].start) / unit_bytes(od)) as u32;
         let params = [lines as u32, a.len as u32, a.inner as u32, in_off, out_off];
-        dispatch::launch(ctx, &spec, &params, &plan, &w, false, (lines as u64).div_ceil(WORKGROUP as u64))?;
+        dispatch::launch(
+            ctx,
+            &spec,
+            &params,
+            &plan,
+            &w,
+            false,
+            (lines as u64).div_ceil(WORKGROUP as u64),
+        )?;
         if let Some(t) = &temp {
             pack(ctx, t, d, a.output, a.output_offset, total)?;
         }

@@ -33,7 +33,10 @@ fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
     match d {
         DType::Bool => ("select(0u, 1u, v)".into(), "(k != 0u)".into()),
         DType::U8 | DType::U32 | DType::U64 => ("v".into(), "k".into()),
-        DType::I32 => ("(bitcast<u32>(v) ^ 0x80000000u)".into(), "bitcast<i32>(k ^ 0x80000000u)".into()),
+        DType::I32 => (
+            "(bitcast<u32>(v) ^ 0x80000000u)".into(),
+            "bitcast<i32>(k ^ 0x80000000u)".into(),
+        ),
         DType::I64 => (
             "(bitcast<u64>(v) ^ 0x8000000000000000lu)".into(),
             "bitcast<i64>(k ^ 0x8000000000000000lu)".into(),
@@ -61,11 +64,21 @@ fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
 
 // Parameters: 0 threads, 1 len, 2 P, 3 value offset (units), 4 k, 5 j, 6 out offset.
 
-pub(crate) fn source(d: DType, stage: &str, storage: &[(Class, Access)], bv: usize, bk: usize) -> String {
+pub(crate) fn source(
+    d: DType,
+    stage: &str,
+    storage: &[(Class, Access)],
+    bv: usize,
+    bk: usize,
+) -> String {
     let mut h = Helpers::default();
     let (to_key, from_key) = key_fns(&mut h, d);
     let kt = key_ty(d);
-    let max = if wide(d) { "0xfffffffffffffffflu" } else { "0xffffffffu" };
+    let max = if wide(d) {
+        "0xfffffffffffffffflu"
+    } else {
+        "0xffffffffu"
+    };
     let vb = format!("b{}", bv + 1);
     let kb = format!("b{}", bk + 1);
     let body = match stage {
@@ -141,15 +154,23 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
     let keys = ctx.alloc(slots as usize * ksize)?;
     let total = a.rows * a.len;
     let od = temp_dtype(d);
-    let temp = if od != d { Some(ctx.alloc(total * 4)?) } else { None };
+    let temp = if od != d {
+        Some(ctx.alloc(total * 4)?)
+    } else {
+        None
+    };
     let r = (|| {
         let bad = |_| invalid("sort bindings");
         let size = d.size() as u64;
         let (vlo, vhi) = (a.offset as u64 * size, (a.offset + total) as u64 * size);
         // Values -> keys.
         let mut plan = BindingPlan::default();
-        let bv = plan.add(a.buffer, Class::of(d), Access::Read, vlo, vhi).map_err(bad)?;
-        let bk = plan.add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64).map_err(bad)?;
+        let bv = plan
+            .add(a.buffer, Class::of(d), Access::Read, vlo, vhi)
+            .map_err(bad)?;
+        let bk = plan
+            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
+            .map_err(bad)?;
         let w = plan.windows(ctx)?;
         let voff = ((vlo - w[bv].start) / unit_bytes(d)) as u32;
         let mut params = [slots as u32, a.len as u32, p as u32, voff, 0, 0, 0];
@@ -162,10 +183,20 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
             }
         };
         let groups = slots.div_ceil(WORKGROUP as u64);
-        dispatch::launch(ctx, &spec("keys", &plan, bv, bk), &params, &plan, &w, false, groups)?;
+        dispatch::launch(
+            ctx,
+            &spec("keys", &plan, bv, bk),
+            &params,
+            &plan,
+            &w,
+            false,
+            groups,
+        )?;
         // The network.
         let mut plan_k = BindingPlan::default();
-        let bk2 = plan_k.add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64).map_err(bad)?;
+        let bk2 = plan_k
+            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
+            .map_err(bad)?;
         let wk = plan_k.windows(ctx)?;
         let step_spec = spec("step", &plan_k, bk2, bk2);
         let mut k = 2usize;
@@ -187,14 +218,30 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
         };
         let osize = od.size() as u64;
         let bo = plan_o
-            .add(ob, Class::of(od), Access::ReadWrite, oo as u64 * osize, (oo + total) as u64 * osize)
+            .add(
+                ob,
+                Class::of(od),
+                Access::ReadWrite,
+                oo as u64 * osize,
+                (oo + total) as u64 * osize,
+            )
             .map_err(bad)?;
-        let bk3 = plan_o.add(&keys, kclass, Access::Read, 0, slots * ksize as u64).map_err(bad)?;
+        let bk3 = plan_o
+            .add(&keys, kclass, Access::Read, 0, slots * ksize as u64)
+            .map_err(bad)?;
         let wo = plan_o.windows(ctx)?;
         params[0] = total as u32;
         params[6] = ((oo as u64 * osize - wo[bo].start) / unit_bytes(od)) as u32;
         let out_spec = spec("values", &plan_o, bo, bk3);
-        dispatch::launch(ctx, &out_spec, &params, &plan_o, &wo, false, (total as u64).div_ceil(WORKGROUP as u64))?;
+        dispatch::launch(
+            ctx,
+            &out_spec,
+            &params,
+            &plan_o,
+            &wo,
+            false,
+            (total as u64).div_ceil(WORKGROUP as u64),
+        )?;
         if let Some(t) = &temp {
             pack(ctx, t, d, a.buffer, a.offset, total)?;
         }

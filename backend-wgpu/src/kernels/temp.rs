@@ -18,30 +18,61 @@ pub fn temp_dtype(d: DType) -> DType {
 
 /// The temp form of a value of `d`.
 pub fn to_temp(d: DType, v: &str) -> String {
-    if d == DType::Bool { format!("select(0u, 1u, {v})") } else { v.to_string() }
+    if d == DType::Bool {
+        format!("select(0u, 1u, {v})")
+    } else {
+        v.to_string()
+    }
 }
 
 /// The value of `d` from its temp form.
 pub fn from_temp(d: DType, v: &str) -> String {
-    if d == DType::Bool { format!("({v} != 0u)") } else { v.to_string() }
+    if d == DType::Bool {
+        format!("({v} != 0u)")
+    } else {
+        v.to_string()
+    }
 }
 
 /// Converts `count` words of `temp` (values 0..=255) into `d` elements of `dst` at element
 /// `dst_offset`.
-pub fn pack(ctx: &Context, temp: &WgpuBuffer, d: DType, dst: &WgpuBuffer, dst_offset: usize, count: usize) -> Result<()> {
+pub fn pack(
+    ctx: &Context,
+    temp: &WgpuBuffer,
+    d: DType,
+    dst: &WgpuBuffer,
+    dst_offset: usize,
+    count: usize,
+) -> Result<()> {
     let program = Program {
         inputs: vec![DType::U32],
         scalars: vec![],
         instrs: vec![
-            Instr { node: Node::Input(0), dtype: DType::U32 },
-            Instr { node: Node::Cast(d, 0), dtype: d },
+            Instr {
+                node: Node::Input(0),
+                dtype: DType::U32,
+            },
+            Instr {
+                node: Node::Cast(d, 0),
+                dtype: d,
+            },
         ],
     };
     let args = ElementwiseArgs {
         shape: vec![count],
-        inputs: vec![Operand { buffer: temp, dtype: DType::U32, offset: 0, strides: vec![1] }],
+        inputs: vec![Operand {
+            buffer: temp,
+            dtype: DType::U32,
+            offset: 0,
+            strides: vec![1],
+        }],
         scalars: vec![],
-        output: Operand { buffer: dst, dtype: d, offset: dst_offset, strides: vec![1] },
+        output: Operand {
+            buffer: dst,
+            dtype: d,
+            offset: dst_offset,
+            strides: vec![1],
+        },
     };
     elementwise::run(ctx, &program, &args)
 }

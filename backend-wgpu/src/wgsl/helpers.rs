@@ -100,7 +100,7 @@ impl Helpers {
         };
         let suffix = if from == DType::F64 { "lf" } else { "f" };
         let conv = match to {
-            DType::U8 | DType::U32 => format!("u32(x)"),
+            DType::U8 | DType::U32 => "u32(x)".to_string(),
             DType::I32 => "i32(x)".to_string(),
             DType::I64 => "i64(x)".to_string(),
             _ => "u64(x)".to_string(),

@@ -12,6 +12,11 @@ use gpuarrays_core::kernel::UnaryOp;
 use super::helpers::Helpers;
 use super::types::{lit, ty};
 
+/// ln 2 in two parts: the high part has 32 trailing zero bits, so `n · LN2_HI` is exact for
+/// the exponents that occur.
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+
 /// `op(a)` for a transcendental `op` of f32/f64, or `Err(reason)` where this backend does
 /// not (yet) compute it to the C library's accuracy (the caller reports it unsupported).
 pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String, String> {
@@ -44,7 +49,11 @@ fn horner(z: &str, coeffs: &[String]) -> String {
 }
 
 fn flit(d: DType, x: f64) -> String {
-    if d == DType::F32 { super::types::f32_lit(x as f32) } else { super::types::f64_lit(x) }
+    if d == DType::F32 {
+        super::types::f32_lit(x as f32)
+    } else {
+        super::types::f64_lit(x)
+    }
 }
 
 /// `log(x)`: `x = 2^e m` with `m` in [√½, √2), `log m = 2 atanh(s)`, `s = (m − 1)/(m + 1)`,
@@ -55,11 +64,13 @@ fn log(h: &mut Helpers, d: DType) -> String {
     let nan = h.isnan(d);
     let inf = h.isinf(d);
     let terms = if d == DType::F32 { 6 } else { 12 };
-    let coeffs: Vec<String> = (0..terms).map(|k| flit(d, 1.0 / (2 * k + 3) as f64)).collect();
+    let coeffs: Vec<String> = (0..terms)
+        .map(|k| flit(d, 1.0 / (2 * k + 3) as f64))
+        .collect();
     let series = horner("z", &coeffs);
     let one = lit(d, 1);
     let two = flit(d, 2.0);
-    let (ln2_hi, ln2_lo) = (flit(d, 6.93147180369123816490e-01), flit(d, 1.90821492927058770002e-10));
+    let (ln2_hi, ln2_lo) = (flit(d, LN2_HI), flit(d, LN2_LO));
     let sqrt_half = flit(d, std::f64::consts::FRAC_1_SQRT_2);
     let zero = lit(d, 0);
     // x = m 2^e with m in [0.5, 1), without `frexp` (lavapipe's LLVM 15 cannot compile an
@@ -122,7 +133,7 @@ fn exp_f64(h: &mut Helpers) -> String {
         c
     };
     let poly = horner("r", &coeffs);
-    let (ln2_hi, ln2_lo) = (flit(d, 6.93147180369123816490e-01), flit(d, 1.90821492927058770002e-10));
+    let (ln2_hi, ln2_lo) = (flit(d, LN2_HI), flit(d, LN2_LO));
     let inv_ln2 = flit(d, std::f64::consts::LOG2_E);
     h.raw("exp_f64", || {
         format!(
@@ -156,7 +167,9 @@ fn expm1_small(h: &mut Helpers, d: DType) -> String {
         coeffs.push(flit(d, f));
     }
     let poly = horner("y", &coeffs);
-    h.raw(&name, || format!("fn {name}(y: {t}) -> {t} {{ return y * {poly}; }}\n"))
+    h.raw(&name, || {
+        format!("fn {name}(y: {t}) -> {t} {{ return y * {poly}; }}\n")
+    })
 }
 
 /// `tanh` that saturates to ±1 where the result rounds to ±1 (no `exp` overflow).
@@ -170,7 +183,11 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
     let two = flit(d, 2.0);
     let small = flit(d, 0.625);
     let em = expm1_small(h, d);
-    let exp = if d == DType::F32 { "exp".to_string() } else { exp_f64(h) };
+    let exp = if d == DType::F32 {
+        "exp".to_string()
+    } else {
+        exp_f64(h)
+    };
     h.raw(&name, || {
         format!(
             "fn {name}(x: {t}) -> {t} {{

@@ -19,7 +19,11 @@ fn unsupported(what: String) -> WgpuError {
 }
 
 fn mask_u8(d: DType, e: String) -> String {
-    if d == DType::U8 { format!("(({e}) & 0xffu)") } else { e }
+    if d == DType::U8 {
+        format!("(({e}) & 0xffu)")
+    } else {
+        e
+    }
 }
 
 /// The WGSL expression of `op a` for an operand of type `d`.
@@ -38,9 +42,8 @@ pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String> 
         (UnaryOp::Abs, DType::C32 | DType::C64) => format!("{}({a}.x, {a}.y)", h.hypot(d)),
         (UnaryOp::Not, DType::Bool) => format!("(!{a})"),
         (UnaryOp::Not, _) if d.is_integer() => mask_u8(d, format!("(~{a})")),
-        (_, DType::F32 | DType::F64) if op.is_transcendental() => {
-            math::unary(h, op, d, a).map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?
-        }
+        (_, DType::F32 | DType::F64) if op.is_transcendental() => math::unary(h, op, d, a)
+            .map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?,
         _ => return Err(unsupported(format!("{op} of {d}"))),
     };
     Ok(s)
