@@ -1,8 +1,8 @@
 //! The one error type of gpuarrays-core. Every variant says what was wrong and, where there
 //! is one, what to do instead: these messages are what users see.
 
+use crate::capability::OpKind;
 use crate::dtype::DType;
-use crate::support::OpKind;
 
 /// Result alias used throughout gpuarrays.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

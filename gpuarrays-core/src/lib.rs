@@ -7,7 +7,7 @@
 //! | storage | [`DataRef`] (refcounted buffer, destructor runs once) | `data_ref.rs` |
 //! | arrays | [`Array<T, B>`], [`RawArray<B>`] | `array.rs` |
 //! | derived arrays | `view`, `slice`, `reshape`, `reinterpret` | `derive.rs` |
-//! | capabilities | [`Backend::supports`], [`Support`], [`ensure_supported`] | `support.rs` |
+//! | capabilities | [`OpKind`], [`Support`], [`TypeRule`] (a leaf); [`ensure_supported`] | `capability.rs`; `support.rs` |
 //! | the backend trait | [`Backend`] | `backend.rs` |
 //! | kernel descriptions | [`kernel::Program`], [`kernel::ReduceArgs`], ... | `kernel/` |
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
@@ -15,6 +15,7 @@
 
 pub mod array;
 pub mod backend;
+pub mod capability;
 pub mod data_ref;
 mod derive;
 pub mod device;
@@ -30,6 +31,7 @@ pub mod support;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;
+pub use capability::{OpKind, Support, TypeRule};
 pub use data_ref::DataRef;
 pub use device::DeviceInfo;
 pub use dtype::DType;
@@ -38,4 +40,4 @@ pub use error::{Error, Result};
 pub use num_complex::{Complex32, Complex64};
 pub use ops::Expr;
 pub use scalar::Scalar;
-pub use support::{OpKind, Support, ensure_supported};
+pub use support::ensure_supported;
