@@ -4,6 +4,7 @@
 //! | concept | type | file |
 //! |---|---|---|
 //! | element types | [`Element`], [`DType`], [`Scalar`] | `element.rs`, `dtype.rs`, `scalar.rs` |
+//! | `DType` → Rust type | [`dispatch_dtype!`] | `dtype_dispatch.rs` |
 //! | storage | [`DataRef`] (refcounted buffer, destructor runs once) | `data_ref.rs` |
 //! | arrays | [`Array<T, B>`], [`RawArray<B>`] | `array.rs` |
 //! | derived arrays | `view`, `slice`, `reshape`, `reinterpret` | `derive.rs` |
@@ -20,6 +21,7 @@ pub mod data_ref;
 mod derive;
 pub mod device;
 pub mod dtype;
+mod dtype_dispatch;
 pub mod element;
 pub mod error;
 pub mod handle_cache;
@@ -36,7 +38,7 @@ pub use data_ref::DataRef;
 pub use device::DeviceInfo;
 pub use dtype::DType;
 pub use element::Element;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
 pub use ops::Expr;
 pub use scalar::Scalar;
