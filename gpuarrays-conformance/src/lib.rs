@@ -65,11 +65,12 @@
 //! relative error in ULP-like units); for bool and integer results the absolute
 //! difference (0 when the row passes).
 
+#![forbid(unsafe_code)]
+
 pub mod case;
 pub mod cases;
 pub mod compare;
 pub mod config;
-pub mod errors;
 pub mod exec;
 pub mod host;
 pub mod oracle;

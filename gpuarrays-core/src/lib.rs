@@ -14,6 +14,8 @@
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
 //! | handle cache | [`handle_cache::HandleCache`] | `handle_cache/` |
 
+#![forbid(unsafe_code)]
+
 pub mod array;
 pub mod backend;
 pub mod capability;
