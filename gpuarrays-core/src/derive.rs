@@ -1,7 +1,9 @@
 //! Derived arrays: `view`, `reshape` and `reinterpret` return new arrays of the same type
 //! that share the original's [`crate::DataRef`], with their own dims and element offset —
-//! no wrapper types and no copies (third seed). Only contiguous row-major results exist, so
-//! every derived array can go anywhere an ordinary array can.
+//! no wrapper types and no copies, so every function that takes an array takes a derived one
+//! too, with no family of wrapper types to accept (the storage design of CUDA.jl, which
+//! Julia's GPU array packages adopted for the same reason). Only contiguous row-major
+//! results exist, so every derived array can go anywhere an ordinary array can.
 
 use std::ops::Range;
 
