@@ -1,10 +1,13 @@
 //! gpuarrays-conformance: the conformance suite every gpuarrays backend runs.
 //!
-//! ```ignore
+//! ```
 //! use gpuarrays_conformance::{SuiteConfig, run};
-//! let report = run(&my_backend, &SuiteConfig::quick());
+//! # let my_backend = gpuarrays_cpu_ref::CpuBackend::new();
+//! // `with_filter` selects rows ("op/dtype", as `--filter` in the CLI); without it, every row.
+//! let report = run(&my_backend, &SuiteConfig::quick().with_filter("sum/f32"));
 //! println!("{report}");
 //! assert!(report.ok());
+//! # assert!(!report.rows.is_empty());
 //! ```
 //!
 //! Every operation (each unary and binary operation, all 100 casts, select, a fused

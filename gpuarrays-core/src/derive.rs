@@ -145,9 +145,15 @@ impl<B: Backend> RawArray<B> {
 impl<T: Element, B: Backend> Array<T, B> {
     /// A contiguous sub-array sharing this array's buffer; see [`RawArray::view`].
     ///
-    /// ```ignore
+    /// ```
+    /// # use gpuarrays_core::{Array, ErrorKind};
+    /// # let cpu = gpuarrays_cpu_ref::CpuBackend::new();
+    /// # let a = Array::<i32, _>::from_slice(&cpu, &[6, 2], &(0..12).collect::<Vec<_>>())?;
     /// let rows = a.view(&[2..5, 0..a.dims()[1]])?;   // rows 2, 3, 4: contiguous
     /// let bad = a.view(&[0..4, 1..2]);                 // a column: Error::NonContiguousView
+    /// # assert_eq!(rows.to_vec()?, [4, 5, 6, 7, 8, 9]);
+    /// # assert_eq!(bad.map(|_| ()).map_err(|e| e.kind()), Err(ErrorKind::NonContiguousView));
+    /// # Ok::<(), gpuarrays_core::Error>(())
     /// ```
     pub fn view(&self, ranges: &[Range<usize>]) -> Result<Self> {
         Ok(Array::from_raw(self.raw.view(ranges)?))
