@@ -67,6 +67,9 @@
 //! results in ε-units, `|got − expected| / (ε · scale)` (with scale |expected| this is the
 //! relative error in ULP-like units); for bool and integer results the absolute
 //! difference (0 when the row passes).
+//!
+//! The suite and its oracle are safe Rust (`#![forbid(unsafe_code)]`): a checker that could
+//! corrupt memory could report a pass it never computed.
 
 #![forbid(unsafe_code)]
 

@@ -13,6 +13,10 @@
 //! | kernel descriptions | [`kernel::Program`], [`kernel::ReduceArgs`], ... | `kernel/` |
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
 //! | handle cache | [`handle_cache::HandleCache`] | `handle_cache/` |
+//!
+//! Core is safe Rust (`#![forbid(unsafe_code)]`): it decides shapes, types and lifetimes,
+//! and only backends touch memory, so every `unsafe` block of the project sits in a backend
+//! next to the memory it is about.
 
 #![forbid(unsafe_code)]
 
