@@ -196,5 +196,11 @@ mod tests {
         );
         let other = dispatch_dtype!(DType::C32, [Bool], T => None, else o => Some(o));
         assert_eq!(other, Some(DType::C32));
+        // Listing every type leaves the "else" arm unreachable, which is allowed.
+        let every = DType::ALL.iter().all(|&d| {
+            dispatch_dtype!(d, [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+                T => T::DTYPE == d, else _ => false)
+        });
+        assert!(every);
     }
 }
