@@ -59,7 +59,7 @@ pub use gpuarrays_cpu_ref as cpu;
 /// Opening a HIP device by hand (without a GPU runtime, the error says in one line what is
 /// missing and what to install):
 ///
-/// ```ignore
+/// ```no_run
 /// use gpuarrays::hip::HipBackend;
 /// use gpuarrays::prelude::*;
 ///

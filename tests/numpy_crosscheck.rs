@@ -26,11 +26,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
-use gpuarrays_core::{Array, DType, Element, Expr, RawArray, Result, Scalar};
+use gpuarrays_core::{Array, DType, Element, Expr, RawArray, Result, Scalar, dispatch_dtype};
 use gpuarrays_cpu_ref::CpuBackend;
 use serde_json::{Value, json};
 
-use recorder::{B, In, Out, Recorder, with_type};
+use recorder::{B, In, Out, Recorder};
 use values::{Kind, Rng, pairs, specials, values};
 
 const DEFAULT_SEED: u64 = 0x6770_7561_7272_6179;
@@ -222,7 +222,7 @@ fn elementwise_ops_agree_with_numpy() {
             );
 
             // broadcast_to, full, copy of a view.
-            let r = with_type!(dtype, T => sa.raw.clone().into_typed::<T>()
+            let r = dispatch_dtype!(dtype, T => sa.raw.clone().into_typed::<T>()
                 .and_then(|x| x.broadcast_to(&[2, 3, 4]))
                 .and_then(|x| Out::typed(&x)));
             let j = json!({"op": "broadcast_to", "shape": [2, 3, 4]});
@@ -445,7 +445,7 @@ fn run_reduce(a: &In, f: &str, axis: Option<usize>) -> Result<Out> {
         "argmax" => ReduceOp::ArgMax,
         _ => {
             // any, all and mean are typed operations (any/all accept every type).
-            return with_type!(a.dtype(), T => {
+            return dispatch_dtype!(a.dtype(), T => {
                 let t = a.raw.clone().into_typed::<T>()?;
                 match (f, axis) {
                     ("any", None) => Ok(Out::scalar(Scalar::Bool(t.any()?))),
@@ -565,7 +565,7 @@ fn scans_sorts_finds_agree_with_numpy() {
                 for (kind, kname, op) in scan_kinds {
                     let a = shaped_input(rng, rec, dtype, dims, kind);
                     for axis in 0..dims.len() {
-                        let r = with_type!(dtype, T => a.raw.clone().into_typed::<T>().and_then(|t| {
+                        let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>().and_then(|t| {
                             match op {
                                 ScanOp::Sum => t.cumsum(axis),
                                 ScanOp::Prod => t.cumprod(axis),
@@ -602,7 +602,7 @@ fn scans_sorts_finds_agree_with_numpy() {
                         &[&a],
                         r,
                     );
-                    let r = with_type!(dtype, T => a.raw.clone().into_typed::<T>()
+                    let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>()
                     .and_then(|t| t.find_first())
                     .map(|first| Out {
                         dtype: DType::I64,
@@ -616,7 +616,7 @@ fn scans_sorts_finds_agree_with_numpy() {
             // Products over short axes with NaN, ±inf, ±0.
             let tame = tame_values(rng, dtype, 5 * 7);
             let a = rec.array(dtype, &[5, 7], &tame);
-            let r = with_type!(dtype, T => a.raw.clone().into_typed::<T>()
+            let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>()
                 .and_then(|t| t.cumprod(1)).and_then(|x| Out::typed(&x)));
             let j = json!({"op": "scan", "fn": "cumprod", "axis": 1, "kind": "tame"});
             rec.case(format!("scan/cumprod/{dtype}/tame"), j, dtype, &[&a], r);
@@ -670,7 +670,7 @@ fn scans_sorts_finds_agree_with_numpy() {
                 out(a4.raw.permute(&[3, 1, 0, 2])),
             );
             let m = shaped_input(rng, rec, dtype, &[37, 53], Kind::Mixed);
-            let r = with_type!(dtype, T => m.raw.clone().into_typed::<T>()
+            let r = dispatch_dtype!(dtype, T => m.raw.clone().into_typed::<T>()
                 .and_then(|t| t.transpose()).and_then(|x| Out::typed(&x)));
             let j = json!({"op": "permute", "axes": [1, 0]});
             rec.case(format!("transpose/{dtype}"), j, dtype, &[&m], r);
@@ -694,7 +694,7 @@ fn scans_sorts_finds_agree_with_numpy() {
                 out(a.raw.find()),
             );
             if dtype != DType::Bool {
-                let r = with_type!(dtype, T => a.raw.clone().into_typed::<T>()
+                let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>()
                     .and_then(|t| t.cumsum(0)).and_then(|x| Out::typed(&x)));
                 let j = json!({"op": "scan", "fn": "cumsum", "axis": 0, "kind": "dups"});
                 rec.case(format!("large/cumsum/{dtype}"), j, dtype, &[&a], r);
@@ -769,7 +769,7 @@ fn matmul_arange_random_agree_with_numpy() {
             }
             for (start, step, len) in params {
                 let (si, st) = (rec.scalar(start), rec.scalar(step));
-                let r = with_type!(dtype, T => {
+                let r = dispatch_dtype!(dtype, T => {
                     let (s0, s1) = (T::from_scalar(start).unwrap(), T::from_scalar(step).unwrap());
                     Array::<T, B>::arange(&rec.backend, s0, s1, len).and_then(|x| Out::typed(&x))
                 });
@@ -791,7 +791,7 @@ fn matmul_arange_random_agree_with_numpy() {
                     ((1 << 40) + 7, vec![257]),
                     (u64::MAX, vec![64]),
                 ] {
-                    let r = with_type!(dtype, T => {
+                    let r = dispatch_dtype!(dtype, T => {
                         let a = if dist == "uniform" {
                             Array::<T, B>::random_uniform(&rec.backend, &dims, seed)
                         } else {

@@ -7,6 +7,8 @@
 
 use std::cell::UnsafeCell;
 
+use gpuarrays_core::{Complex32, Complex64};
+
 use crate::error::CpuError;
 
 #[repr(C, align(64))]
@@ -140,6 +142,33 @@ impl CpuBuffer {
         Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
     }
 }
+
+/// How a CPU buffer holds an element type: as itself, except bool, held as its byte.
+///
+/// Kernels are dispatched with [`gpuarrays_core::dispatch_dtype!`], which binds the Rust
+/// element type (`bool` for Bool); they read and write `Stored<T>`. A buffer may hold any
+/// byte where a bool is expected (a `u8` array reinterpreted as bool), and reading such a
+/// byte as a Rust `bool` would be undefined behaviour, so bool kernels work on the byte
+/// (ordering and comparing bytes orders and compares the bools they stand for).
+pub(crate) trait Storage {
+    type Repr: Copy + Send + Sync + 'static;
+}
+
+/// The type a CPU buffer holds for the element type `T` (see [`Storage`]).
+pub(crate) type Stored<T> = <T as Storage>::Repr;
+
+impl Storage for bool {
+    type Repr = u8;
+}
+
+macro_rules! stored_as_itself {
+    ($($t:ty),*) => {$(
+        impl Storage for $t {
+            type Repr = $t;
+        }
+    )*};
+}
+stored_as_itself!(u8, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
 
 /// Fails unless `a` and `b` are different buffers (kernels that read one buffer while
 /// writing another rely on it).

@@ -2,6 +2,7 @@
 
 /// What can go wrong inside the CPU backend.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CpuError {
     #[error("host allocation of {bytes} bytes failed; free arrays or use smaller ones")]
     OutOfMemory { bytes: usize },
@@ -35,4 +36,9 @@ impl From<CpuError> for gpuarrays_core::Error {
 
 pub(crate) fn invalid(what: impl Into<String>) -> CpuError {
     CpuError::InvalidKernel { what: what.into() }
+}
+
+/// A kernel asked to run on an element type core's type rules exclude.
+pub(crate) fn invalid_dtype<R>(kernel: &str, dtype: gpuarrays_core::DType) -> Result<R, CpuError> {
+    Err(invalid(format!("{kernel} for {dtype}")))
 }

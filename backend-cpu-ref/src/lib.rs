@@ -9,14 +9,13 @@
 //! | file | what |
 //! |---|---|
 //! | `backend.rs` | `CpuBackend`, the `Backend` impl |
-//! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access |
-//! | `elementwise/` | the chunked evaluator of fused expressions |
+//! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access; `Stored<T>`, how it holds each element type |
+//! | `elementwise/` | the chunked evaluator of fused expressions (`column.rs`: columns, gather and scatter; `instructions.rs`: each instruction over columns) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
 //! | `semantics.rs` | per-type arithmetic with the exact core semantics |
 
 mod backend;
 mod buffer;
-mod dispatch;
 mod elementwise;
 mod error;
 mod matmul;

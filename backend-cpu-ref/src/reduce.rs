@@ -4,9 +4,10 @@
 use gpuarrays_core::kernel::{ReduceArgs, ReduceOp};
 use rayon::prelude::*;
 
-use crate::buffer::{CpuBuffer, distinct};
-use crate::dispatch::{dispatch, rust_type};
-use crate::error::CpuError;
+use gpuarrays_core::dispatch_dtype;
+
+use crate::buffer::{CpuBuffer, Stored, distinct};
+use crate::error::{CpuError, invalid_dtype};
 use crate::semantics::{Arith, Bits, Ordered};
 
 /// Elements per block of a contiguous reduction.
@@ -151,22 +152,23 @@ fn argmax<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 
 /// Runs a reduction.
 pub(crate) fn run(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    let name = a.op.name();
     match a.op {
-        ReduceOp::Sum => dispatch!(
-            a.dtype,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-            sum(a)
-        ),
-        ReduceOp::Prod => dispatch!(
-            a.dtype,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-            prod(a)
-        ),
-        ReduceOp::Min => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], min(a)),
-        ReduceOp::Max => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], max(a)),
-        ReduceOp::ArgMin => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], argmin(a)),
-        ReduceOp::ArgMax => dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], argmax(a)),
-        ReduceOp::Any => dispatch!(a.dtype, [Bool], any(a)),
-        ReduceOp::All => dispatch!(a.dtype, [Bool], all(a)),
+        ReduceOp::Sum => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T => sum::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Prod => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T => prod::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Min => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T => min::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Max => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T => max::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T => argmin::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T => argmax::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Any => dispatch_dtype!(a.dtype, [Bool],
+            T => any::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::All => dispatch_dtype!(a.dtype, [Bool],
+            T => all::<Stored<T>>(a), else other => invalid_dtype(name, other)),
     }
 }

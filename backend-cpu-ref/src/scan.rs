@@ -4,9 +4,10 @@
 use gpuarrays_core::kernel::{ScanArgs, ScanOp};
 use rayon::prelude::*;
 
-use crate::buffer::{CpuBuffer, distinct};
-use crate::dispatch::{dispatch, rust_type};
-use crate::error::CpuError;
+use gpuarrays_core::dispatch_dtype;
+
+use crate::buffer::{CpuBuffer, Stored, distinct};
+use crate::error::{CpuError, invalid_dtype};
 use crate::semantics::Arith;
 
 fn scan<T: Arith>(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
@@ -41,9 +42,6 @@ fn scan<T: Arith>(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 }
 
 pub(crate) fn run(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    dispatch!(
-        a.dtype,
-        [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-        scan(a)
-    )
+    dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+        T => scan::<Stored<T>>(a), else other => invalid_dtype(a.op.name(), other))
 }

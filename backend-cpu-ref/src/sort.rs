@@ -3,9 +3,10 @@
 use gpuarrays_core::kernel::{FindArgs, SortArgs};
 use rayon::prelude::*;
 
-use crate::buffer::CpuBuffer;
-use crate::dispatch::{dispatch, rust_type};
-use crate::error::CpuError;
+use gpuarrays_core::dispatch_dtype;
+
+use crate::buffer::{CpuBuffer, Stored};
+use crate::error::{CpuError, invalid_dtype};
 use crate::semantics::Ordered;
 
 fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
@@ -22,7 +23,8 @@ fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 
 /// Sorts rows ascending, NaNs last (bool is sorted as its byte: false < true).
 pub(crate) fn run(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    dispatch!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64], sort(a))
+    dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+        T => sort::<Stored<T>>(a), else other => invalid_dtype("sort", other))
 }
 
 /// Positions per block of `find`: counts per block in parallel, then a prefix sum, then

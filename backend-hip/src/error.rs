@@ -1,24 +1,32 @@
 //! The crate's one error type. Every variant says what went wrong and what to do about it.
+//!
+//! The message (`Display`) is one line for a person: what is missing and what to install.
+//! What lies behind it (every library file tried, with the loader's reason; each platform's
+//! own error when none is usable) is structured detail: the variants' fields, `Debug`, and
+//! [`HipError::detail`] as printable lines (for `gpuarrays info --verbose` and for programs).
+//! `From<HipError> for gpuarrays_core::Error` (in `backend/core_error.rs`) keeps all of it.
 
-use crate::platform::{DeviceId, PlatformKind};
+use crate::ids::{DeviceId, PlatformKind};
 
 /// Result alias used throughout `gpuarrays-hip`.
 pub type Result<T, E = HipError> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in the HIP backend's runtime layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HipError {
-    /// No candidate file of a shared library could be opened.
-    #[error(
-        "{platform}: could not load {library} ({tried}). {hint}",
-        tried = .tried.join("; ")
-    )]
+    /// No candidate file of a shared library could be opened. The message names the library
+    /// and what to install; `tried` (and [`HipError::detail`]) lists every file tried.
+    #[error("{platform}: {library} could not be loaded; {hint}")]
     LibraryNotFound {
         /// The platform that needed the library.
         platform: PlatformKind,
-        /// Which library, e.g. "CUDA driver (libcuda)".
+        /// Which library, e.g. "the NVIDIA driver (libcuda)".
         library: &'static str,
-        /// Every name or path tried, each with the loader's reason.
+        /// What provides the library, e.g. "the NVIDIA driver" or "ROCm".
+        provider: &'static str,
+        /// Every name or path tried, each with the loader's reason ("not found: a, b, ..."
+        /// for the names the loader did not find at all).
         tried: Vec<String>,
         /// What to install or set.
         hint: &'static str,
@@ -42,11 +50,12 @@ pub enum HipError {
         hint: &'static str,
     },
 
-    /// Automatic platform choice found no usable platform.
-    #[error("no HIP platform is usable: {}. Install ROCm (AMD) or the NVIDIA driver and CUDA (NVRTC), or set GPUARRAYS_HIP_PLATFORM=amd|nvidia to see one platform's error alone", reasons.join("; "))]
+    /// Automatic platform choice found no usable platform. The message is one line (see
+    /// [`no_platform_message`]); each platform's own error is in `reasons`.
+    #[error("{}", no_platform_message(.reasons))]
     NoPlatform {
-        /// Why each platform was rejected.
-        reasons: Vec<String>,
+        /// Why each platform was rejected, in the order they were tried.
+        reasons: Vec<HipError>,
     },
 
     /// The platform loaded but reports no device.
@@ -184,9 +193,214 @@ impl HipError {
         }
     }
 
+    /// Everything behind the one-line message, as printable lines: for a library that could
+    /// not be loaded, every file tried with the loader's reason; for "no platform is usable",
+    /// each platform's message followed by its own detail, indented. Empty when the message
+    /// says it all.
+    pub fn detail(&self) -> Vec<String> {
+        match self {
+            HipError::LibraryNotFound { tried, .. } => tried.clone(),
+            HipError::NoPlatform { reasons } => reasons
+                .iter()
+                .flat_map(|r| {
+                    std::iter::once(r.to_string())
+                        .chain(r.detail().into_iter().map(|line| format!("  {line}")))
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether this error means "out of memory" at the platform level.
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, HipError::OutOfMemory { .. })
-            || self.api_code() == Some(crate::platform::codes::OUT_OF_MEMORY)
+            || self.api_code() == Some(codes::OUT_OF_MEMORY)
+    }
+}
+
+/// The one-line message of [`HipError::NoPlatform`]. When every platform failed because its
+/// library is missing (the usual case on a machine without a GPU) it names the libraries and
+/// what provides them, e.g. "no GPU runtime found: neither ROCm's HIP runtime (libamdhip64)
+/// nor the NVIDIA driver (libcuda) could be loaded; install ROCm or the NVIDIA driver". Otherwise
+/// it gives each platform's reason in short.
+pub fn no_platform_message(reasons: &[HipError]) -> String {
+    let missing: Vec<(&str, &str)> = reasons
+        .iter()
+        .filter_map(|r| match r {
+            HipError::LibraryNotFound {
+                library, provider, ..
+            } => Some((*library, *provider)),
+            _ => None,
+        })
+        .collect();
+    if !missing.is_empty() && missing.len() == reasons.len() {
+        let libraries: Vec<&str> = missing.iter().map(|m| m.0).collect();
+        let mut providers: Vec<&str> = missing.iter().map(|m| m.1).collect();
+        providers.dedup();
+        let subject = match libraries.as_slice() {
+            [one] => format!("{one} could not be loaded"),
+            [a, b] => format!("neither {a} nor {b} could be loaded"),
+            many => format!("none of {} could be loaded", many.join(", ")),
+        };
+        return format!(
+            "no GPU runtime found: {subject}; install {}",
+            list_with_or(&providers)
+        );
+    }
+    let short: Vec<String> = reasons
+        .iter()
+        .map(|r| match r {
+            HipError::LibraryNotFound {
+                platform,
+                library,
+                provider,
+                ..
+            } => format!("{platform}: {library} could not be loaded (install {provider})"),
+            other => other.to_string(),
+        })
+        .collect();
+    if short.is_empty() {
+        return "no HIP platform is usable (none was tried)".to_string();
+    }
+    format!("no HIP platform is usable: {}", short.join("; "))
+}
+
+/// "a", "a or b", "a, b or c".
+fn list_with_or(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Error codes that HIP and CUDA share (HIP copied CUDA's numbering).
+pub mod codes {
+    /// Success.
+    pub const SUCCESS: i32 = 0;
+    /// Invalid value.
+    pub const INVALID_VALUE: i32 = 1;
+    /// Out of memory (`hipErrorOutOfMemory`, `CUDA_ERROR_OUT_OF_MEMORY`).
+    pub const OUT_OF_MEMORY: i32 = 2;
+    /// Invalid (e.g. destroyed) handle.
+    pub const INVALID_HANDLE: i32 = 400;
+    /// Work not yet complete (not an error).
+    pub const NOT_READY: i32 = 600;
+    /// Illegal address in a kernel.
+    pub const ILLEGAL_ADDRESS: i32 = 700;
+    /// The context was destroyed.
+    pub const CONTEXT_IS_DESTROYED: i32 = 709;
+    /// A kernel failed.
+    pub const LAUNCH_FAILURE: i32 = 719;
+    /// The operation is not permitted while capturing.
+    pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn missing(platform: PlatformKind, library: &'static str, provider: &'static str) -> HipError {
+        HipError::LibraryNotFound {
+            platform,
+            library,
+            provider,
+            tried: vec![
+                "not found: libfoo.so, libfoo.so.1, /opt/foo/lib/libfoo.so.7".into(),
+                "/usr/lib/libfoo.so.2 (wrong ELF class: ELFCLASS32)".into(),
+            ],
+            hint: "install foo",
+        }
+    }
+
+    fn no_runtime() -> HipError {
+        HipError::NoPlatform {
+            reasons: vec![
+                missing(
+                    PlatformKind::Amd,
+                    "ROCm's HIP runtime (libamdhip64)",
+                    "ROCm",
+                ),
+                missing(
+                    PlatformKind::Nvidia,
+                    "the NVIDIA driver (libcuda)",
+                    "the NVIDIA driver",
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn no_runtime_is_one_short_line_naming_libraries_and_what_to_install() {
+        let msg = no_runtime().to_string();
+        assert!(!msg.contains('\n'), "{msg}");
+        assert!(msg.len() < 200, "{} characters: {msg}", msg.len());
+        for part in [
+            "libamdhip64",
+            "libcuda",
+            "install",
+            "ROCm",
+            "the NVIDIA driver",
+        ] {
+            assert!(msg.contains(part), "{part:?} missing from: {msg}");
+        }
+        assert!(
+            !msg.contains("libfoo"),
+            "candidates belong in detail(): {msg}"
+        );
+    }
+
+    #[test]
+    fn detail_lists_every_candidate_under_its_platform() {
+        let detail = no_runtime().detail();
+        assert_eq!(detail.len(), 6, "{detail:#?}");
+        assert!(detail[0].starts_with("HIP/AMD"), "{detail:#?}");
+        assert!(
+            detail[1].starts_with("  not found: libfoo.so"),
+            "{detail:#?}"
+        );
+        assert!(detail[2].contains("wrong ELF class"), "{detail:#?}");
+        assert!(detail[3].starts_with("HIP/NVIDIA"), "{detail:#?}");
+        let debug = format!("{:?}", no_runtime());
+        assert!(debug.contains("/opt/foo/lib/libfoo.so.7"), "{debug}");
+    }
+
+    #[test]
+    fn library_not_found_alone_says_what_to_install_without_candidates() {
+        let e = missing(
+            PlatformKind::Nvidia,
+            "CUDA's NVRTC (libnvrtc)",
+            "CUDA's NVRTC",
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("libnvrtc") && msg.contains("install foo"),
+            "{msg}"
+        );
+        assert!(!msg.contains("libfoo"), "{msg}");
+        assert_eq!(e.detail().len(), 2);
+    }
+
+    #[test]
+    fn other_reasons_are_given_in_short() {
+        let e = HipError::NoPlatform {
+            reasons: vec![
+                missing(
+                    PlatformKind::Amd,
+                    "ROCm's HIP runtime (libamdhip64)",
+                    "ROCm",
+                ),
+                HipError::NoDevice {
+                    platform: PlatformKind::Nvidia,
+                },
+            ],
+        };
+        let msg = e.to_string();
+        assert!(
+            msg.contains("HIP/AMD") && msg.contains("install ROCm"),
+            "{msg}"
+        );
+        assert!(msg.contains("HIP/NVIDIA: no GPU device found"), "{msg}");
+        assert!(!msg.contains("libfoo"), "{msg}");
     }
 }

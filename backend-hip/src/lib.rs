@@ -1,16 +1,60 @@
-//! gpuarrays-hip: the HIP backend's runtime layer.
+//! gpuarrays-hip: the HIP backend of gpuarrays, on AMD GPUs (ROCm: libamdhip64 + hiprtc) and
+//! NVIDIA GPUs (what HIP does there: the CUDA driver API + NVRTC), both loaded at run time, so
+//! the crate builds and runs on a machine with neither (a missing runtime is a one-line error).
 //!
-//! - [`platform`]: the thin platform layer (AMD via libamdhip64 + hiprtc, NVIDIA via the CUDA
-//!   driver API + NVRTC, and a test double), the only place with platform-specific code;
-//! - [`stream`]: per-thread streams from a pool per device × priority, with generations and
-//!   [`LastUse`] records (the stream-recycling design);
-//! - [`memory`]: stream-ordered allocation through a caching pool per device, with release
-//!   hooks and a retry on out-of-memory;
-//! - [`HipRuntime`]: one platform plus per-device state (pools, memory).
+//! Most programs only need [`HipBackend`], an implementation of `gpuarrays_core::Backend`;
+//! its errors convert into core's, so `?` works in code returning `gpuarrays_core::Result`:
+//!
+//! ```
+//! use gpuarrays_core::{Array, Result};
+//! use gpuarrays_hip::HipBackend;
+//!
+//! fn double_on_gpu() -> Result<Vec<f32>> {
+//!     let hip = HipBackend::new(0)?; // device 0 of the platform found at run time
+//!     let x = Array::<f32, _>::from_vec(&hip, vec![1.0, 2.0, 3.0])?;
+//!     let y: Array<f32, _> = (x.ex() * 2.0).eval()?; // one fused kernel
+//!     y.to_vec()
+//! }
+//!
+//! match double_on_gpu() {
+//!     Ok(y) => assert_eq!(y, vec![2.0, 4.0, 6.0]),
+//!     // No GPU here: one line saying what is missing and what to install.
+//!     Err(e) => eprintln!("{e}"),
+//! }
+//! ```
+//!
+//! ## Where things are
+//!
+//! | concept | type | file |
+//! |---|---|---|
+//! | the backend on one device | [`HipBackend`], [`HipBuffer`] | `backend/mod.rs`, `backend/hip_buffer.rs` |
+//! | what HIP itself cannot run (nothing: type rules are core's) | [`backend::supports`] | `backend/support.rs` |
+//! | errors, and their conversion into core's | [`HipError`]; `From<HipError> for gpuarrays_core::Error`, [`backend::to_core`] | `error.rs`, `backend/core_error.rs` |
+//! | one platform and the state of each of its devices | [`HipRuntime`], [`RuntimeConfig`] | `runtime.rs` |
+//! | one device's state (stream pools, events, memory pool) | [`DeviceState`] | `device/state.rs` |
+//! | a device allocation with the record of its last use | [`DeviceBuffer`] | `device/buffer.rs` |
+//! | caching, stream-ordered memory pool | [`MemoryPool`], [`DeviceAllocation`] | `memory/memory_pool.rs` |
+//! | releasing idle resources when memory runs out | [`ReleaseHook`] | `memory/release_hooks.rs` |
+//! | a stream, its generation and state | [`Stream`] | `stream/shared_stream.rs` |
+//! | recycled streams per device × priority | [`StreamPool`], [`StreamPriority`] | `stream/stream_pool.rs`, `stream/priority.rs` |
+//! | the calling thread's stream, and scoped overrides | [`with_stream`], [`with_priority`] | `stream/thread.rs` |
+//! | where and when a buffer was last used | [`LastUse`] | `stream/last_use.rs` |
+//! | run-time compiled kernels of one device | [`kernels::DeviceKernels`] | `kernels/device_kernels.rs` |
+//! | the kernel families (elementwise, reduce, scan, sort, find, matmul) | functions of [`kernels`] | `kernels/<family>/` or `kernels/<family>.rs` |
+//! | the C++ text kernels are built from | [`kernels::cpp`] | `kernels/cpp/` |
+//! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
+//! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
+//! | AMD, NVIDIA and the test double | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
+//!
+//! Each top-level module imports only the ones below it: `ids` ← `error` ← `platform` ←
+//! `stream` ← `memory` ← `device` ← `runtime` ← `kernels` ← `backend`; within a layer no file
+//! imports a file that imports it back. `tests/module_layers.rs` checks both.
 
 pub mod backend;
 pub mod device;
 pub mod error;
+pub mod ids;
 pub mod kernels;
 pub mod memory;
 pub mod platform;
@@ -18,10 +62,11 @@ pub mod runtime;
 pub mod stream;
 
 pub use backend::{HipBackend, HipBuffer};
-pub use device::DeviceState;
+pub use device::{DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
-pub use memory::{DeviceAllocation, DeviceBuffer, MemoryPool, MemoryStats, ReleaseHook};
-pub use platform::{DeviceId, Platform, PlatformKind};
+pub use ids::{DeviceId, PlatformKind};
+pub use memory::{DeviceAllocation, MemoryPool, MemoryStats, ReleaseHook};
+pub use platform::Platform;
 pub use runtime::{HipRuntime, RuntimeConfig};
 pub use stream::{
     LastUse, Stream, StreamPool, StreamPoolStats, StreamPriority, with_priority, with_stream,

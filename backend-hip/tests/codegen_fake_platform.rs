@@ -8,7 +8,8 @@ use std::sync::Arc;
 use gpuarrays_core::kernel::{
     BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp,
 };
-use gpuarrays_core::{Backend, DType, Error, Scalar};
+use gpuarrays_core::{Array, Backend, Complex32, DType, Error, OpKind, Scalar};
+use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp, FakePlatform};
 use gpuarrays_hip::{HipBackend, HipBuffer, HipRuntime, RuntimeConfig};
@@ -221,4 +222,47 @@ fn bad_operands_are_errors() {
         output: op(&small, vec![1]),
     };
     assert!(b.elementwise(&axpy(), &args).is_err());
+}
+
+/// The type rules (complex numbers have no order, bool is not multiplied or accumulated) are
+/// core's: HIP's capability table refuses none of them, core rejects them before dispatch
+/// with the same error as on the CPU, and no kernel is compiled or launched for them.
+#[test]
+fn type_rules_are_cores_and_read_the_same_on_every_backend() {
+    fn rejections<B: Backend>(b: &B) -> Vec<Error> {
+        let c = Array::<Complex32, B>::from_slice(
+            b,
+            &[2],
+            &[Complex32::new(1.0, 2.0), Complex32::new(0.0, -1.0)],
+        )
+        .expect("complex array");
+        let m = Array::<bool, B>::from_slice(b, &[2, 2], &[true, false, false, true])
+            .expect("bool array");
+        vec![
+            c.sort().expect_err("sorting complex numbers"),
+            m.matmul(&m).expect_err("a bool matmul"),
+            m.cumsum(0).expect_err("a bool cumsum"),
+            m.cumprod(1).expect_err("a bool cumprod"),
+        ]
+    }
+    let (platform, rt) = fake();
+    let hip = HipBackend::with_runtime(rt, 0, DiskCache::off()).expect("backend");
+    for d in DType::ALL {
+        for op in OpKind::ALL {
+            assert!(hip.supports(d, op).is_yes(), "HIP refuses {d} {op} itself");
+        }
+    }
+    let on_hip = rejections(&hip);
+    let on_cpu = rejections(&CpuBackend::new());
+    for (h, c) in on_hip.iter().zip(&on_cpu) {
+        assert!(!matches!(h, Error::Unsupported { .. }), "{h}");
+        assert_eq!(h.to_string(), c.to_string());
+    }
+    let kernels = platform
+        .log()
+        .iter()
+        .filter(|o| matches!(o, FakeOp::Launch { .. }))
+        .count();
+    assert_eq!(kernels, 0, "a rejected operation reached the device");
+    assert_eq!(hip.kernels().cache_stats().compiled, 0);
 }

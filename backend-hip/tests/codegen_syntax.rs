@@ -3,7 +3,7 @@
 //! shuffles with exactly the overloads CUDA and HIP provide, the bit-cast intrinsics). Syntax
 //! and type errors in the code generators are caught here, in CI, without a GPU.
 //!
-//! Sources are batched: the prelude once, then each generated body in its own namespace, one
+//! Sources are batched: the kernel header once, then each generated body in its own namespace, one
 //! `g++` run per family. Skipped (with a printed reason) when `g++` is missing.
 
 use std::io::Write;
@@ -14,10 +14,11 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{
     BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
 };
+use gpuarrays_hip::kernels::cpp::combine;
+use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
-use gpuarrays_hip::kernels::prelude::{Dialect, prelude};
-use gpuarrays_hip::kernels::{combine, find, matmul, reduce, scan, sort};
+use gpuarrays_hip::kernels::{find, matmul, reduce, scan, sort};
 
 const SHIM: &str = r#"
 #include <cmath>
@@ -70,7 +71,7 @@ fn scratch_dir() -> PathBuf {
     d
 }
 
-/// Compiles `bodies` (each in its own namespace) after the prelude; panics with the compiler
+/// Compiles `bodies` (each in its own namespace) after the kernel header; panics with the compiler
 /// output on failure.
 fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
     let dir = scratch_dir();
@@ -80,7 +81,7 @@ fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
     std::fs::write(&shim, SHIM).expect("write shim");
     let path = dir.join(format!("{name}.cpp"));
     let mut f = std::fs::File::create(&path).expect("create source");
-    writeln!(f, "{}", prelude(dialect, warp)).expect("write");
+    writeln!(f, "{}", kernel_header(dialect, warp)).expect("write");
     for (i, b) in bodies.iter().enumerate() {
         writeln!(f, "namespace t{i} {{\n{b}\n}}").expect("write");
     }

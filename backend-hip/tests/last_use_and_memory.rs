@@ -46,9 +46,11 @@ fn recycled_record_frees_on_the_callers_stream() {
 }
 
 #[test]
-fn seed_capture_scenario_free_is_not_captured() {
-    // gbaraldi's reproducer: a buffer last used by a finished thread; a new thread gets that
-    // stream from the pool and captures a graph; meanwhile another thread frees the buffer.
+fn a_free_is_never_recorded_into_a_capture_on_a_recycled_stream() {
+    // The reproducer from the stream-recycling review (AMDGPU.jl): a buffer last used by a
+    // finished thread; a new thread gets that stream from the pool and captures a graph;
+    // meanwhile another thread frees the buffer. Recorded into the capture, that free makes
+    // hipGraphLaunch segfault.
     for h in default_harnesses() {
         let rt = h.rt.clone();
         let a = on_thread(move || {

@@ -1,10 +1,11 @@
 //! Platform loading: every AMD symbol resolves against Debian's libamdhip64-5 (ROCm 5.2, the
 //! oldest supported release); a missing runtime is a typed error, never a panic.
 
-use gpuarrays_hip::HipError;
 use gpuarrays_hip::platform::amd::{AmdPlatform, find_arch, load_libraries};
 use gpuarrays_hip::platform::nvidia::NvidiaPlatform;
 use gpuarrays_hip::platform::{Platform, select_platform_named};
+use gpuarrays_hip::{HipBackend, HipError};
+use std::error::Error as _;
 
 fn require_amd_libs() -> bool {
     std::env::var("GPUARRAYS_REQUIRE_AMD_LIBS").is_ok_and(|v| v == "1")
@@ -69,4 +70,40 @@ fn arch_is_found_in_any_properties_layout() {
     raw[1100..1100 + 22].copy_from_slice(b"gfx942:sramecc+:xnack-");
     assert_eq!(find_arch(&raw).as_deref(), Some("gfx942"));
     assert_eq!(find_arch(&[0u8; 64]), None);
+}
+
+/// What a user writes: `HipBackend::new(0)?` in a function returning core's `Result`.
+fn first_device_name() -> gpuarrays_core::Result<String> {
+    let hip = HipBackend::new(0)?;
+    Ok(gpuarrays_core::Backend::device(&hip).to_string())
+}
+
+#[test]
+fn opening_a_device_with_question_mark_keeps_the_hip_error() {
+    match first_device_name() {
+        Ok(name) => println!("opened {name}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(!msg.contains('\n'), "one line: {msg}");
+            let Some(hip) = e.source().and_then(|s| s.downcast_ref::<HipError>()) else {
+                panic!("the HIP error is lost in the conversion: {e:?}");
+            };
+            println!("no HIP device here: {msg}");
+            for line in hip.detail() {
+                println!("  {line}");
+            }
+            if let HipError::NoPlatform { reasons } = hip {
+                if reasons
+                    .iter()
+                    .all(|r| matches!(r, HipError::LibraryNotFound { .. }))
+                {
+                    // No GPU runtime at all: the message names what to install, not every
+                    // file tried (those are in the detail).
+                    assert!(msg.len() < 200, "{} characters: {msg}", msg.len());
+                    assert!(msg.contains("install"), "{msg}");
+                    assert!(!hip.detail().is_empty());
+                }
+            }
+        }
+    }
 }

@@ -1,5 +1,7 @@
-//! Stream pool tests (the first seed's findings). Each runs on the test double and, where a GPU
-//! is present, on the real platform.
+//! Stream pool tests: what stream recycling must guarantee (reuse of finished threads' streams,
+//! distinct streams for live threads, the idle cap, priority switches, streams in an error
+//! state or destroyed by the user, wrapped handles). Each runs on the test double and, where a
+//! GPU is present, on the real platform.
 
 mod common;
 

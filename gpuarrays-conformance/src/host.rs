@@ -1,7 +1,11 @@
 //! Host-side arrays of any element type: what cases are generated as, what backends'
 //! results are downloaded into, and what the scalar oracle computes on.
+//!
+//! Code over all element types goes through [`gpuarrays_core::dispatch_dtype!`], a pure
+//! type-level pairing of `DType` and Rust type: it shares no behaviour with any backend, so
+//! the oracle stays independent of what it checks.
 
-use gpuarrays_core::{Complex32, Complex64, DType, Element, Error, Result, Scalar};
+use gpuarrays_core::{Complex32, Complex64, DType, Element, Error, Result, Scalar, dispatch_dtype};
 
 /// One `Vec` per element type.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,24 +22,6 @@ pub enum HostData {
     C64(Vec<Complex64>),
 }
 
-/// Applies `$body` to the vector inside a [`HostData`], whatever its type.
-macro_rules! each_vec {
-    ($data:expr, $v:ident => $body:expr) => {
-        match $data {
-            HostData::Bool($v) => $body,
-            HostData::U8($v) => $body,
-            HostData::I32($v) => $body,
-            HostData::U32($v) => $body,
-            HostData::I64($v) => $body,
-            HostData::U64($v) => $body,
-            HostData::F32($v) => $body,
-            HostData::F64($v) => $body,
-            HostData::C32($v) => $body,
-            HostData::C64($v) => $body,
-        }
-    };
-}
-
 impl HostData {
     /// An empty vector of `dtype`.
     pub fn empty(dtype: DType) -> HostData {
@@ -43,37 +29,15 @@ impl HostData {
     }
 
     pub fn with_capacity(dtype: DType, n: usize) -> HostData {
-        match dtype {
-            DType::Bool => HostData::Bool(Vec::with_capacity(n)),
-            DType::U8 => HostData::U8(Vec::with_capacity(n)),
-            DType::I32 => HostData::I32(Vec::with_capacity(n)),
-            DType::U32 => HostData::U32(Vec::with_capacity(n)),
-            DType::I64 => HostData::I64(Vec::with_capacity(n)),
-            DType::U64 => HostData::U64(Vec::with_capacity(n)),
-            DType::F32 => HostData::F32(Vec::with_capacity(n)),
-            DType::F64 => HostData::F64(Vec::with_capacity(n)),
-            DType::C32 => HostData::C32(Vec::with_capacity(n)),
-            DType::C64 => HostData::C64(Vec::with_capacity(n)),
-        }
+        dispatch_dtype!(dtype, T => Vec::<T>::with_capacity(n).into_host())
     }
 
     pub fn dtype(&self) -> DType {
-        match self {
-            HostData::Bool(_) => DType::Bool,
-            HostData::U8(_) => DType::U8,
-            HostData::I32(_) => DType::I32,
-            HostData::U32(_) => DType::U32,
-            HostData::I64(_) => DType::I64,
-            HostData::U64(_) => DType::U64,
-            HostData::F32(_) => DType::F32,
-            HostData::F64(_) => DType::F64,
-            HostData::C32(_) => DType::C32,
-            HostData::C64(_) => DType::C64,
-        }
+        dispatch_dtype!(self, HostData(_v: T) => T::DTYPE)
     }
 
     pub fn len(&self) -> usize {
-        each_vec!(self, v => v.len())
+        dispatch_dtype!(self, HostData(v: T) => v.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -82,12 +46,12 @@ impl HostData {
 
     /// Element `i` as a [`Scalar`] (a plain container here: no core semantics are used).
     pub fn get(&self, i: usize) -> Scalar {
-        each_vec!(self, v => v[i].to_scalar())
+        dispatch_dtype!(self, HostData(v: T) => v[i].to_scalar())
     }
 
     /// Appends `value`; returns false (and appends nothing) if its type is not this vector's.
     pub fn push(&mut self, value: Scalar) -> bool {
-        each_vec!(self, v => match Element::from_scalar(value) {
+        dispatch_dtype!(self, HostData(v: T) => match Element::from_scalar(value) {
             Some(x) => {
                 v.push(x);
                 true
@@ -118,7 +82,7 @@ impl HostData {
 
     /// Elements `start..end` as a new vector.
     pub fn range(&self, start: usize, end: usize) -> HostData {
-        each_vec!(self, v => v[start..end].to_vec().into_host())
+        dispatch_dtype!(self, HostData(v: T) => v[start..end].to_vec().into_host())
     }
 
     /// `self` followed by `other` (same type; `other` is ignored if its type differs).
@@ -132,23 +96,12 @@ impl HostData {
 
     /// Little-endian bytes, as a device holds them (bool as one byte 0/1).
     pub fn to_bytes(&self) -> Vec<u8> {
-        each_vec!(self, v => gpuarrays_core::element::as_bytes(v).to_vec())
+        dispatch_dtype!(self, HostData(v: T) => gpuarrays_core::element::as_bytes(v).to_vec())
     }
 
     /// Decodes device bytes (fails for bool bytes other than 0 and 1).
     pub fn from_bytes(dtype: DType, bytes: &[u8]) -> Result<HostData> {
-        Ok(match dtype {
-            DType::Bool => HostData::Bool(bool::from_bytes(bytes)?),
-            DType::U8 => HostData::U8(u8::from_bytes(bytes)?),
-            DType::I32 => HostData::I32(i32::from_bytes(bytes)?),
-            DType::U32 => HostData::U32(u32::from_bytes(bytes)?),
-            DType::I64 => HostData::I64(i64::from_bytes(bytes)?),
-            DType::U64 => HostData::U64(u64::from_bytes(bytes)?),
-            DType::F32 => HostData::F32(f32::from_bytes(bytes)?),
-            DType::F64 => HostData::F64(f64::from_bytes(bytes)?),
-            DType::C32 => HostData::C32(Complex32::from_bytes(bytes)?),
-            DType::C64 => HostData::C64(Complex64::from_bytes(bytes)?),
-        })
+        Ok(dispatch_dtype!(dtype, T => T::from_bytes(bytes)?.into_host()))
     }
 
     /// The elements as a typed slice, if `T` is their type.
@@ -225,53 +178,3 @@ impl HostArray {
         self.data.is_empty()
     }
 }
-
-/// Runs `$body` with `$T` bound to the Rust element type of the run-time `$dtype`.
-macro_rules! with_dtype {
-    ($dtype:expr, $T:ident => $body:expr) => {
-        match $dtype {
-            gpuarrays_core::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            gpuarrays_core::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            gpuarrays_core::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            gpuarrays_core::DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            gpuarrays_core::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            gpuarrays_core::DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            gpuarrays_core::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            gpuarrays_core::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            gpuarrays_core::DType::C32 => {
-                type $T = gpuarrays_core::Complex32;
-                $body
-            }
-            gpuarrays_core::DType::C64 => {
-                type $T = gpuarrays_core::Complex64;
-                $body
-            }
-        }
-    };
-}
-
-pub(crate) use with_dtype;

@@ -1,10 +1,13 @@
 //! gpuarrays-conformance: the conformance suite every gpuarrays backend runs.
 //!
-//! ```ignore
+//! ```
 //! use gpuarrays_conformance::{SuiteConfig, run};
-//! let report = run(&my_backend, &SuiteConfig::quick());
+//! # let my_backend = gpuarrays_cpu_ref::CpuBackend::new();
+//! // `with_filter` selects rows ("op/dtype", as `--filter` in the CLI); without it, every row.
+//! let report = run(&my_backend, &SuiteConfig::quick().with_filter("sum/f32"));
 //! println!("{report}");
 //! assert!(report.ok());
+//! # assert!(!report.rows.is_empty());
 //! ```
 //!
 //! Every operation (each unary and binary operation, all 100 casts, select, a fused
@@ -64,12 +67,16 @@
 //! results in ε-units, `|got − expected| / (ε · scale)` (with scale |expected| this is the
 //! relative error in ULP-like units); for bool and integer results the absolute
 //! difference (0 when the row passes).
+//!
+//! The suite and its oracle are safe Rust (`#![forbid(unsafe_code)]`): a checker that could
+//! corrupt memory could report a pass it never computed.
+
+#![forbid(unsafe_code)]
 
 pub mod case;
 pub mod cases;
 pub mod compare;
 pub mod config;
-pub mod errors;
 pub mod exec;
 pub mod host;
 pub mod oracle;

@@ -12,7 +12,6 @@ use crate::case::Case;
 use crate::cases::{self, RowSpec};
 use crate::compare::compare;
 use crate::config::{Progress, SuiteConfig};
-use crate::errors::error_kind;
 use crate::exec::execute;
 use crate::host::HostArray;
 use crate::oracle;
@@ -186,7 +185,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
             Err(p) => return fail(format!("the oracle {p}")),
         },
         Reference::Backend(cpu) => match guarded(|| execute(*cpu, case)) {
-            Ok(r) => r.map_err(|e| error_kind(&e).to_string()),
+            Ok(r) => r.map_err(|e| e.kind().name().to_string()),
             Err(p) => return fail(format!("the reference {p}")),
         },
     };
@@ -210,7 +209,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
         let all: Vec<_> = primary.iter().chain(&auxiliary).copied().collect();
         return match (&got, &expected) {
             (Err(e), _) if reported(e, &all) => Verdict::Unsupported,
-            (Err(e), Err(kind)) if error_kind(e) == kind => Verdict::Rejected(kind.clone()),
+            (Err(e), Err(kind)) if e.kind().name() == kind => Verdict::Rejected(kind.clone()),
             (Err(e), _) => fail(format!(
                 "the backend does not support {all:?} and must return Error::Unsupported naming \
                  one of them, {} and its device; it returned: {e}",
@@ -236,7 +235,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
                 },
             }
         }
-        (Err(e), Err(kind)) if error_kind(&e) == kind => Verdict::Rejected(kind),
+        (Err(e), Err(kind)) if e.kind().name() == kind => Verdict::Rejected(kind),
         (Err(e), Err(kind)) => fail(format!("returned {e}; expected error {kind}")),
         (Err(e), Ok(_)) => fail(format!("returned an error: {e}")),
         (Ok(g), Err(kind)) => fail(format!(

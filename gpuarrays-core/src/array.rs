@@ -2,7 +2,7 @@
 //!
 //! [`RawArray`] is the untyped form (element type known at run time) that expressions and
 //! backends work with; [`Array<T, B>`] is the typed form users hold. Both are contiguous
-//! and row-major: derived arrays (see [`crate::derive`]) only ever describe contiguous runs.
+//! and row-major: derived arrays (see `derive.rs`) only ever describe contiguous runs.
 
 use std::fmt;
 use std::marker::PhantomData;

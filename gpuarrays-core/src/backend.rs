@@ -6,13 +6,13 @@
 //! shapes, types and capabilities, then call the methods below; backends never
 //! re-implement shape logic. See `docs/backend-guide.md` for a walk-through.
 
+use crate::capability::{OpKind, Support};
 use crate::device::DeviceInfo;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::{
     ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
-use crate::support::{OpKind, Support};
 
 /// A device that can hold arrays and run the generic operations.
 ///
@@ -34,6 +34,11 @@ pub trait Backend: Clone + Send + Sync + 'static {
 
     /// Whether this device can run `dtype` for `op`. Checked by core before allocation and
     /// dispatch; a `No` becomes [`crate::Error::Unsupported`].
+    ///
+    /// Answer only for what this device cannot do. Pairs excluded by core's type rules
+    /// ([`OpKind::type_rule`]: complex sort, bool scan and matmul, find kernels on anything but
+    /// bool and i64) are rejected by core before any backend is asked, so restating them
+    /// here changes nothing and makes capability listings differ between backends.
     fn supports(&self, dtype: DType, op: OpKind) -> Support;
 
     /// Allocates `bytes` bytes (contents unspecified). `bytes` may be 0. The buffer's base

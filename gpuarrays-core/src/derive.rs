@@ -1,7 +1,9 @@
 //! Derived arrays: `view`, `reshape` and `reinterpret` return new arrays of the same type
 //! that share the original's [`crate::DataRef`], with their own dims and element offset —
-//! no wrapper types and no copies (third seed). Only contiguous row-major results exist, so
-//! every derived array can go anywhere an ordinary array can.
+//! no wrapper types and no copies, so every function that takes an array takes a derived one
+//! too, with no family of wrapper types to accept (the storage design of CUDA.jl, which
+//! Julia's GPU array packages adopted for the same reason). Only contiguous row-major
+//! results exist, so every derived array can go anywhere an ordinary array can.
 
 use std::ops::Range;
 
@@ -143,9 +145,15 @@ impl<B: Backend> RawArray<B> {
 impl<T: Element, B: Backend> Array<T, B> {
     /// A contiguous sub-array sharing this array's buffer; see [`RawArray::view`].
     ///
-    /// ```ignore
+    /// ```
+    /// # use gpuarrays_core::{Array, ErrorKind};
+    /// # let cpu = gpuarrays_cpu_ref::CpuBackend::new();
+    /// # let a = Array::<i32, _>::from_slice(&cpu, &[6, 2], &(0..12).collect::<Vec<_>>())?;
     /// let rows = a.view(&[2..5, 0..a.dims()[1]])?;   // rows 2, 3, 4: contiguous
     /// let bad = a.view(&[0..4, 1..2]);                 // a column: Error::NonContiguousView
+    /// # assert_eq!(rows.to_vec()?, [4, 5, 6, 7, 8, 9]);
+    /// # assert_eq!(bad.map(|_| ()).map_err(|e| e.kind()), Err(ErrorKind::NonContiguousView));
+    /// # Ok::<(), gpuarrays_core::Error>(())
     /// ```
     pub fn view(&self, ranges: &[Range<usize>]) -> Result<Self> {
         Ok(Array::from_raw(self.raw.view(ranges)?))

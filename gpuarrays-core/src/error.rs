@@ -1,8 +1,15 @@
 //! The one error type of gpuarrays-core. Every variant says what was wrong and, where there
 //! is one, what to do instead: these messages are what users see.
+//!
+//! [`Error::kind`] names the variant without its data ([`ErrorKind`]), for programs and
+//! tests that compare errors (the conformance suite checks that a backend fails with the
+//! same kind as the reference). Its match is exhaustive, with no catch-all, so a new variant
+//! cannot be added without giving it a kind.
+
+use crate::capability::OpKind;
+use std::fmt;
 
 use crate::dtype::DType;
-use crate::support::OpKind;
 
 /// Result alias used throughout gpuarrays.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -165,6 +172,32 @@ pub enum Error {
 }
 
 impl Error {
+    /// Which variant this is, without its data.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::InvalidDType { .. } => ErrorKind::InvalidDType,
+            Error::DTypeMismatch { .. } => ErrorKind::DTypeMismatch,
+            Error::Freed => ErrorKind::Freed,
+            Error::ShapeMismatch { .. } => ErrorKind::ShapeMismatch,
+            Error::WrongShape { .. } => ErrorKind::WrongShape,
+            Error::ViewOutOfBounds { .. } => ErrorKind::ViewOutOfBounds,
+            Error::NonContiguousView { .. } => ErrorKind::NonContiguousView,
+            Error::Reshape { .. } => ErrorKind::Reshape,
+            Error::Reinterpret { .. } => ErrorKind::Reinterpret,
+            Error::AxisOutOfRange { .. } => ErrorKind::AxisOutOfRange,
+            Error::RankMismatch { .. } => ErrorKind::RankMismatch,
+            Error::RankTooLarge { .. } => ErrorKind::RankTooLarge,
+            Error::EmptyReduction { .. } => ErrorKind::EmptyReduction,
+            Error::LengthMismatch { .. } => ErrorKind::LengthMismatch,
+            Error::DeviceMismatch { .. } => ErrorKind::DeviceMismatch,
+            Error::ScalarOutOfRange { .. } => ErrorKind::ScalarOutOfRange,
+            Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::OutOfMemory { .. } => ErrorKind::OutOfMemory,
+            Error::Backend { .. } => ErrorKind::Backend,
+        }
+    }
+
     /// Wraps a backend's own error type.
     pub fn backend(
         backend: impl Into<String>,
@@ -189,5 +222,202 @@ impl Error {
             op: op.to_string(),
             reason: reason.into(),
         }
+    }
+}
+
+/// The variant of an [`Error`] without its data ([`Error::kind`]); its [`name`](Self::name)
+/// is the variant's name, e.g. `"InvalidDType"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    Unsupported,
+    InvalidDType,
+    DTypeMismatch,
+    Freed,
+    ShapeMismatch,
+    WrongShape,
+    ViewOutOfBounds,
+    NonContiguousView,
+    Reshape,
+    Reinterpret,
+    AxisOutOfRange,
+    RankMismatch,
+    RankTooLarge,
+    EmptyReduction,
+    LengthMismatch,
+    DeviceMismatch,
+    ScalarOutOfRange,
+    InvalidArgument,
+    OutOfMemory,
+    Backend,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order of [`Error`]'s variants.
+    pub const ALL: [ErrorKind; 20] = [
+        ErrorKind::Unsupported,
+        ErrorKind::InvalidDType,
+        ErrorKind::DTypeMismatch,
+        ErrorKind::Freed,
+        ErrorKind::ShapeMismatch,
+        ErrorKind::WrongShape,
+        ErrorKind::ViewOutOfBounds,
+        ErrorKind::NonContiguousView,
+        ErrorKind::Reshape,
+        ErrorKind::Reinterpret,
+        ErrorKind::AxisOutOfRange,
+        ErrorKind::RankMismatch,
+        ErrorKind::RankTooLarge,
+        ErrorKind::EmptyReduction,
+        ErrorKind::LengthMismatch,
+        ErrorKind::DeviceMismatch,
+        ErrorKind::ScalarOutOfRange,
+        ErrorKind::InvalidArgument,
+        ErrorKind::OutOfMemory,
+        ErrorKind::Backend,
+    ];
+
+    /// The variant's name, e.g. `"InvalidDType"` (stable: tools compare it).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Unsupported => "Unsupported",
+            ErrorKind::InvalidDType => "InvalidDType",
+            ErrorKind::DTypeMismatch => "DTypeMismatch",
+            ErrorKind::Freed => "Freed",
+            ErrorKind::ShapeMismatch => "ShapeMismatch",
+            ErrorKind::WrongShape => "WrongShape",
+            ErrorKind::ViewOutOfBounds => "ViewOutOfBounds",
+            ErrorKind::NonContiguousView => "NonContiguousView",
+            ErrorKind::Reshape => "Reshape",
+            ErrorKind::Reinterpret => "Reinterpret",
+            ErrorKind::AxisOutOfRange => "AxisOutOfRange",
+            ErrorKind::RankMismatch => "RankMismatch",
+            ErrorKind::RankTooLarge => "RankTooLarge",
+            ErrorKind::EmptyReduction => "EmptyReduction",
+            ErrorKind::LengthMismatch => "LengthMismatch",
+            ErrorKind::DeviceMismatch => "DeviceMismatch",
+            ErrorKind::ScalarOutOfRange => "ScalarOutOfRange",
+            ErrorKind::InvalidArgument => "InvalidArgument",
+            ErrorKind::OutOfMemory => "OutOfMemory",
+            ErrorKind::Backend => "Backend",
+        }
+    }
+
+    /// Parses [`ErrorKind::name`].
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kind's name is the variant's name as `Debug` prints it, for every kind.
+    #[test]
+    fn kind_names_are_the_variant_names() {
+        let (op, d) = ("op".to_string(), DType::F32);
+        let samples = [
+            Error::Unsupported {
+                dtype: d,
+                op: OpKind::Sort,
+                backend: "b".into(),
+                device: "d".into(),
+                reason: "r".into(),
+                alternative: None,
+            },
+            Error::invalid_dtype("op", d, "hint"),
+            Error::DTypeMismatch {
+                op: op.clone(),
+                lhs: d,
+                rhs: d,
+            },
+            Error::Freed,
+            Error::ShapeMismatch {
+                op: op.clone(),
+                lhs: vec![],
+                rhs: vec![],
+            },
+            Error::WrongShape {
+                op: op.clone(),
+                expected: vec![],
+                got: vec![],
+            },
+            Error::ViewOutOfBounds {
+                dims: vec![],
+                ranges: vec![],
+            },
+            Error::NonContiguousView {
+                dims: vec![],
+                ranges: vec![],
+            },
+            Error::Reshape {
+                from: vec![],
+                count: 0,
+                to: vec![],
+                reason: "r".into(),
+            },
+            Error::Reinterpret {
+                from: d,
+                to: d,
+                reason: "r".into(),
+            },
+            Error::AxisOutOfRange {
+                op: op.clone(),
+                axis: 1,
+                ndim: 1,
+            },
+            Error::RankMismatch {
+                op: op.clone(),
+                expected: "2".into(),
+                got: 1,
+            },
+            Error::RankTooLarge { max: 8, got: 9 },
+            Error::EmptyReduction { op: op.clone() },
+            Error::LengthMismatch {
+                op: op.clone(),
+                expected: 1,
+                got: 2,
+            },
+            Error::DeviceMismatch {
+                op: op.clone(),
+                a: "a".into(),
+                b: "b".into(),
+            },
+            Error::ScalarOutOfRange {
+                value: "1".into(),
+                dtype: d,
+            },
+            Error::invalid_arg("op", "reason"),
+            Error::OutOfMemory {
+                device: "d".into(),
+                requested: 1,
+                free: 0,
+                hint: None,
+            },
+            Error::backend("test", std::io::Error::other("driver")),
+        ];
+        let kinds: Vec<ErrorKind> = samples.iter().map(Error::kind).collect();
+        assert_eq!(kinds, ErrorKind::ALL, "one sample per variant, in order");
+        for e in samples {
+            let debug = format!("{e:?}");
+            let variant: String = debug.chars().take_while(|c| c.is_alphanumeric()).collect();
+            assert_eq!(e.kind().name(), variant);
+            assert_eq!(e.kind().to_string(), variant);
+        }
+        let mut names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        for k in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(k.name()), Some(k));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorKind::ALL.len(), "kind names are distinct");
+        assert_eq!(ErrorKind::from_name("other"), None);
     }
 }

@@ -4,21 +4,30 @@
 //! | concept | type | file |
 //! |---|---|---|
 //! | element types | [`Element`], [`DType`], [`Scalar`] | `element.rs`, `dtype.rs`, `scalar.rs` |
+//! | `DType` → Rust type | [`dispatch_dtype!`] | `dtype_dispatch.rs` |
 //! | storage | [`DataRef`] (refcounted buffer, destructor runs once) | `data_ref.rs` |
 //! | arrays | [`Array<T, B>`], [`RawArray<B>`] | `array.rs` |
 //! | derived arrays | `view`, `slice`, `reshape`, `reinterpret` | `derive.rs` |
-//! | capabilities | [`Backend::supports`], [`Support`], [`ensure_supported`] | `support.rs` |
+//! | capabilities | [`OpKind`], [`Support`], [`TypeRule`] (a leaf); [`ensure_supported`] | `capability.rs`; `support.rs` |
 //! | the backend trait | [`Backend`] | `backend.rs` |
 //! | kernel descriptions | [`kernel::Program`], [`kernel::ReduceArgs`], ... | `kernel/` |
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
 //! | handle cache | [`handle_cache::HandleCache`] | `handle_cache/` |
+//!
+//! Core is safe Rust (`#![forbid(unsafe_code)]`): it decides shapes, types and lifetimes,
+//! and only backends touch memory, so every `unsafe` block of the project sits in a backend
+//! next to the memory it is about.
+
+#![forbid(unsafe_code)]
 
 pub mod array;
 pub mod backend;
+pub mod capability;
 pub mod data_ref;
 mod derive;
 pub mod device;
 pub mod dtype;
+mod dtype_dispatch;
 pub mod element;
 pub mod error;
 pub mod handle_cache;
@@ -30,12 +39,13 @@ pub mod support;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;
+pub use capability::{OpKind, Support, TypeRule};
 pub use data_ref::DataRef;
 pub use device::DeviceInfo;
 pub use dtype::DType;
 pub use element::Element;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
 pub use ops::Expr;
 pub use scalar::Scalar;
-pub use support::{OpKind, Support, ensure_supported};
+pub use support::ensure_supported;

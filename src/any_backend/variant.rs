@@ -106,6 +106,13 @@ impl BackendVariant for HipBackend {
     fn open_device(ordinal: usize) -> Result<Self, SourceError> {
         Ok(HipBackend::new(ordinal)?)
     }
+
+    fn detail(error: &SourceError) -> Vec<String> {
+        error
+            .downcast_ref::<gpuarrays_hip::HipError>()
+            .map(gpuarrays_hip::HipError::detail)
+            .unwrap_or_default()
+    }
 }
 
 /// The kind of a wrapped backend.

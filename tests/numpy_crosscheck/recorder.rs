@@ -5,63 +5,13 @@
 
 use std::path::Path;
 
-use gpuarrays_core::{Array, DType, Element, Error, RawArray, Scalar};
+use gpuarrays_core::{Array, DType, Element, RawArray, Scalar, dispatch_dtype};
 use gpuarrays_cpu_ref::CpuBackend;
 use serde_json::{Value, json};
 
 use crate::values;
 
 pub type B = CpuBackend;
-
-/// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
-macro_rules! with_type {
-    ($dtype:expr, $T:ident => $body:expr) => {{
-        use gpuarrays_core::{Complex32, Complex64, DType};
-        match $dtype {
-            DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::C32 => {
-                type $T = Complex32;
-                $body
-            }
-            DType::C64 => {
-                type $T = Complex64;
-                $body
-            }
-        }
-    }};
-}
-pub(crate) use with_type;
 
 /// An input: the array on the backend and how the Python side rebuilds it.
 #[derive(Clone)]
@@ -142,12 +92,6 @@ pub struct Recorder {
     ids: std::collections::HashSet<String>,
 }
 
-/// The name of an error variant, e.g. "InvalidDType".
-fn error_kind(e: &Error) -> String {
-    let dbg = format!("{e:?}");
-    dbg.chars().take_while(|c| c.is_alphanumeric()).collect()
-}
-
 impl Recorder {
     pub fn new(backend: B) -> Self {
         Recorder {
@@ -186,7 +130,7 @@ impl Recorder {
         );
         let bytes = values::to_bytes(values);
         let id = self.store(dtype, dims, &bytes);
-        let raw = with_type!(dtype, T => {
+        let raw = dispatch_dtype!(dtype, T => {
             let host = T::from_bytes(&bytes).expect("valid host bytes");
             Array::<T, B>::from_slice(&self.backend, dims, &host)
                 .expect("upload")
@@ -223,7 +167,7 @@ impl Recorder {
                 let a = self.store(out.dtype, &out.dims, &out.bytes);
                 json!({"ok": a})
             }
-            Err(e) => json!({"err": {"kind": error_kind(&e), "message": e.to_string()}}),
+            Err(e) => json!({"err": {"kind": e.kind().name(), "message": e.to_string()}}),
         };
         self.cases.push(json!({
             "id": id,

@@ -2,7 +2,7 @@
 //! of length 1 stands for a value broadcast over the whole chunk (scalars, broadcast inputs).
 
 use gpuarrays_core::kernel::Operand;
-use gpuarrays_core::{Complex32, Complex64, DType, Scalar};
+use gpuarrays_core::{Complex32, Complex64, DType, Element, Scalar, dispatch_dtype};
 
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
@@ -32,49 +32,16 @@ col_from!(Bool: bool, U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, 
 
 impl Col {
     pub(crate) fn dtype(&self) -> DType {
-        match self {
-            Col::Bool(_) => DType::Bool,
-            Col::U8(_) => DType::U8,
-            Col::I32(_) => DType::I32,
-            Col::U32(_) => DType::U32,
-            Col::I64(_) => DType::I64,
-            Col::U64(_) => DType::U64,
-            Col::F32(_) => DType::F32,
-            Col::F64(_) => DType::F64,
-            Col::C32(_) => DType::C32,
-            Col::C64(_) => DType::C64,
-        }
+        dispatch_dtype!(self, Col(_v: T) => T::DTYPE)
     }
 
     pub(crate) fn len(&self) -> usize {
-        match self {
-            Col::Bool(v) => v.len(),
-            Col::U8(v) => v.len(),
-            Col::I32(v) => v.len(),
-            Col::U32(v) => v.len(),
-            Col::I64(v) => v.len(),
-            Col::U64(v) => v.len(),
-            Col::F32(v) => v.len(),
-            Col::F64(v) => v.len(),
-            Col::C32(v) => v.len(),
-            Col::C64(v) => v.len(),
-        }
+        dispatch_dtype!(self, Col(v: T) => v.len())
     }
 
     /// A length-1 column holding `s`.
     pub(crate) fn scalar(s: Scalar) -> Col {
-        match s {
-            Scalar::Bool(v) => Col::Bool(vec![v]),
-            Scalar::U8(v) => Col::U8(vec![v]),
-            Scalar::I32(v) => Col::I32(vec![v]),
-            Scalar::U32(v) => Col::U32(vec![v]),
-            Scalar::I64(v) => Col::I64(vec![v]),
-            Scalar::U64(v) => Col::U64(vec![v]),
-            Scalar::F32(v) => Col::F32(vec![v]),
-            Scalar::F64(v) => Col::F64(vec![v]),
-            Scalar::C32(v) => Col::C32(vec![v]),
-            Scalar::C64(v) => Col::C64(vec![v]),
-        }
+        dispatch_dtype!(s, Scalar(v: T) => Col::from(vec![v]))
     }
 }
 

@@ -1,9 +1,12 @@
 //! The fused elementwise evaluator: programs run chunk by chunk (4096 outputs at a time,
 //! chunks in parallel), each instruction producing a column for the chunk. One pass over
 //! memory per expression; intermediates stay in cache.
+//!
+//! `column.rs` holds the column type and the gather/scatter between buffers and columns;
+//! `instructions.rs` evaluates each kind of instruction over columns.
 
 mod column;
-mod ops;
+mod instructions;
 
 use gpuarrays_core::kernel::{ElementwiseArgs, Node, Program};
 use rayon::prelude::*;
@@ -48,17 +51,17 @@ fn eval_chunk(
                     .get(s as usize)
                     .ok_or_else(|| invalid(format!("scalar slot {s}")))?,
             ),
-            Node::Index => ops::index(start, len),
-            Node::Unary(op, a) => ops::unary(op, col(a)?)?,
-            Node::Binary(op, a, b) => ops::binary(op, col(a)?, col(b)?)?,
-            Node::Cast(to, a) => ops::cast(col(a)?, to),
-            Node::Select(c, a, b) => ops::select(col(c)?, col(a)?, col(b)?)?,
+            Node::Index => instructions::index(start, len),
+            Node::Unary(op, a) => instructions::unary(op, col(a)?)?,
+            Node::Binary(op, a, b) => instructions::binary(op, col(a)?, col(b)?)?,
+            Node::Cast(to, a) => instructions::cast(col(a)?, to),
+            Node::Select(c, a, b) => instructions::select(col(c)?, col(a)?, col(b)?)?,
             Node::Random(dist, s) => {
                 let seed = *args
                     .scalars
                     .get(s as usize)
                     .ok_or_else(|| invalid(format!("scalar slot {s}")))?;
-                ops::random(dist, ins.dtype, seed, start, len)?
+                instructions::random(dist, ins.dtype, seed, start, len)?
             }
         };
         if c.dtype() != ins.dtype {

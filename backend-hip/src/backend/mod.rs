@@ -15,13 +15,13 @@
 //! }
 //! ```
 
-mod buffer;
-mod errors;
-mod ops;
+mod backend_impl;
+mod core_error;
+mod hip_buffer;
 mod support;
 
-pub use buffer::HipBuffer;
-pub use errors::to_core;
+pub use core_error::to_core;
+pub use hip_buffer::HipBuffer;
 pub use support::supports;
 
 use std::sync::Arc;

@@ -9,11 +9,11 @@ use gpuarrays_core::kernel::{ReduceOp, ScanOp};
 
 use super::KernelSource;
 use super::args::KernelArgs;
-use super::combine::{self, LIBRARY};
-use super::device::DeviceKernels;
+use super::cpp::combine::{self, LIBRARY};
+use super::device_kernels::DeviceKernels;
 use super::scan::{self, ScanLaunch};
+use crate::device::DeviceBuffer;
 use crate::error::Result;
-use crate::memory::DeviceBuffer;
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
 
@@ -24,7 +24,7 @@ const TILE: usize = BLOCK as usize * ITEMS;
 /// The kernels of the find module.
 pub const KERNELS: [&str; 2] = ["ga_find_count", "ga_find_scatter"];
 
-/// The module body (everything after the prelude).
+/// The module body (everything after the kernel header).
 pub fn body() -> Result<String> {
     let c = combine::reduction(ReduceOp::Sum, DType::I64)?;
     Ok(format!(

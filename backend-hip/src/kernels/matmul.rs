@@ -12,16 +12,16 @@ use gpuarrays_core::kernel::BinaryOp;
 
 use super::KernelSource;
 use super::args::KernelArgs;
-use super::ctypes::{cty, mty, zero};
-use super::device::DeviceKernels;
-use super::ops;
+use super::cpp::element_types::{cty, mty, zero};
+use super::cpp::expressions;
+use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
 
 const T: u32 = 16;
 
-/// The module body (everything after the prelude) for `dtype`.
+/// The module body (everything after the kernel header) for `dtype`.
 pub fn body(dtype: DType) -> Result<String> {
     if !dtype.is_numeric() {
         return Err(HipError::InvalidArgument(format!(
@@ -29,8 +29,8 @@ pub fn body(dtype: DType) -> Result<String> {
         )));
     }
     let (c, m) = (cty(dtype), mty(dtype));
-    let add = ops::binary(BinaryOp::Add, dtype, "acc", "p")?;
-    let mul = ops::binary(BinaryOp::Mul, dtype, "as[ty][kk]", "bs[kk][tx]")?;
+    let add = expressions::binary(BinaryOp::Add, dtype, "acc", "p")?;
+    let mul = expressions::binary(BinaryOp::Mul, dtype, "as[ty][kk]", "bs[kk][tx]")?;
     // The CPU reference starts from 0 (+0.0), not from -0.0: follow it.
     let start = if dtype.is_float() || dtype.is_complex() {
         zero(dtype).replace("-0.0", "0.0")

@@ -11,26 +11,28 @@
 //! | find | [`find`] | count, scan, scatter |
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!
-//! Shared pieces: the [`prelude`] (types, complex arithmetic, NaN rules, warp shuffles with
-//! the device's warp size), [`ctypes`] and [`ops`] (element types and operation semantics as
-//! C++ expressions), [`combine`] (warp/block reduce and scan), [`args`] (parameter packing)
-//! and [`device::DeviceKernels`] (per-device state and launching).
+//! Shared pieces: [`cpp`] (the C++ text every source is built from: the header, element
+//! types, operation semantics as expressions, warp/block reduce and scan, Philox), [`args`]
+//! (parameter packing), [`cache`] (compiled modules) and [`DeviceKernels`] in
+//! [`device_kernels`] (per-device kernel state, launching and scratch buffers).
+//!
+//! `DeviceKernels` holds one compiled-kernel set per family, keyed by the family's key type;
+//! the families are functions that take the `DeviceKernels` they launch on. The elementwise
+//! key ([`elementwise::layout::EwKey`]) is the one key defined inside its family, so
+//! `device_kernels.rs` imports `elementwise/layout.rs`, a leaf, while `elementwise/mod.rs`
+//! imports `device_kernels.rs`: no file-level loop.
 
 pub mod args;
 pub mod cache;
-pub mod combine;
-pub mod ctypes;
-pub mod device;
+pub mod cpp;
+pub mod device_kernels;
 pub mod elementwise;
 pub mod find;
 pub mod matmul;
-pub mod ops;
-pub mod prelude;
-pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
 
 pub use cache::{CacheStats, DiskCache, KERNEL_CACHE_ENV, KernelSource, Module, ModuleCache};
-pub use device::DeviceKernels;
-pub use prelude::Dialect;
+pub use cpp::Dialect;
+pub use device_kernels::DeviceKernels;

@@ -54,13 +54,3 @@ impl DevicePtr {
         DevicePtr(self.0 + bytes as u64)
     }
 }
-
-/// A device ordinal within one platform.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct DeviceId(pub usize);
-
-impl fmt::Display for DeviceId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}

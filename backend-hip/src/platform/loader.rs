@@ -17,9 +17,11 @@ pub struct LoadedLibrary {
 }
 
 /// Open the first loadable file among `candidates` (names for the dynamic loader or paths).
+/// `provider` says what installs the library (e.g. "ROCm"), `hint` how to get it.
 pub fn open_first(
     platform: PlatformKind,
     library: &'static str,
+    provider: &'static str,
     candidates: &[String],
     hint: &'static str,
 ) -> Result<LoadedLibrary> {
@@ -51,6 +53,7 @@ pub fn open_first(
     Err(HipError::LibraryNotFound {
         platform,
         library,
+        provider,
         tried,
         hint,
     })

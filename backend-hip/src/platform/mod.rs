@@ -20,14 +20,16 @@ pub mod loader;
 pub mod nvidia;
 pub mod test_double;
 
+pub use crate::error::codes;
+pub use crate::ids::{DeviceId, PlatformKind};
 pub use handles::{
-    DeviceId, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
+    DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
     StreamHandle,
 };
 pub use select::{PLATFORM_ENV, select_platform, select_platform_named};
 pub use types::{
     CaptureMode, CompileRequest, CompiledProgram, DeviceProperties, LaunchConfig, MemInfo,
-    PlatformKind, PriorityRange, WorkStatus, codes,
+    PriorityRange, WorkStatus,
 };
 
 use crate::error::Result;

@@ -35,18 +35,22 @@ fn select_auto() -> Result<Arc<dyn Platform>> {
     match AmdPlatform::new() {
         Ok(p) => match p.device_count() {
             Ok(n) if n > 0 => return Ok(Arc::new(p)),
-            Ok(_) => reasons.push(format!("{}: no device", PlatformKind::Amd)),
-            Err(e) => reasons.push(e.to_string()),
+            Ok(_) => reasons.push(HipError::NoDevice {
+                platform: PlatformKind::Amd,
+            }),
+            Err(e) => reasons.push(e),
         },
-        Err(e) => reasons.push(e.to_string()),
+        Err(e) => reasons.push(e),
     }
     match NvidiaPlatform::new() {
         Ok(p) => match p.device_count() {
             Ok(n) if n > 0 => return Ok(Arc::new(p)),
-            Ok(_) => reasons.push(format!("{}: no device", PlatformKind::Nvidia)),
-            Err(e) => reasons.push(e.to_string()),
+            Ok(_) => reasons.push(HipError::NoDevice {
+                platform: PlatformKind::Nvidia,
+            }),
+            Err(e) => reasons.push(e),
         },
-        Err(e) => reasons.push(e.to_string()),
+        Err(e) => reasons.push(e),
     }
     tracing::debug!(?reasons, "no HIP platform usable");
     Err(HipError::NoPlatform { reasons })

@@ -1,28 +1,5 @@
 //! Plain data types of the platform layer.
 
-use std::fmt;
-
-/// Which implementation of [`super::Platform`] this is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PlatformKind {
-    /// ROCm: libamdhip64 + hiprtc.
-    Amd,
-    /// CUDA driver API + NVRTC (HIP's NVIDIA mapping).
-    Nvidia,
-    /// The in-process test double.
-    TestDouble,
-}
-
-impl fmt::Display for PlatformKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PlatformKind::Amd => "HIP/AMD",
-            PlatformKind::Nvidia => "HIP/NVIDIA",
-            PlatformKind::TestDouble => "HIP/test-double",
-        })
-    }
-}
-
 /// What the backend needs to know about a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceProperties {
@@ -141,26 +118,4 @@ impl CompiledProgram {
             .find(|(k, _)| k == kernel)
             .map(|(_, l)| l.as_str())
     }
-}
-
-/// Error codes that HIP and CUDA share (HIP copied CUDA's numbering).
-pub mod codes {
-    /// Success.
-    pub const SUCCESS: i32 = 0;
-    /// Invalid value.
-    pub const INVALID_VALUE: i32 = 1;
-    /// Out of memory (`hipErrorOutOfMemory`, `CUDA_ERROR_OUT_OF_MEMORY`).
-    pub const OUT_OF_MEMORY: i32 = 2;
-    /// Invalid (e.g. destroyed) handle.
-    pub const INVALID_HANDLE: i32 = 400;
-    /// Work not yet complete (not an error).
-    pub const NOT_READY: i32 = 600;
-    /// Illegal address in a kernel.
-    pub const ILLEGAL_ADDRESS: i32 = 700;
-    /// The context was destroyed.
-    pub const CONTEXT_IS_DESTROYED: i32 = 709;
-    /// A kernel failed.
-    pub const LAUNCH_FAILURE: i32 = 719;
-    /// The operation is not permitted while capturing.
-    pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
 }

@@ -1,4 +1,5 @@
-//! Streams: per-thread streams from a pool per device × priority (the first seed's design).
+//! Streams: per-thread streams from a pool per device × priority, recycled when their thread
+//! ends (the stream-recycling design: DESIGN.md, "Stream pool").
 //!
 //! A Rust thread plays the role of a Julia task: its default stream for a device is taken
 //! lazily from the pool at first use and returned when the thread exits. Long-lived workers
@@ -10,19 +11,19 @@
 
 mod events;
 mod last_use;
-mod object;
-mod pool;
 mod priority;
 mod registry;
+mod shared_stream;
+mod stream_pool;
 mod thread;
 
 pub use events::EventPool;
 pub use last_use::LastUse;
-pub use object::Stream;
-pub use pool::{StreamPool, StreamPoolStats};
 pub use priority::StreamPriority;
+pub use shared_stream::Stream;
+pub use stream_pool::{StreamPool, StreamPoolStats};
 pub use thread::{current_priority, leased_stream_count, with_priority, with_stream};
 
-pub(crate) use object::Origin;
 pub(crate) use registry::StreamRegistry;
+pub(crate) use shared_stream::Origin;
 pub(crate) use thread::thread_stream;

@@ -1,7 +1,7 @@
 //! Raw handle → pooled `Stream`, so that wrapping the raw handle of a pooled stream returns
 //! the pool's object (and the wrapper sees recycling through its generation).
 
-use super::object::{Stream, StreamInner};
+use super::shared_stream::{Stream, StreamInner};
 use crate::platform::StreamHandle;
 use parking_lot::Mutex;
 use std::collections::HashMap;

@@ -3,8 +3,8 @@
 //! thread-local with a `Drop`) or when the `with_priority` scope that took them returns.
 
 use super::StreamPriority;
-use super::object::Stream;
-use super::pool::StreamPool;
+use super::shared_stream::Stream;
+use super::stream_pool::StreamPool;
 use crate::error::Result;
 use crate::platform::DeviceId;
 use std::cell::RefCell;

@@ -6,10 +6,10 @@ mod place;
 pub use place::{Placed, download, download_base, internal, place, upload};
 
 use gpuarrays_core::kernel::BinaryOp;
-use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result};
+use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result, dispatch_dtype};
 
 use crate::case::{Case, Op};
-use crate::host::{HostArray, HostData, with_dtype};
+use crate::host::{HostArray, HostData};
 
 /// Runs `case` on `backend` and downloads the result.
 pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
@@ -58,17 +58,17 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         } => Expr::random(backend, dims, *dtype, *dist, *seed).eval_raw()?,
         Op::Matmul => arg(0)?.matmul(arg(1)?)?,
         Op::Zeros { dtype, dims } => {
-            with_dtype!(dtype, T => Array::<T, B>::zeros(backend, dims)?.into_raw())
+            dispatch_dtype!(dtype, T => Array::<T, B>::zeros(backend, dims)?.into_raw())
         }
         Op::Ones { dtype, dims } => {
-            with_dtype!(dtype, T => Array::<T, B>::ones(backend, dims)?.into_raw())
+            dispatch_dtype!(dtype, T => Array::<T, B>::ones(backend, dims)?.into_raw())
         }
-        Op::Arange { start, step, len } => with_dtype!(start.dtype(), T => {
+        Op::Arange { start, step, len } => dispatch_dtype!(start.dtype(), T => {
             let (s, d) = (scalar::<T>(*start)?, scalar::<T>(*step)?);
             Array::<T, B>::arange(backend, s, d, *len)?.into_raw()
         }),
         typed_op => {
-            return with_dtype!(dtype, T => execute_typed::<T, B>(typed_op, &placed));
+            return dispatch_dtype!(dtype, T => execute_typed::<T, B>(typed_op, &placed));
         }
     };
     download(&out)

@@ -3,10 +3,10 @@
 
 use std::ops::Range;
 
-use gpuarrays_core::{Array, Backend, DType, Error, RawArray, Result};
+use gpuarrays_core::{Array, Backend, DType, Error, RawArray, Result, dispatch_dtype};
 
 use crate::case::{Input, Layout};
-use crate::host::{HostArray, HostData, with_dtype};
+use crate::host::{HostArray, HostData};
 
 /// An input on the device: the array the operation sees, and the buffer it lives in.
 pub struct Placed<B: Backend> {
@@ -16,7 +16,7 @@ pub struct Placed<B: Backend> {
 
 /// Uploads `data` as a new array of shape `dims`.
 pub fn upload<B: Backend>(backend: &B, dims: &[usize], data: &HostData) -> Result<RawArray<B>> {
-    with_dtype!(data.dtype(), T => {
+    dispatch_dtype!(data.dtype(), T => {
         let values = data.as_slice::<T>().ok_or_else(|| internal("upload: wrong host type"))?;
         Ok(Array::<T, B>::from_slice(backend, dims, values)?.into_raw())
     })

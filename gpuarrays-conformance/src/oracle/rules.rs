@@ -1,5 +1,5 @@
 //! The type rules of the operations, restated from the tables in
-//! `gpuarrays_core::kernel::ops` and `axis_ops`, and the error each violation must produce.
+//! `gpuarrays_core::kernel::operators` and `axis_ops`, and the error each violation must produce.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, UnaryOp};

@@ -6,7 +6,7 @@
 //! can key its compiled-kernel cache on the program alone (it is `Hash + Eq`).
 
 use crate::dtype::DType;
-use crate::kernel::ops::{BinaryOp, UnaryOp};
+use crate::kernel::operators::{BinaryOp, UnaryOp};
 use crate::kernel::random::Distribution;
 use crate::scalar::Scalar;
 

@@ -7,10 +7,10 @@
 pub mod axis_ops;
 pub mod elementwise;
 mod map_buffers;
-pub mod ops;
+pub mod operators;
 pub mod random;
 
 pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SortArgs};
 pub use elementwise::{Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
-pub use ops::{BinaryOp, UnaryOp};
+pub use operators::{BinaryOp, UnaryOp};
 pub use random::Distribution;

@@ -1,10 +1,17 @@
 //! Fused elementwise expressions: build a small tree from arrays, scalars and operations,
 //! with NumPy broadcasting, then evaluate it in one kernel (one pass over memory).
 //!
-//! ```ignore
+//! ```
+//! # use gpuarrays_core::Array;
+//! # let cpu = gpuarrays_cpu_ref::CpuBackend::new();
+//! # let x = Array::<f32, _>::from_slice(&cpu, &[3], &[0.25, 0.75, -1.0])?;
+//! # let b = Array::<f32, _>::from_slice(&cpu, &[3], &[1.0, 1.0, 1.0])?;
 //! let y = (x.ex() * 2.0 + b.ex()).max(0.0);        // builds, nothing runs yet
 //! let y: Array<f32, _> = y.eval()?;                 // one kernel
 //! let mask = x.ex().gt(0.5).eval::<bool>()?;        // comparisons give bool
+//! # assert_eq!(y.to_vec()?, [1.5, 2.5, 0.0]);
+//! # assert_eq!(mask.to_vec()?, [false, true, false]);
+//! # Ok::<(), gpuarrays_core::Error>(())
 //! ```
 //!
 //! Type and shape errors are found while building and reported by `eval`, so expressions

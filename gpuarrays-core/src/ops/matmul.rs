@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::MatmulArgs;
-use crate::support::{OpKind, ensure_supported};
+use crate::support::{OpKind, ensure_supported, ensure_type_rule};
 
 impl<B: Backend> RawArray<B> {
     /// `self · rhs` for shapes (m, k)·(k, n) or (batch, m, k)·(batch, k, n), where either
@@ -19,13 +19,7 @@ impl<B: Backend> RawArray<B> {
                 rhs: rhs.dtype,
             });
         }
-        if !self.dtype.is_numeric() {
-            return Err(Error::invalid_dtype(
-                "matmul",
-                self.dtype,
-                "cast bool to an integer or float type first",
-            ));
-        }
+        ensure_type_rule("matmul", self.dtype, OpKind::Matmul)?;
         for a in [self, rhs] {
             if !(2..=3).contains(&a.ndim()) {
                 return Err(Error::RankMismatch {

@@ -78,19 +78,7 @@ fn scalar_from_bytes(dtype: DType, bytes: &[u8]) -> Result<Scalar> {
             .map(|v| v.to_scalar())
             .ok_or_else(|| Error::invalid_arg("reduce", "the backend returned no value"))
     }
-    use num_complex::{Complex32, Complex64};
-    match dtype {
-        DType::Bool => one::<bool>(bytes),
-        DType::U8 => one::<u8>(bytes),
-        DType::I32 => one::<i32>(bytes),
-        DType::U32 => one::<u32>(bytes),
-        DType::I64 => one::<i64>(bytes),
-        DType::U64 => one::<u64>(bytes),
-        DType::F32 => one::<f32>(bytes),
-        DType::F64 => one::<f64>(bytes),
-        DType::C32 => one::<Complex32>(bytes),
-        DType::C64 => one::<Complex64>(bytes),
-    }
+    crate::dispatch_dtype!(dtype, T => one::<T>(bytes))
 }
 
 fn typed<T: Element>(s: Scalar) -> Result<T> {

@@ -3,21 +3,15 @@
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::{ScanArgs, ScanOp};
 use crate::shape;
-use crate::support::{OpKind, ensure_supported};
+use crate::support::{OpKind, ensure_supported, ensure_type_rule};
 
 impl<B: Backend> RawArray<B> {
     /// Inclusive scan along `axis`; the result has the input's shape and type.
     pub fn scan(&self, op: ScanOp, axis: usize) -> Result<RawArray<B>> {
-        if !self.dtype.is_numeric() {
-            return Err(Error::invalid_dtype(
-                op.name(),
-                self.dtype,
-                "cast bool to an integer type first",
-            ));
-        }
+        ensure_type_rule(op.name(), self.dtype, OpKind::Scan)?;
         shape::check_axis(op.name(), axis, self.ndim())?;
         ensure_supported(&self.backend, self.dtype, OpKind::Scan)?;
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;

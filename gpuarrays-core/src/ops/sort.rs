@@ -6,7 +6,7 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::{FindArgs, ReduceOp, SortArgs};
-use crate::support::{OpKind, ensure_supported};
+use crate::support::{OpKind, ensure_supported, ensure_type_rule};
 
 impl<B: Backend> RawArray<B> {
     /// A sorted copy: ascending along the last axis (NaNs last).
@@ -18,13 +18,7 @@ impl<B: Backend> RawArray<B> {
                 got: 0,
             });
         }
-        if !self.dtype.is_ordered() {
-            return Err(Error::invalid_dtype(
-                "sort",
-                self.dtype,
-                "complex numbers have no order; sort abs() or the real parts",
-            ));
-        }
+        ensure_type_rule("sort", self.dtype, OpKind::Sort)?;
         ensure_supported(&self.backend, self.dtype, OpKind::Sort)?;
         let out = self.copy()?;
         if out.is_empty() {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
-use super::prelude::Dialect;
+use super::cpp::header::Dialect;
 use crate::error::{HipError, Result};
 use crate::platform::{CompileRequest, DeviceId, FunctionHandle, ModuleHandle, Platform};
 
@@ -25,7 +25,7 @@ use crate::platform::{CompileRequest, DeviceId, FunctionHandle, ModuleHandle, Pl
 pub struct KernelSource {
     /// A short name for logs and compiler messages.
     pub name: String,
-    /// The complete source (prelude included).
+    /// The complete source (kernel header included).
     pub source: String,
     /// The `__global__` functions to resolve.
     pub kernels: Vec<&'static str>,

@@ -1,5 +1,6 @@
-//! C++ for a fused elementwise kernel: each [`Instr`] becomes one statement of `ga_eval`, and
-//! the `ga_ew` kernel feeds it from its operands as the layout says.
+//! C++ for a fused elementwise kernel: each [`Instr`](gpuarrays_core::kernel::Instr) becomes
+//! one statement of `ga_eval`, and the `ga_ew` kernel feeds it from its operands as the layout
+//! says.
 //!
 //! Kernel parameters, in order (the launcher packs the same list):
 //! `n`; one pointer per input (already advanced to the operand's offset); a `GaDims` of
@@ -14,8 +15,8 @@ use gpuarrays_core::kernel::{Node, Program};
 
 use super::layout::{Class, EwLayout};
 use crate::error::{HipError, Result};
-use crate::kernels::ctypes::{cty, load, mty, store, tag};
-use crate::kernels::{ops, random};
+use crate::kernels::cpp::element_types::{cty, load, mty, store, tag};
+use crate::kernels::cpp::{expressions, philox};
 
 /// Threads per block of `ga_ew`.
 pub const EW_BLOCK: u32 = 256;
@@ -73,16 +74,16 @@ fn eval_function(p: &Program) -> Result<String> {
             Node::Index => "idx".to_string(),
             Node::Unary(op, a) => {
                 let (a, d) = operand(a)?;
-                ops::unary(op, d, &a)?
+                expressions::unary(op, d, &a)?
             }
             Node::Binary(op, a, b) => {
                 let (a, d) = operand(a)?;
                 let (b, _) = operand(b)?;
-                ops::binary(op, d, &a, &b)?
+                expressions::binary(op, d, &a, &b)?
             }
             Node::Cast(to, a) => {
                 let (a, d) = operand(a)?;
-                ops::cast(d, to, &a)
+                expressions::cast(d, to, &a)
             }
             Node::Select(c, a, b) => {
                 let (c, _) = operand(c)?;
@@ -94,7 +95,7 @@ fn eval_function(p: &Program) -> Result<String> {
                 if scalar(k)? != DType::U64 {
                     return Err(invalid(format!("random seed slot {k} is not u64")));
                 }
-                random::draw(dist, ins.dtype, "idx", &format!("s{k}"))
+                philox::draw(dist, ins.dtype, "idx", &format!("s{k}"))
                     .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?
             }
         };
@@ -156,7 +157,7 @@ fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
     format!("ga_eval({})", args.join(", "))
 }
 
-/// The body (everything after the prelude) of the kernel for `program` with `layout`.
+/// The body (everything after the kernel header) of the kernel for `program` with `layout`.
 pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
     if l.inputs.len() != p.inputs.len() {
         return Err(invalid(format!(
@@ -170,7 +171,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         let _ = writeln!(s, "struct GaDims {{ i64 v[{}]; }};", l.ndim);
     }
     if p.instrs.iter().any(|i| matches!(i.node, Node::Random(..))) {
-        s.push_str(random::PHILOX);
+        s.push_str(philox::PHILOX);
     }
     let vec = l.vec;
     if vec > 1 {

@@ -22,7 +22,7 @@ use self::layout::{Class, EwKey, EwLayout};
 use super::KernelSource;
 use super::args::KernelArgs;
 use super::cache::Module;
-use super::device::DeviceKernels;
+use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::FunctionHandle;
 use crate::stream::Stream;

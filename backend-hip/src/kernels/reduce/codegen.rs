@@ -14,8 +14,8 @@
 
 use gpuarrays_core::DType;
 
-use crate::kernels::combine::{Combiner, LIBRARY};
-use crate::kernels::ctypes::{load, mty};
+use crate::kernels::cpp::combine::{Combiner, LIBRARY};
+use crate::kernels::cpp::element_types::{load, mty};
 
 /// Threads per block of `ga_rows_block`: 132×8 blocks of 512 with float4 loads reached
 /// 4320 GB/s for a 1 GiB f32 sum on the H200 (DESIGN.md, measured facts).

@@ -24,8 +24,8 @@
 
 use gpuarrays_core::DType;
 
-use crate::kernels::combine::{Combiner, LIBRARY};
-use crate::kernels::ctypes::{load, mty};
+use crate::kernels::cpp::combine::{Combiner, LIBRARY};
+use crate::kernels::cpp::element_types::{load, mty};
 
 /// Threads per block of every scan kernel.
 pub const BLOCK: u32 = 256;

@@ -14,7 +14,7 @@
 
 use gpuarrays_core::DType;
 
-use crate::kernels::ctypes::mty;
+use crate::kernels::cpp::element_types::mty;
 
 /// Keys per shared-memory tile (two per thread).
 pub const TILE: usize = 2048;

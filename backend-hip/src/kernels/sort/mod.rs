@@ -7,7 +7,7 @@ use gpuarrays_core::DType;
 use self::codegen::{BLOCK, KERNELS, TILE, TILE_THREADS, key_bytes};
 use super::KernelSource;
 use super::args::KernelArgs;
-use super::device::DeviceKernels;
+use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::DevicePtr;
 use crate::stream::Stream;

@@ -3,7 +3,7 @@
 
 mod compile;
 pub mod ffi;
-mod runtime;
+mod platform_impl;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{
@@ -58,20 +58,21 @@ pub fn rtc_candidates() -> Vec<String> {
 pub fn load_libraries() -> Result<AmdLibraries> {
     let hip = open_first(
         PlatformKind::Amd,
-        "HIP runtime (libamdhip64)",
+        "ROCm's HIP runtime (libamdhip64)",
+        "ROCm",
         &hip_candidates(),
         HIP_HINT,
     )?;
     let table = SymbolTable::resolve(
         PlatformKind::Amd,
-        "HIP runtime (libamdhip64)",
+        "ROCm's HIP runtime (libamdhip64)",
         &hip,
         &HIP,
         HIP_HINT,
     )?;
     let hip_fns = HipFns::from_table(&table).ok_or_else(|| HipError::MissingSymbols {
         platform: PlatformKind::Amd,
-        library: "HIP runtime (libamdhip64)",
+        library: "ROCm's HIP runtime (libamdhip64)",
         path: hip.path.clone(),
         missing: vec!["(table)".into()],
         hint: HIP_HINT,
@@ -85,14 +86,15 @@ fn load_rtc(
 ) -> std::result::Result<(String, RtcFns, Option<LoadedLibrary>), HipError> {
     let (lib, owned) = match open_first(
         PlatformKind::Amd,
-        "hiprtc (libhiprtc)",
+        "ROCm's hiprtc (libhiprtc)",
+        "ROCm's hiprtc",
         &rtc_candidates(),
         RTC_HINT,
     ) {
         Ok(l) => {
             let t = SymbolTable::resolve(
                 PlatformKind::Amd,
-                "hiprtc (libhiprtc)",
+                "ROCm's hiprtc (libhiprtc)",
                 &l,
                 &HIPRTC,
                 RTC_HINT,

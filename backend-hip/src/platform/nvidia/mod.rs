@@ -4,7 +4,7 @@
 //! that an unexpected panic in the binding becomes [`HipError::BindingPanicked`].
 
 mod compile;
-mod driver;
+mod platform_impl;
 pub mod symbols;
 
 use crate::error::{HipError, Result};

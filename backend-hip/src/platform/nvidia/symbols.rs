@@ -103,13 +103,14 @@ pub fn cudarc_candidates(names: &[&str]) -> Vec<String> {
 pub fn preflight_driver() -> Result<(LoadedLibrary, SymbolTable)> {
     let lib = open_first(
         PlatformKind::Nvidia,
-        "CUDA driver (libcuda)",
+        "the NVIDIA driver (libcuda)",
+        "the NVIDIA driver",
         &cudarc_candidates(&["cuda", "nvcuda"]),
         DRIVER_HINT,
     )?;
     let table = SymbolTable::resolve(
         PlatformKind::Nvidia,
-        "CUDA driver (libcuda)",
+        "the NVIDIA driver (libcuda)",
         &lib,
         &DRIVER,
         DRIVER_HINT,
@@ -121,13 +122,14 @@ pub fn preflight_driver() -> Result<(LoadedLibrary, SymbolTable)> {
 pub fn preflight_nvrtc() -> Result<(LoadedLibrary, SymbolTable)> {
     let lib = open_first(
         PlatformKind::Nvidia,
-        "NVRTC (libnvrtc)",
+        "CUDA's NVRTC (libnvrtc)",
+        "CUDA's NVRTC",
         &cudarc_candidates(&["nvrtc"]),
         NVRTC_HINT,
     )?;
     let table = SymbolTable::resolve(
         PlatformKind::Nvidia,
-        "NVRTC (libnvrtc)",
+        "CUDA's NVRTC (libnvrtc)",
         &lib,
         &NVRTC,
         NVRTC_HINT,

@@ -492,7 +492,7 @@ impl Platform for FakePlatform {
             {
                 return Err(HipError::TestDouble(format!(
                     "graph frees {ptr}, which was allocated outside the graph \
-                     (the seed's hipGraphLaunch segfault)"
+                     (on a real device, launching such a graph crashes in hipGraphLaunch)"
                 )));
             }
         }

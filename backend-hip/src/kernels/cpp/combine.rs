@@ -8,8 +8,8 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, ScanOp};
 
-use super::ctypes::{cty, greatest, least, one, store, zero};
-use super::ops;
+use super::element_types::{cty, greatest, least, one, store, zero};
+use super::expressions;
 use crate::error::Result;
 
 /// Warp and block reduce / exclusive scan over `GaA`.
@@ -87,7 +87,7 @@ fn simple(t: DType, combine: String, identity: &str) -> Combiner {
          GA_INLINE GaA ga_combine(const GaA a, const GaA b) {{ return {combine}; }}\n\
          GA_INLINE GaA ga_identity() {{ return {identity}; }}\n\
          GA_INLINE {m} ga_finish(const GaA a) {{ return {fin}; }}\n",
-        m = super::ctypes::mty(t),
+        m = super::element_types::mty(t),
         fin = store(t, "a"),
     );
     Combiner {
@@ -143,7 +143,7 @@ fn arg(t: DType, want_min: bool) -> Combiner {
 
 /// The combiner of a reduction of `t`.
 pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
-    let bin = |o: BinaryOp| ops::binary(o, t, "a", "b");
+    let bin = |o: BinaryOp| expressions::binary(o, t, "a", "b");
     Ok(match op {
         ReduceOp::Sum => simple(t, bin(BinaryOp::Add)?, zero(t)),
         ReduceOp::Prod => simple(t, bin(BinaryOp::Mul)?, one(t)),
@@ -152,11 +152,11 @@ pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
         ReduceOp::Any => simple(t, bin(BinaryOp::Or)?, "false"),
         ReduceOp::All => simple(t, bin(BinaryOp::And)?, "true"),
         ReduceOp::ArgMin => {
-            ops::binary(BinaryOp::Lt, t, "a", "b")?;
+            expressions::binary(BinaryOp::Lt, t, "a", "b")?;
             arg(t, true)
         }
         ReduceOp::ArgMax => {
-            ops::binary(BinaryOp::Gt, t, "a", "b")?;
+            expressions::binary(BinaryOp::Gt, t, "a", "b")?;
             arg(t, false)
         }
     })

@@ -9,7 +9,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, UnaryOp};
 
-use super::ctypes::{cty, wrapping};
+use super::element_types::{cty, wrapping};
 use crate::error::{HipError, Result};
 
 fn unsupported(what: String) -> HipError {

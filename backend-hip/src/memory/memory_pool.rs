@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One allocation handed out by the pool. Give it back with [`MemoryPool::free`] (or hold it
-/// in a [`super::DeviceBuffer`], which does so when dropped).
+/// in a [`crate::DeviceBuffer`], which does so when dropped).
 #[derive(Debug, PartialEq, Eq)]
 pub struct DeviceAllocation {
     ptr: DevicePtr,

@@ -1,8 +1,9 @@
 //! `DeviceState`: everything the runtime keeps per device (multi-GPU: nothing is shared
 //! between devices): properties, one stream pool per priority, events, the memory pool.
 
+use super::DeviceBuffer;
 use crate::error::Result;
-use crate::memory::{DeviceBuffer, MemoryPool};
+use crate::memory::MemoryPool;
 use crate::platform::{DeviceId, DeviceProperties, Platform, PriorityRange};
 use crate::stream::{EventPool, Stream, StreamPool, StreamPriority, StreamRegistry, thread_stream};
 use std::sync::Arc;

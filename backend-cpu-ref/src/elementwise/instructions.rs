@@ -1,8 +1,10 @@
-//! Column-wise implementations of the expression operations, dispatched on element type.
+//! The instructions of a fused program ([`gpuarrays_core::kernel::Node`]: unary, binary,
+//! cast, select, index, random), each evaluated over whole columns of one chunk and
+//! dispatched on element type once per column rather than once per element.
 #![allow(clippy::bool_comparison)] // generic comparisons also instantiate for bool, where `a < b` is the definition
 
 use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp, random};
-use gpuarrays_core::{DType, Scalar};
+use gpuarrays_core::{DType, Scalar, dispatch_dtype};
 
 use super::column::Col;
 use crate::error::{CpuError, invalid};
@@ -160,18 +162,7 @@ fn cast_slice<T: Castable>(v: &[T], to: DType) -> Col {
 }
 
 pub(crate) fn cast(a: &Col, to: DType) -> Col {
-    match a {
-        Col::Bool(v) => cast_slice(v, to),
-        Col::U8(v) => cast_slice(v, to),
-        Col::I32(v) => cast_slice(v, to),
-        Col::U32(v) => cast_slice(v, to),
-        Col::I64(v) => cast_slice(v, to),
-        Col::U64(v) => cast_slice(v, to),
-        Col::F32(v) => cast_slice(v, to),
-        Col::F64(v) => cast_slice(v, to),
-        Col::C32(v) => cast_slice(v, to),
-        Col::C64(v) => cast_slice(v, to),
-    }
+    dispatch_dtype!(a, Col(v: T) => cast_slice(v, to))
 }
 
 fn pick<T: Copy>(c: &[bool], a: &[T], b: &[T], len: usize) -> Vec<T> {

@@ -47,7 +47,7 @@ impl AmdPlatform {
             (None, None) => {
                 return Err(HipError::MissingSymbols {
                     platform: PlatformKind::Amd,
-                    library: "HIP runtime (libamdhip64)",
+                    library: "ROCm's HIP runtime (libamdhip64)",
                     path: self.libs.hip.path.clone(),
                     missing: vec!["hipGetDevicePropertiesR0600 or hipGetDeviceProperties".into()],
                     hint: "install ROCm 5.2 or newer",

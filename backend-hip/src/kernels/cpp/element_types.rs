@@ -6,7 +6,7 @@
 
 use gpuarrays_core::DType;
 
-/// The register type of `d`. The prelude names its typedefs (and the complex structs) after
+/// The register type of `d`. The kernel header names its typedefs (and the complex structs) after
 /// `DType::name`, so the name is the C++ type; `codegen_syntax` compiles every use.
 pub fn cty(d: DType) -> &'static str {
     d.name()

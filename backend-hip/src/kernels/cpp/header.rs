@@ -1,9 +1,12 @@
-//! The prelude every generated kernel starts with: it makes one HIP-dialect C++ source compile
-//! under NVRTC (NVIDIA), hiprtc (AMD) and, for the syntax test, a host `g++` with a shim.
+//! The C++ header every generated kernel source starts with: it makes one HIP-dialect C++
+//! source compile under NVRTC (NVIDIA), hiprtc (AMD) and, for the syntax test, a host `g++`
+//! with a shim. It also holds the compiler [`Dialect`] that selects the header's
+//! platform-specific parts. (The header's first line still reads `// gpuarrays kernel
+//! prelude`: the text is part of every cache key, and keeping it keeps cached binaries valid.)
 //!
 //! No standard header is included (NVRTC ships none by default): fixed-width integer names,
 //! the complex types, NaN tests, infinities and warp shuffles are defined here. The warp size
-//! is never hard-coded: [`prelude`] writes the device's value into `GA_WARP`.
+//! is never hard-coded: [`kernel_header`] writes the device's value into `GA_WARP`.
 
 use crate::platform::PlatformKind;
 
@@ -127,8 +130,8 @@ GA_INLINE c64 ga_shfl_up(c64 v, int d) { return ga_c64(GA_SHFL_UP(v.re, d), GA_S
 GA_INLINE c64 ga_shfl_idx(c64 v, int l) { return ga_c64(GA_SHFL_IDX(v.re, l), GA_SHFL_IDX(v.im, l)); }
 "#;
 
-/// The prelude for `dialect` on a device whose warps have `warp_size` threads.
-pub fn prelude(dialect: Dialect, warp_size: u32) -> String {
+/// The kernel header for `dialect` on a device whose warps have `warp_size` threads.
+pub fn kernel_header(dialect: Dialect, warp_size: u32) -> String {
     let shfl = match dialect {
         Dialect::Nvidia => SHFL_NVIDIA,
         Dialect::Amd => SHFL_AMD,
@@ -144,9 +147,9 @@ mod tests {
 
     #[test]
     fn warp_size_comes_from_the_argument() {
-        assert!(prelude(Dialect::Amd, 64).contains("#define GA_WARP 64"));
-        assert!(prelude(Dialect::Nvidia, 32).contains("#define GA_WARP 32"));
-        assert!(prelude(Dialect::Amd, 64).contains("__shfl_down((v), (d))"));
-        assert!(prelude(Dialect::Nvidia, 32).contains("__shfl_down_sync"));
+        assert!(kernel_header(Dialect::Amd, 64).contains("#define GA_WARP 64"));
+        assert!(kernel_header(Dialect::Nvidia, 32).contains("#define GA_WARP 32"));
+        assert!(kernel_header(Dialect::Amd, 64).contains("__shfl_down((v), (d))"));
+        assert!(kernel_header(Dialect::Nvidia, 32).contains("__shfl_down_sync"));
     }
 }

@@ -6,8 +6,8 @@
 //! stream has not changed hands) and records the caller's stream. Dropping or releasing frees
 //! by the runtime's rules: on the recorded stream while unchanged, else on the caller's.
 
+use crate::device::DeviceBuffer;
 use crate::error::Result;
-use crate::memory::DeviceBuffer;
 use crate::platform::DevicePtr;
 use crate::stream::{LastUse, Stream};
 

@@ -1,9 +1,12 @@
 //! `DeviceBuffer`: one allocation plus the record of its last use. Dropping it frees the
 //! allocation by the `LastUse` rules, on the dropping thread's stream where they say so.
+//!
+//! It holds its device's whole state (the memory pool to free into, the thread's stream to
+//! free on), which is why it lives here beside [`DeviceState`] and not in the pool layer.
 
-use super::pool::DeviceAllocation;
-use crate::device::DeviceState;
+use super::DeviceState;
 use crate::error::{HipError, Result};
+use crate::memory::DeviceAllocation;
 use crate::platform::{DeviceId, DevicePtr};
 use crate::stream::{LastUse, Stream};
 use parking_lot::Mutex;

@@ -8,11 +8,11 @@ use gpuarrays_core::kernel::{ReduceOp, ScanOp};
 
 use super::args::KernelArgs;
 use super::cache::{CacheStats, DiskCache, KernelSet, KernelSource, ModuleCache};
+use super::cpp::header::kernel_header;
 use super::elementwise::layout::EwKey;
-use super::prelude::prelude;
+use crate::device::DeviceBuffer;
 use crate::device::DeviceState;
 use crate::error::Result;
-use crate::memory::DeviceBuffer;
 use crate::platform::{DeviceProperties, DevicePtr, FunctionHandle, LaunchConfig, Platform};
 use crate::stream::Stream;
 
@@ -94,9 +94,9 @@ impl DeviceKernels {
         self.modules.stats()
     }
 
-    /// A complete source: this device's prelude, then `body`.
+    /// A complete source: this device's kernel header, then `body`.
     pub fn source(&self, name: String, body: &str, kernels: Vec<&'static str>) -> KernelSource {
-        let mut source = prelude(self.modules.dialect(), self.warp_size());
+        let mut source = kernel_header(self.modules.dialect(), self.warp_size());
         source.push_str(body);
         KernelSource {
             name,

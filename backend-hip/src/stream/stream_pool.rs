@@ -13,8 +13,8 @@
 //! - Each hand-over to another thread bumps the stream's generation.
 
 use super::StreamPriority;
-use super::object::{Origin, Stream};
 use super::registry::StreamRegistry;
+use super::shared_stream::{Origin, Stream};
 use crate::error::Result;
 use crate::platform::{DeviceId, Platform, WorkStatus};
 use parking_lot::Mutex;

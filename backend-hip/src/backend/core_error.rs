@@ -1,0 +1,164 @@
+//! `HipError` → `gpuarrays_core::Error`, so that `?` works on this crate's results in code
+//! that returns `gpuarrays_core::Result` (e.g. `HipBackend::new(0)?`).
+//!
+//! Nothing is lost on the way: out-of-memory keeps its numbers (bytes requested and free),
+//! everything else becomes `Error::Backend` with the `HipError` itself as its source (reach
+//! it with `source().downcast_ref::<HipError>()`, e.g. for [`HipError::detail`]).
+//! [`to_core`] does the same and names the device (name and ordinal) in out-of-memory
+//! errors; the backend uses it where it knows the device.
+
+use gpuarrays_core::{DeviceInfo, Error};
+
+use crate::error::HipError;
+
+impl From<HipError> for Error {
+    fn from(e: HipError) -> Error {
+        match e {
+            HipError::OutOfMemory {
+                device,
+                requested,
+                free,
+                total,
+                released,
+            } => out_of_memory(format!("hip:{device}"), requested, free, total, released),
+            other => Error::backend("hip", other),
+        }
+    }
+}
+
+/// The core error for `e`, raised on `device` (named in out-of-memory errors).
+pub fn to_core(device: &DeviceInfo, e: HipError) -> Error {
+    match e {
+        HipError::OutOfMemory {
+            requested,
+            free,
+            total,
+            released,
+            ..
+        } => out_of_memory(device.to_string(), requested, free, total, released),
+        other => Error::from(other),
+    }
+}
+
+fn out_of_memory(
+    device: String,
+    requested: usize,
+    free: usize,
+    total: usize,
+    released: usize,
+) -> Error {
+    Error::OutOfMemory {
+        device,
+        requested,
+        free,
+        hint: Some(format!(
+            "{total} bytes in total; {released} cached bytes were released and the \
+             allocation retried; free arrays you no longer need or use smaller batches"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{DeviceId, PlatformKind};
+    use std::error::Error as _;
+
+    fn oom() -> HipError {
+        HipError::OutOfMemory {
+            device: DeviceId(3),
+            requested: 100,
+            free: 7,
+            total: 50,
+            released: 3,
+        }
+    }
+
+    fn dev() -> DeviceInfo {
+        DeviceInfo {
+            backend: "hip",
+            id: 1,
+            ordinal: 0,
+            name: "test".into(),
+        }
+    }
+
+    #[test]
+    fn to_core_keeps_the_numbers_and_names_the_device() {
+        match to_core(&dev(), oom()) {
+            Error::OutOfMemory {
+                device,
+                requested,
+                free,
+                hint,
+            } => {
+                assert_eq!((requested, free), (100, 7));
+                assert_eq!(device, dev().to_string());
+                let hint = hint.unwrap_or_default();
+                assert!(hint.contains("50 bytes in total"), "{hint}");
+                assert!(hint.contains("3 cached bytes"), "{hint}");
+            }
+            other => panic!("expected OutOfMemory, got {other}"),
+        }
+        let e = to_core(&dev(), HipError::InvalidArgument("x".into()));
+        assert!(matches!(e, Error::Backend { .. }), "{e}");
+    }
+
+    #[test]
+    fn from_keeps_the_numbers_of_out_of_memory() {
+        match Error::from(oom()) {
+            Error::OutOfMemory {
+                device,
+                requested,
+                free,
+                ..
+            } => {
+                assert_eq!((requested, free), (100, 7));
+                assert_eq!(device, "hip:3");
+            }
+            other => panic!("expected OutOfMemory, got {other}"),
+        }
+    }
+
+    #[test]
+    fn from_keeps_the_hip_error_as_source() {
+        let original = HipError::LibraryNotFound {
+            platform: PlatformKind::Nvidia,
+            library: "the NVIDIA driver (libcuda)",
+            provider: "the NVIDIA driver",
+            tried: vec!["not found: libcuda.so, libcuda.so.1".into()],
+            hint: "install the NVIDIA driver",
+        };
+        let core = Error::from(original.clone());
+        match &core {
+            Error::Backend { backend, .. } => assert_eq!(backend, "hip"),
+            other => panic!("expected Backend, got {other}"),
+        }
+        let source = core.source().and_then(|s| s.downcast_ref::<HipError>());
+        assert_eq!(source, Some(&original));
+        assert!(core.to_string().contains("could not be loaded"), "{core}");
+    }
+
+    /// `?` converts: the signature of a user's function returning core's `Result`.
+    fn open(ordinal: usize) -> gpuarrays_core::Result<usize> {
+        let fail = || -> crate::Result<usize> {
+            Err(HipError::InvalidDevice {
+                platform: PlatformKind::TestDouble,
+                device: DeviceId(ordinal),
+                count: 0,
+            })
+        };
+        let n = fail()?;
+        Ok(n)
+    }
+
+    #[test]
+    fn question_mark_converts_into_core_errors() {
+        let e = open(5).expect_err("the helper always fails");
+        let source = e.source().and_then(|s| s.downcast_ref::<HipError>());
+        assert!(
+            matches!(source, Some(HipError::InvalidDevice { device, .. }) if *device == DeviceId(5)),
+            "{e:?}"
+        );
+    }
+}

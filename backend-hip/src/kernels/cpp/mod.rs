@@ -1,0 +1,20 @@
+//! The C++ text of the kernels: the pieces every generated source is assembled from. Each
+//! function here returns HIP-dialect C++ (a header, an expression, a library of device
+//! functions) and runs nothing; the kernel families around this folder put the pieces
+//! together, compile them and launch them.
+//!
+//! | piece | file |
+//! |---|---|
+//! | the header every source starts with (types, complex arithmetic, NaN rules, warp shuffles with the device's warp size) and the compiler [`Dialect`] | [`header`] |
+//! | element types: register and memory types, loads, stores, literals | [`element_types`] |
+//! | operation semantics as C++ expressions (wrapping integers, NaN-propagating min/max, casts) | [`expressions`] |
+//! | warp- and block-wide reduce and scan over an accumulator ([`combine::Combiner`]) | [`combine`] |
+//! | the Philox generator and the random distributions | [`philox`] |
+
+pub mod combine;
+pub mod element_types;
+pub mod expressions;
+pub mod header;
+pub mod philox;
+
+pub use header::Dialect;

@@ -1,0 +1,311 @@
+//! `WgpuBackend`: opening a device and the `Backend` implementation, delegating each
+//! kernel to its module in [`crate::kernels`].
+
+use std::sync::Arc;
+
+use gpuarrays_core::device::next_device_id;
+use gpuarrays_core::kernel::{
+    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+};
+use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support, ensure_supported};
+
+use crate::adapter::{self, ADAPTER_ENV, AdapterSummary};
+use crate::buffer::WgpuBuffer;
+use crate::capability;
+use crate::context::{Context, Features};
+use crate::error::WgpuError;
+use crate::kernels;
+
+/// Which optional features to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// Everything the adapter offers (SHADER_F64, SHADER_INT64 where present).
+    #[default]
+    Adapter,
+    /// The WebGPU baseline: no f64, no 64-bit integers, whatever the adapter offers.
+    Baseline,
+}
+
+/// How to open a device.
+#[derive(Debug, Clone, Default)]
+pub struct WgpuOptions {
+    /// An adapter index or name substring; `None` reads `GPUARRAYS_WGPU_ADAPTER`, then
+    /// prefers a discrete GPU.
+    pub adapter: Option<String>,
+    /// Which optional features to use.
+    pub profile: Profile,
+}
+
+/// The WebGPU backend: a cheap, cloneable handle to one opened device.
+#[derive(Clone)]
+pub struct WgpuBackend {
+    ctx: Arc<Context>,
+    info: Arc<DeviceInfo>,
+    summary: Arc<AdapterSummary>,
+}
+
+impl std::fmt::Debug for WgpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WgpuBackend({})", self.info)
+    }
+}
+
+impl WgpuBackend {
+    /// Opens the adapter chosen by `GPUARRAYS_WGPU_ADAPTER` (or the preferred one) with
+    /// every feature it offers.
+    pub fn new() -> std::result::Result<Self, WgpuError> {
+        Self::with_options(&WgpuOptions::default())
+    }
+
+    /// Opens a device as `options` say.
+    pub fn with_options(options: &WgpuOptions) -> std::result::Result<Self, WgpuError> {
+        let instance = adapter::instance();
+        let env = std::env::var(ADAPTER_ENV).ok();
+        let selector = options.adapter.clone().or(env);
+        let (index, adapter) = adapter::choose(adapter::enumerate(&instance), selector.as_deref())?;
+        Self::open(index, adapter, options.profile)
+    }
+
+    /// One backend per adapter (each its own device), with every feature each offers.
+    /// Adapters that fail to open are skipped with a warning.
+    pub fn all() -> Vec<WgpuBackend> {
+        let instance = adapter::instance();
+        adapter::enumerate(&instance)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    tracing::warn!("wgpu adapter {i} skipped: {e}");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Cheap availability check: the adapter [`new`](Self::new) would open, without opening
+    /// it, or the error saying why there is none.
+    pub fn probe() -> std::result::Result<AdapterSummary, WgpuError> {
+        let env = std::env::var(ADAPTER_ENV).ok();
+        let list = adapter::adapters();
+        let instance = adapter::instance();
+        let (index, _) = adapter::choose(adapter::enumerate(&instance), env.as_deref())?;
+        list.into_iter().nth(index).ok_or(WgpuError::NoAdapter {
+            backends: format!("{:?}", adapter::BACKENDS),
+        })
+    }
+
+    fn open(
+        index: usize,
+        adapter: wgpu::Adapter,
+        profile: Profile,
+    ) -> std::result::Result<Self, WgpuError> {
+        let info = adapter.get_info();
+        let offered = adapter.features();
+        let baseline = profile == Profile::Baseline;
+        let features = Features {
+            f64: !baseline && offered.contains(wgpu::Features::SHADER_F64),
+            int64: !baseline && offered.contains(wgpu::Features::SHADER_INT64),
+        };
+        let mut required = wgpu::Features::empty();
+        if features.f64 {
+            required |= wgpu::Features::SHADER_F64;
+        }
+        if features.int64 {
+            required |= wgpu::Features::SHADER_INT64;
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpuarrays"),
+            required_features: required,
+            required_limits: adapter.limits(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| WgpuError::RequestDevice {
+            adapter: info.name.clone(),
+            reason: e.to_string(),
+        })?;
+        let mut summary = adapter::AdapterSummary {
+            index,
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
+            f64: features.f64,
+            int64: features.int64,
+        };
+        if baseline {
+            summary.name = format!("{} (WebGPU baseline)", summary.name);
+        }
+        let ctx = Context::new(device, queue, summary.name.clone(), features);
+        tracing::info!(adapter = %summary, "wgpu device opened");
+        let device_info = DeviceInfo {
+            backend: "wgpu",
+            id: next_device_id(),
+            ordinal: index,
+            name: summary.name.clone(),
+        };
+        Ok(WgpuBackend {
+            ctx: Arc::new(ctx),
+            info: Arc::new(device_info),
+            summary: Arc::new(summary),
+        })
+    }
+
+    /// The adapter this backend runs on.
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.summary
+    }
+
+    /// The features in use (after the profile).
+    pub fn features(&self) -> Features {
+        self.ctx.features
+    }
+
+    /// The device limits in use.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.ctx.limits
+    }
+
+    /// Counters of the compiled-pipeline cache.
+    pub fn pipeline_stats(&self) -> gpuarrays_core::handle_cache::HandleCacheStats {
+        self.ctx.pipelines.stats()
+    }
+
+    fn check(&self, dtype: DType, op: OpKind) -> Result<()> {
+        ensure_supported(self, dtype, op)
+    }
+}
+
+impl Backend for WgpuBackend {
+    type Buffer = WgpuBuffer;
+
+    fn name(&self) -> &'static str {
+        "wgpu"
+    }
+
+    fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn supports(&self, dtype: DType, op: OpKind) -> Support {
+        capability::supports(self.ctx.features, dtype, op)
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<WgpuBuffer> {
+        Ok(self.ctx.alloc(bytes)?)
+    }
+
+    fn release(&self, buffer: WgpuBuffer) {
+        self.ctx.release(buffer)
+    }
+
+    fn write(&self, dst: &WgpuBuffer, byte_offset: usize, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        let ctx = &self.ctx;
+        let staging = ctx.upload_buffer(
+            src,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        let (off, len) = (byte_offset as u64, src.len() as u64);
+        if off % 4 == 0 && len % 4 == 0 {
+            ctx.copy_aligned(&staging, 0, &dst.buffer, off, len);
+            Ok(())
+        } else {
+            let id = crate::buffer::next_buffer_id();
+            Ok(kernels::copy_bytes::copy(
+                ctx,
+                (&staging, id),
+                0,
+                dst,
+                off,
+                len,
+            )?)
+        }
+    }
+
+    fn read(&self, src: &WgpuBuffer, byte_offset: usize, dst: &mut [u8]) -> Result<()> {
+        Ok(self.ctx.read(&src.buffer, byte_offset as u64, dst)?)
+    }
+
+    fn copy(
+        &self,
+        src: &WgpuBuffer,
+        src_byte_offset: usize,
+        dst: &WgpuBuffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        let (so, d, n) = (src_byte_offset as u64, dst_byte_offset as u64, bytes as u64);
+        if n == 0 {
+            return Ok(());
+        }
+        if src.id != dst.id && so % 4 == 0 && d % 4 == 0 && n % 4 == 0 {
+            self.ctx.copy_aligned(&src.buffer, so, &dst.buffer, d, n);
+            Ok(())
+        } else {
+            Ok(kernels::copy_bytes::copy(
+                &self.ctx,
+                (&src.buffer, src.id),
+                so,
+                dst,
+                d,
+                n,
+            )?)
+        }
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(self.ctx.wait()?)
+    }
+
+    fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, WgpuBuffer>) -> Result<()> {
+        for d in program.dtypes() {
+            self.check(d, OpKind::Elementwise)?;
+        }
+        kernels::elementwise::run(&self.ctx, program, args).map_err(|e| match e {
+            WgpuError::NotAccurate { dtype, reason } => gpuarrays_core::Error::Unsupported {
+                dtype,
+                op: OpKind::Elementwise,
+                backend: self.name().to_string(),
+                device: self.info.name.clone(),
+                reason,
+                alternative: Some("compute this step on the CPU backend".into()),
+            },
+            other => other.into(),
+        })
+    }
+
+    fn reduce(&self, args: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Reduce)?;
+        let out = args.op.result_dtype(args.dtype)?;
+        self.check(out, OpKind::Reduce)?;
+        Ok(kernels::reduce::run(&self.ctx, args)?)
+    }
+
+    fn scan(&self, args: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Scan)?;
+        Ok(kernels::scan::run(&self.ctx, args)?)
+    }
+
+    fn sort(&self, args: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Sort)?;
+        Ok(kernels::sort::run(&self.ctx, args)?)
+    }
+
+    fn find(&self, args: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, usize)> {
+        self.check(DType::Bool, OpKind::Find)?;
+        self.check(DType::I64, OpKind::Find)?;
+        Ok(kernels::find::run(&self.ctx, args)?)
+    }
+
+    fn matmul(&self, args: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Matmul)?;
+        Ok(kernels::matmul::run(&self.ctx, args)?)
+    }
+}

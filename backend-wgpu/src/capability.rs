@@ -1,0 +1,63 @@
+//! What this backend can run: `supports(dtype, op)` answers.
+//!
+//! | types | storage | compute |
+//! |---|---|---|
+//! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
+//! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
+//! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
+//!
+//! `find` answers yes for i64 on every adapter: it writes its i64 positions as pairs of
+//! 32-bit words, without 64-bit arithmetic.
+//!
+//! Within elementwise kernels, `sin`, `cos` and `pow` (f32, f64) and normal draws in f64 are
+//! refused at dispatch with core's `Error::Unsupported` (WGSL's builtins are not accurate to
+//! the C library and no software version exists yet); `exp`, `log` and `tanh` of f64 and
+//! `log`, `tanh` of f32 are computed in software (`wgsl::math`).
+
+use gpuarrays_core::{DType, OpKind, Support};
+
+use crate::context::Features;
+
+/// Whether the operation kind is implemented at all (slices not yet built answer no).
+pub(crate) fn implemented(_op: OpKind) -> bool {
+    true
+}
+
+pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support {
+    if !implemented(op) {
+        return Support::no(
+            format!("{op} is not implemented by the wgpu backend yet"),
+            Some("use the CPU or HIP backend for this operation"),
+        );
+    }
+    match dtype {
+        DType::F64 | DType::C64 if !features.f64 => Support::no(
+            "the adapter lacks SHADER_F64",
+            Some(if dtype == DType::F64 {
+                "use f32"
+            } else {
+                "use c32"
+            }),
+        ),
+        DType::I64 | DType::U64 if !features.int64 => {
+            if op == OpKind::Find && dtype == DType::I64 {
+                Support::Yes
+            } else {
+                Support::no(
+                    "the adapter lacks SHADER_INT64",
+                    Some(if dtype == DType::I64 {
+                        "use i32"
+                    } else {
+                        "use u32"
+                    }),
+                )
+            }
+        }
+        // Sorting f64 uses u64 keys.
+        DType::F64 if op == OpKind::Sort && !features.int64 => Support::no(
+            "sorting f64 needs SHADER_INT64 (64-bit sort keys), which the adapter lacks",
+            Some("sort an f32 copy"),
+        ),
+        _ => Support::Yes,
+    }
+}

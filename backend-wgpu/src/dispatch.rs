@@ -1,0 +1,223 @@
+//! Binding buffers to a kernel and launching it.
+//!
+//! [`BindingPlan`] turns the operands of one dispatch into storage bindings: one binding per
+//! distinct (buffer, storage class), read-only unless something writes it, covering a
+//! *window* of the buffer from the aligned position below its lowest byte to the word above
+//! its highest. Offsets passed to the kernel are relative to the window, so binding offsets
+//! only ever need the device's alignment (256), and an array larger than one binding can
+//! still be processed window by window. A window larger than `max_storage_buffer_binding_size`
+//! is a [`WgpuError::LimitExceeded`] naming the limit.
+//!
+//! [`launch`] uploads the parameter block, builds the bind group and records the dispatch
+//! into the pending encoder on a 2-D grid of workgroups.
+
+use crate::buffer::WgpuBuffer;
+use crate::context::Context;
+use crate::error::{Result, WgpuError};
+use crate::pipeline::{Access, ShaderSpec};
+use crate::wgsl::types::Class;
+
+struct Entry<'a> {
+    buffer: &'a wgpu::Buffer,
+    id: u64,
+    class: Class,
+    access: Access,
+    lo: u64,
+    hi: u64,
+}
+
+/// A buffer that must be bound twice with different element types while one binding is
+/// written: wgpu forbids that in one dispatch, so the caller reads from a copy instead.
+#[derive(Debug)]
+pub(crate) struct Conflict;
+
+/// The storage bindings of one dispatch.
+#[derive(Default)]
+pub(crate) struct BindingPlan<'a> {
+    entries: Vec<Entry<'a>>,
+}
+
+/// A bound window: byte `start` and `size` of a binding.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Window {
+    pub start: u64,
+}
+
+impl<'a> BindingPlan<'a> {
+    /// Adds bytes `lo..hi` of `buffer`, used as `class` with `access`; returns the binding
+    /// index (0-based: WGSL binding `index + 1`, named `b{index + 1}`).
+    pub fn add(
+        &mut self,
+        buffer: &'a WgpuBuffer,
+        class: Class,
+        access: Access,
+        lo: u64,
+        hi: u64,
+    ) -> std::result::Result<usize, Conflict> {
+        self.add_raw(&buffer.buffer, buffer.id, class, access, lo, hi)
+    }
+
+    pub fn add_raw(
+        &mut self,
+        buffer: &'a wgpu::Buffer,
+        id: u64,
+        class: Class,
+        access: Access,
+        lo: u64,
+        hi: u64,
+    ) -> std::result::Result<usize, Conflict> {
+        let writes = |a: Access| a == Access::ReadWrite;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if e.id != id {
+                continue;
+            }
+            if e.class == class {
+                e.lo = e.lo.min(lo);
+                e.hi = e.hi.max(hi);
+                if writes(access) {
+                    e.access = Access::ReadWrite;
+                }
+                return Ok(i);
+            }
+            if writes(e.access) || writes(access) {
+                return Err(Conflict);
+            }
+        }
+        self.entries.push(Entry {
+            buffer,
+            id,
+            class,
+            access,
+            lo,
+            hi,
+        });
+        Ok(self.entries.len() - 1)
+    }
+
+    /// Class and access of each binding, in order (part of the kernel's source).
+    pub fn layout(&self) -> Vec<(Class, Access)> {
+        self.entries.iter().map(|e| (e.class, e.access)).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The window of each binding, checked against the device's binding limits.
+    pub fn windows(&self, ctx: &Context) -> Result<Vec<Window>> {
+        let align = ctx.limits.min_storage_buffer_offset_alignment.max(4) as u64;
+        let max = ctx.limits.max_storage_buffer_binding_size;
+        if self.entries.len() + 1 > ctx.limits.max_storage_buffers_per_shader_stage as usize {
+            return Err(WgpuError::LimitExceeded {
+                what: format!("a kernel over {} distinct buffers", self.entries.len()),
+                requested: self.entries.len() as u64 + 1,
+                limit: ctx.limits.max_storage_buffers_per_shader_stage as u64,
+                limit_name: "max_storage_buffers_per_shader_stage (a count, not bytes)",
+                adapter: ctx.adapter_name.clone(),
+                hint: "split the expression into several smaller ones (`eval` part of it first)",
+            });
+        }
+        self.entries
+            .iter()
+            .map(|e| {
+                let start = e.lo / align * align;
+                let size = window_size(e, start);
+                if size > max {
+                    return Err(WgpuError::LimitExceeded {
+                        what: "one kernel operand".into(),
+                        requested: size,
+                        limit: max,
+                        limit_name: "max_storage_buffer_binding_size",
+                        adapter: ctx.adapter_name.clone(),
+                        hint: "use contiguous operands (they are processed in windows) or smaller arrays",
+                    });
+                }
+                Ok(Window { start })
+            })
+            .collect()
+    }
+}
+
+fn window_size(e: &Entry<'_>, start: u64) -> u64 {
+    let end = e.hi.max(e.lo + 1).div_ceil(4) * 4;
+    (end - start).min(e.buffer.size() - start).max(4)
+}
+
+/// The grid for `groups` workgroups: `(x, y)` with `x ≤ max`, `y ≤ max`.
+pub(crate) fn grid(ctx: &Context, groups: u64) -> Result<(u32, u32)> {
+    let max = ctx.limits.max_compute_workgroups_per_dimension.max(1) as u64;
+    let x = groups.clamp(1, max);
+    let y = groups.div_ceil(x).max(1);
+    if y > max {
+        return Err(WgpuError::LimitExceeded {
+            what: format!("a dispatch of {groups} workgroups"),
+            requested: groups,
+            limit: max * max,
+            limit_name: "max_compute_workgroups_per_dimension squared",
+            adapter: ctx.adapter_name.clone(),
+            hint: "use smaller arrays",
+        });
+    }
+    Ok((x as u32, y as u32))
+}
+
+/// Compiles (or finds) `spec` and records one dispatch of `groups` workgroups with the
+/// parameter block `params` and the plan's bindings; if `f64_view`, the parameter block is
+/// also bound as the last storage binding (`pf`).
+pub(crate) fn launch(
+    ctx: &Context,
+    spec: &ShaderSpec,
+    params: &[u32],
+    plan: &BindingPlan<'_>,
+    windows: &[Window],
+    f64_view: bool,
+    groups: u64,
+) -> Result<()> {
+    if groups == 0 {
+        return Ok(());
+    }
+    let (x, y) = grid(ctx, groups)?;
+    let pipeline = ctx.pipelines.get(&ctx.device, &ctx.adapter_name, spec)?;
+    let mut words = params.to_vec();
+    words.resize(crate::wgsl::header::param_vec4s(params.len()) * 4, 0);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let param_buf = ctx.upload_buffer(
+        &bytes,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
+    )?;
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: param_buf.as_entire_binding(),
+    }];
+    for (i, (e, w)) in plan.entries.iter().zip(windows).enumerate() {
+        entries.push(wgpu::BindGroupEntry {
+            binding: i as u32 + 1,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: e.buffer,
+                offset: w.start,
+                size: wgpu::BufferSize::new(window_size(e, w.start)),
+            }),
+        });
+    }
+    if f64_view {
+        entries.push(wgpu::BindGroupEntry {
+            binding: plan.len() as u32 + 1,
+            resource: param_buf.as_entire_binding(),
+        });
+    }
+    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(&spec.label),
+        layout: &pipeline.layout,
+        entries: &entries,
+    });
+    ctx.record(|enc| {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&spec.label),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    });
+    Ok(())
+}

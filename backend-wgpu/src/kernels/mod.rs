@@ -1,0 +1,13 @@
+//! The kernels: each turns one of core's kernel descriptions into WGSL and dispatches it.
+
+pub mod copy_bytes;
+pub mod elementwise;
+pub mod find;
+pub mod matmul;
+pub mod reduce;
+pub mod scan;
+pub mod sort;
+pub mod temp;
+
+#[cfg(test)]
+mod naga_validation;

@@ -1,0 +1,257 @@
+//! Every generated shader, for every operation and element type, parsed and validated by
+//! naga (wgpu's shader compiler) with the capabilities the backend asks for. Needs no GPU:
+//! it runs in CI, and it is what keeps the generators honest on adapters we cannot test.
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{
+    Access as OpAccess, BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
+};
+
+use super::reduce::{Pass, Sink, Source};
+use super::{copy_bytes, elementwise, find, matmul, reduce, scan, sort};
+use crate::pipeline::Access;
+use crate::wgsl::types::Class;
+
+fn validate(label: &str, src: &str) {
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| {
+        panic!(
+            "{label}: WGSL does not parse:\n{}\n{src}",
+            e.emit_to_string(src)
+        )
+    });
+    let mut v = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64,
+    );
+    if let Err(e) = v.validate(&module) {
+        panic!("{label}: invalid:\n{}\n{src}", e.emit_to_string(src));
+    }
+}
+
+fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise::Layout {
+    let mut storage: Vec<(Class, Access)> = p
+        .inputs
+        .iter()
+        .map(|d| (Class::of(*d), Access::Read))
+        .collect();
+    storage.push((Class::of(p.output_dtype()), Access::ReadWrite));
+    elementwise::Layout {
+        ndim,
+        inputs: access.to_vec(),
+        binding: (0..=p.inputs.len()).collect(),
+        storage,
+    }
+}
+
+fn check_program(p: &Program) -> usize {
+    let mut n = 0;
+    for access in [
+        OpAccess::Contiguous,
+        OpAccess::Broadcast,
+        OpAccess::Strided(3),
+    ] {
+        let acc = vec![access; p.inputs.len()];
+        let ndim = if matches!(access, OpAccess::Strided(_)) {
+            3
+        } else {
+            1
+        };
+        match elementwise::source(p, &program_layout(p, &acc, ndim)) {
+            Ok(src) => {
+                validate(&p.describe(), &src);
+                n += 1;
+            }
+            Err(crate::error::WgpuError::NotAccurate { .. }) => {}
+            Err(e) => panic!("{}: {e}", p.describe()),
+        }
+    }
+    n
+}
+
+fn ins(node: Node, dtype: DType) -> Instr {
+    Instr { node, dtype }
+}
+
+#[test]
+fn every_elementwise_shader_validates() {
+    let mut n = 0;
+    for d in DType::ALL {
+        for op in UnaryOp::ALL {
+            if let Ok(out) = op.result_dtype(d) {
+                n += check_program(&Program {
+                    inputs: vec![d],
+                    scalars: vec![],
+                    instrs: vec![ins(Node::Input(0), d), ins(Node::Unary(op, 0), out)],
+                });
+            }
+        }
+        for op in BinaryOp::ALL {
+            if let Ok(out) = op.result_dtype(d, d) {
+                // Input op scalar: both parameter paths (64-bit scalars included).
+                n += check_program(&Program {
+                    inputs: vec![d],
+                    scalars: vec![d],
+                    instrs: vec![
+                        ins(Node::Input(0), d),
+                        ins(Node::Scalar(0), d),
+                        ins(Node::Binary(op, 0, 1), out),
+                    ],
+                });
+            }
+        }
+        for to in DType::ALL {
+            n += check_program(&Program {
+                inputs: vec![d],
+                scalars: vec![],
+                instrs: vec![ins(Node::Input(0), d), ins(Node::Cast(to, 0), to)],
+            });
+        }
+        n += check_program(&Program {
+            inputs: vec![DType::Bool, d, d],
+            scalars: vec![],
+            instrs: vec![
+                ins(Node::Input(0), DType::Bool),
+                ins(Node::Input(1), d),
+                ins(Node::Input(2), d),
+                ins(Node::Select(0, 1, 2), d),
+            ],
+        });
+    }
+    for d in [DType::F32, DType::F64] {
+        for dist in [Distribution::Uniform, Distribution::Normal] {
+            n += check_program(&Program {
+                inputs: vec![],
+                scalars: vec![DType::U64],
+                instrs: vec![ins(Node::Random(dist, 0), d)],
+            });
+        }
+    }
+    n += check_program(&Program {
+        inputs: vec![],
+        scalars: vec![],
+        instrs: vec![
+            ins(Node::Index, DType::I64),
+            ins(Node::Cast(DType::F32, 0), DType::F32),
+        ],
+    });
+    assert!(n > 700, "only {n} shaders checked");
+}
+
+#[test]
+fn every_axis_kernel_shader_validates() {
+    let w = (Class::W32, Access::Read);
+    let rw = (Class::W32, Access::ReadWrite);
+    for d in DType::ALL {
+        let c = Class::of(d);
+        for op in ReduceOp::ALL {
+            let Ok(out) = op.result_dtype(d) else {
+                continue;
+            };
+            let tc = Class::of(super::temp::temp_dtype(d));
+            let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+            for lanes in [1, 256] {
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Array,
+                    sink: Sink::Final,
+                    lanes,
+                };
+                let oc = if arg {
+                    Class::W32
+                } else {
+                    Class::of(super::temp::temp_dtype(out))
+                };
+                let st = [(c, Access::Read), (oc, Access::ReadWrite)];
+                validate(
+                    &format!("reduce {op} {d}"),
+                    &reduce::source(&p, &st, 0, None, 1, None).unwrap(),
+                );
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Array,
+                    sink: Sink::Partial,
+                    lanes,
+                };
+                let st = [(c, Access::Read), (tc, Access::ReadWrite), rw];
+                validate(
+                    &format!("reduce partial {op} {d}"),
+                    &reduce::source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
+                );
+                let p = Pass {
+                    op,
+                    dtype: d,
+                    source: Source::Partial,
+                    sink: Sink::Final,
+                    lanes,
+                };
+                let st = [(tc, Access::Read), w, (oc, Access::ReadWrite)];
+                validate(
+                    &format!("reduce final {op} {d}"),
+                    &reduce::source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                );
+            }
+        }
+        let tc = Class::of(super::temp::temp_dtype(d));
+        if d != DType::Bool {
+            for op in [ScanOp::Sum, ScanOp::Prod] {
+                validate(
+                    &format!("scan {d}"),
+                    &scan::source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
+                        .unwrap(),
+                );
+            }
+            validate(
+                &format!("matmul {d}"),
+                &matmul::source(
+                    d,
+                    &[
+                        (c, Access::Read),
+                        (c, Access::Read),
+                        (tc, Access::ReadWrite),
+                    ],
+                    0,
+                    1,
+                    2,
+                )
+                .unwrap(),
+            );
+        }
+        if !d.is_complex() {
+            let kc = if d.size() == 8 {
+                Class::U64
+            } else {
+                Class::W32
+            };
+            validate(
+                &format!("sort keys {d}"),
+                &sort::source(
+                    d,
+                    "keys",
+                    &[(c, Access::Read), (kc, Access::ReadWrite)],
+                    0,
+                    1,
+                ),
+            );
+            validate(
+                &format!("sort step {d}"),
+                &sort::source(d, "step", &[(kc, Access::ReadWrite)], 0, 0),
+            );
+            validate(
+                &format!("sort values {d}"),
+                &sort::source(
+                    d,
+                    "values",
+                    &[(tc, Access::ReadWrite), (kc, Access::Read)],
+                    0,
+                    1,
+                ),
+            );
+        }
+    }
+    validate("find count", &find::count_source(&[w, rw]));
+    validate("find write", &find::write_source(&[w, w, rw]));
+    validate("copy bytes", &copy_bytes::source(&[w, rw], 0, 1));
+    validate("copy bytes in place", &copy_bytes::source(&[rw], 0, 0));
+}

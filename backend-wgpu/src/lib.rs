@@ -1,0 +1,31 @@
+//! gpuarrays-wgpu: the WebGPU backend of gpuarrays.
+//!
+//! WGSL compute shaders are generated from core's kernel descriptions ([`wgsl`] for the
+//! shared pieces, [`kernels`] for each operation), compiled once per distinct source and
+//! cached with a budget ([`pipeline`]), and recorded many to a command encoder that is
+//! submitted only when results are needed ([`context`]). See `README.md` in this crate for
+//! what runs on which adapters, the limits and how dispatches are split.
+//!
+//! ```no_run
+//! use gpuarrays_wgpu::WgpuBackend;
+//! let backend = WgpuBackend::new()?; // GPUARRAYS_WGPU_ADAPTER=<index|name> picks one
+//! println!("{}", backend.adapter());
+//! # Ok::<(), gpuarrays_wgpu::WgpuError>(())
+//! ```
+
+pub mod adapter;
+pub mod backend;
+pub mod buffer;
+pub mod capability;
+pub mod context;
+pub(crate) mod dispatch;
+pub mod error;
+pub(crate) mod kernels;
+pub mod pipeline;
+pub mod wgsl;
+
+pub use adapter::{ADAPTER_ENV, AdapterSummary, adapters};
+pub use backend::{Profile, WgpuBackend, WgpuOptions};
+pub use buffer::WgpuBuffer;
+pub use context::Features;
+pub use error::WgpuError;
