@@ -1,6 +1,6 @@
 //! What choosing the backend at run time costs: the host enqueue of a tiny fused op through
 //! `AnyBackend` and through the backend it wraps, side by side, on every available backend
-//! of this build (the CPU reference always; HIP where it runs).
+//! of this build (the CPU reference always; HIP and wgpu where they run).
 //!
 //! ```text
 //! cargo bench --bench any_backend_dispatch
@@ -29,6 +29,8 @@ fn main() {
             AnyBackend::Cpu(cpu) => host_enqueue::tiny_axpy(cpu, &any),
             #[cfg(feature = "hip")]
             AnyBackend::Hip(hip) => host_enqueue::tiny_axpy(hip, &any),
+            #[cfg(feature = "wgpu")]
+            AnyBackend::Wgpu(wgpu) => host_enqueue::tiny_axpy(wgpu, &any),
             other => {
                 println!("{}: not measured by this program\n", other.kind());
                 continue;

@@ -16,7 +16,7 @@
 //!     assert_eq!(scale_and_shift(&x)?.to_vec()?, vec![3.0, 5.0, 7.0]);
 //!
 //!     // ... or the best device of this machine: a GPU where there is one, else the CPU
-//!     // (`GPUARRAYS_BACKEND=cpu|hip|hip:1` forces one).
+//!     // (`GPUARRAYS_BACKEND=cpu|hip|wgpu|hip:1` forces one).
 //!     let backend = default_backend()?;
 //!     println!("running on {}", backend.device());
 //!     let x = Array::<f32, _>::from_vec(&backend, vec![1.0, 2.0, 3.0])?;
@@ -25,12 +25,13 @@
 //! }
 //! ```
 //!
-//! The backends (each GPU backend behind a cargo feature of this crate, on by default):
+//! The backends (each GPU backend behind a cargo feature of this crate):
 //!
 //! | backend | module | cargo feature | runs on |
 //! |---|---|---|---|
 //! | CPU reference (`gpuarrays-cpu-ref`) | [`cpu`] | — | the CPU (rayon); every type and operation, checked against a scalar oracle |
 //! | HIP (`gpuarrays-hip`) | `hip` | `hip` | AMD GPUs through ROCm, NVIDIA GPUs through CUDA (runtimes loaded at run time) |
+//! | WebGPU (`gpuarrays-wgpu`) | `wgpu` | `wgpu` (off by default for now) | any GPU through Vulkan, Metal or DX12 |
 //!
 //! What this crate holds:
 //! - everything of [`gpuarrays_core`] re-exported at the top level (arrays, element types,
@@ -72,6 +73,10 @@ pub use gpuarrays_cpu_ref as cpu;
 /// ```
 #[cfg(feature = "hip")]
 pub use gpuarrays_hip as hip;
+
+/// The WebGPU backend (`gpuarrays-wgpu`): any GPU through Vulkan, Metal or DX12.
+#[cfg(feature = "wgpu")]
+pub use gpuarrays_wgpu as wgpu;
 
 /// The conformance suite (`gpuarrays-conformance`).
 #[cfg(feature = "conformance")]

@@ -7,34 +7,51 @@ use gpuarrays::conformance::{SuiteConfig, run, run_against_oracle};
 use gpuarrays::prelude::*;
 use gpuarrays::{BackendChoiceError, BackendKind, choose_backend};
 
-/// Whether HIP runs here (then `default_backend()` must pick it).
+/// Whether HIP runs here.
 fn hip_available() -> bool {
     AnyBackend::open(BackendKind::Hip, 0).is_ok()
+}
+
+/// Whether backend `kind` has a hardware device here (what the automatic choice takes).
+fn has_hardware_device(kind: BackendKind) -> bool {
+    AnyBackend::open_preferred(kind).is_ok_and(|b| !b.is_software_device())
 }
 
 #[test]
 fn the_automatic_choice_is_the_gpu_where_there_is_one_else_the_cpu() {
     let choice = choose_backend(None).expect("the automatic choice never fails");
-    if hip_available() {
-        println!("HIP is available here: the choice must be HIP");
-        assert_eq!(choice.backend.kind(), BackendKind::Hip);
-        assert!(choice.passed_over.is_empty());
-    } else {
-        println!("no GPU backend here: the choice must be the CPU");
-        assert_eq!(choice.backend.kind(), BackendKind::Cpu);
-        assert_eq!(choice.backend.name(), "cpu");
-        // Each compiled-in GPU backend that could not run says why.
-        let gpu_compiled = BackendKind::compiled().filter(|k| k.is_gpu()).count();
-        assert_eq!(choice.passed_over.len(), gpu_compiled);
-        for e in &choice.passed_over {
-            assert!(
-                matches!(
-                    e,
-                    BackendChoiceError::Unavailable { .. } | BackendChoiceError::NoDevice { .. }
-                ),
-                "{e}"
-            );
+    let gpus: Vec<BackendKind> = BackendKind::compiled().filter(|k| k.is_gpu()).collect();
+    let expected = gpus
+        .iter()
+        .copied()
+        .find(|&k| has_hardware_device(k))
+        .unwrap_or(BackendKind::Cpu);
+    println!("compiled GPU backends {gpus:?}; the first with a hardware device: {expected}");
+    assert_eq!(choice.backend.kind(), expected);
+    assert!(!choice.backend.is_software_device());
+    // Every GPU backend preferred over the choice was passed over, with its reason.
+    let before: Vec<&str> = gpus
+        .iter()
+        .take_while(|&&k| k != expected)
+        .map(|k| k.name())
+        .collect();
+    assert_eq!(
+        choice.passed_over.len(),
+        before.len(),
+        "{:?}",
+        choice.passed_over
+    );
+    for (e, name) in choice.passed_over.iter().zip(before) {
+        match e {
+            BackendChoiceError::Unavailable { name: n, .. }
+            | BackendChoiceError::NoDevice { name: n }
+            | BackendChoiceError::SoftwareDevice { name: n, .. } => assert_eq!(*n, name),
+            other => panic!("unexpected reason: {other}"),
         }
+        assert!(e.to_string().starts_with(&format!("{name}: ")), "{e}");
+    }
+    if expected == BackendKind::Cpu {
+        assert_eq!(choice.backend.name(), "cpu");
     }
     // "auto" and an empty request mean the same.
     for request in ["auto", "", " AUTO "] {

@@ -1,6 +1,6 @@
 //! Reductions over all elements and along axes, scans, comparisons, argmax and find, on a
 //! table of seeded random numbers, on the backend chosen at run time (the GPU where there is
-//! one, else the CPU; `GPUARRAYS_BACKEND=cpu|hip` forces one).
+//! one, else the CPU; `GPUARRAYS_BACKEND=cpu|hip|wgpu` forces one).
 //!
 //! ```text
 //! cargo run --release --example reductions

@@ -1,5 +1,5 @@
 //! SAXPY, `y = a·x + y`, written once for every backend and run on the backend chosen at run
-//! time: the GPU where there is one, else the CPU (`GPUARRAYS_BACKEND=cpu|hip` forces one).
+//! time: the GPU where there is one, else the CPU (`GPUARRAYS_BACKEND=cpu|hip|wgpu` forces one).
 //!
 //! ```text
 //! cargo run --release --example saxpy            # 1 Mi elements

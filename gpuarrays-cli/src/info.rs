@@ -57,12 +57,8 @@ fn print_default_backend(verbose: bool) -> Status {
             let why = if choice.passed_over.is_empty() {
                 String::new()
             } else {
-                let names: Vec<&str> = choice
-                    .passed_over
-                    .iter()
-                    .filter_map(|e| unavailable_name(e))
-                    .collect();
-                format!("; not available: {}", names.join(", "))
+                let names: Vec<String> = choice.passed_over.iter().map(passed_over).collect();
+                format!("; passed over: {}", names.join(", "))
             };
             println!("default backend: {} ({how}{why})", choice.backend.device());
             Status::Ok
@@ -77,13 +73,17 @@ fn print_default_backend(verbose: bool) -> Status {
     }
 }
 
-fn unavailable_name(e: &gpuarrays::BackendChoiceError) -> Option<&'static str> {
+/// "hip (not available)", "wgpu (software device only)": why the automatic choice passed a
+/// GPU backend over, in a word (its section below says more).
+fn passed_over(e: &gpuarrays::BackendChoiceError) -> String {
     use gpuarrays::BackendChoiceError as E;
     match e {
-        E::Unavailable { name, .. } | E::NoDevice { name } | E::NoSuchDevice { name, .. } => {
-            Some(name)
+        E::Unavailable { name, .. } | E::NoSuchDevice { name, .. } => {
+            format!("{name} (not available)")
         }
-        _ => None,
+        E::NoDevice { name } => format!("{name} (no device)"),
+        E::SoftwareDevice { name, .. } => format!("{name} (software device only)"),
+        other => other.to_string(),
     }
 }
 

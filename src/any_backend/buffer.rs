@@ -3,6 +3,8 @@
 use gpuarrays_cpu_ref::CpuBuffer;
 #[cfg(feature = "hip")]
 use gpuarrays_hip::HipBuffer;
+#[cfg(feature = "wgpu")]
+use gpuarrays_wgpu::WgpuBuffer;
 
 use super::kind::BackendKind;
 
@@ -13,6 +15,8 @@ pub enum AnyBuffer {
     Cpu(CpuBuffer),
     #[cfg(feature = "hip")]
     Hip(HipBuffer),
+    #[cfg(feature = "wgpu")]
+    Wgpu(WgpuBuffer),
 }
 
 impl AnyBuffer {
@@ -22,6 +26,8 @@ impl AnyBuffer {
             AnyBuffer::Cpu(_) => BackendKind::Cpu,
             #[cfg(feature = "hip")]
             AnyBuffer::Hip(_) => BackendKind::Hip,
+            #[cfg(feature = "wgpu")]
+            AnyBuffer::Wgpu(_) => BackendKind::Wgpu,
         }
     }
 
@@ -31,6 +37,8 @@ impl AnyBuffer {
             AnyBuffer::Cpu(b) => b.len(),
             #[cfg(feature = "hip")]
             AnyBuffer::Hip(b) => b.len(),
+            #[cfg(feature = "wgpu")]
+            AnyBuffer::Wgpu(b) => b.len(),
         }
     }
 

@@ -5,8 +5,9 @@ use super::AnyBackend;
 use super::error::BackendChoiceError;
 use super::kind::BackendKind;
 
-/// The environment variable that forces a backend: `cpu`, `hip`, or `NAME:ORDINAL` for a
-/// device other than the first (`hip:1`). Unset, empty or `auto`: choose automatically.
+/// The environment variable that forces a backend: `cpu`, `hip`, `wgpu` (the device the
+/// backend prefers), or `NAME:ORDINAL` for a given device (`hip:1`). Unset, empty or `auto`:
+/// choose automatically.
 pub const BACKEND_ENV: &str = "GPUARRAYS_BACKEND";
 
 /// What [`choose_backend`] picked, and the GPU backends it passed over on the way.
@@ -18,8 +19,9 @@ pub struct BackendChoice {
     pub passed_over: Vec<BackendChoiceError>,
 }
 
-/// The backend for this run: the one `GPUARRAYS_BACKEND` names, else the first device of the
-/// first available GPU backend (in [`BackendKind::ALL`] order), else the CPU reference.
+/// The backend for this run: the one `GPUARRAYS_BACKEND` names, else the preferred device of
+/// the first available GPU backend (in [`BackendKind::ALL`] order: HIP, then wgpu; a
+/// software device such as wgpu on llvmpipe does not count), else the CPU reference.
 ///
 /// ```
 /// fn main() -> gpuarrays::Result<()> {
@@ -59,15 +61,18 @@ pub fn default_backend_choice() -> Result<BackendChoice, BackendChoiceError> {
     }
 }
 
-/// The backend `request` names (`cpu`, `hip`, `hip:1`; case does not matter), or with
-/// `None`, an empty request or `auto`, the best available one as [`default_backend`] does.
+/// The backend `request` names (`cpu`, `hip`, `wgpu:1`; case does not matter; without an
+/// ordinal, the device the backend prefers), or with `None`, an empty request or `auto`, the
+/// best available one as [`default_backend`] does.
 pub fn choose_backend(request: Option<&str>) -> Result<BackendChoice, BackendChoiceError> {
     let request = request.map(str::trim).unwrap_or_default();
     if request.is_empty() || request.eq_ignore_ascii_case("auto") {
         return Ok(choose_automatically());
     }
-    let (kind, ordinal) = parse_request(request)?;
-    let backend = AnyBackend::open(kind, ordinal)?;
+    let backend = match parse_request(request)? {
+        (kind, None) => AnyBackend::open_preferred(kind)?,
+        (kind, Some(ordinal)) => AnyBackend::open(kind, ordinal)?,
+    };
     tracing::info!(device = %gpuarrays_core::Backend::device(&backend), request, "backend chosen");
     Ok(BackendChoice {
         backend,
@@ -76,10 +81,10 @@ pub fn choose_backend(request: Option<&str>) -> Result<BackendChoice, BackendCho
 }
 
 /// `NAME` or `NAME:ORDINAL`.
-fn parse_request(request: &str) -> Result<(BackendKind, usize), BackendChoiceError> {
+fn parse_request(request: &str) -> Result<(BackendKind, Option<usize>), BackendChoiceError> {
     let lower = request.to_ascii_lowercase();
     let (name, ordinal) = match lower.split_once(':') {
-        None => (lower.as_str(), 0),
+        None => (lower.as_str(), None),
         Some((name, ordinal)) => {
             let ordinal =
                 ordinal
@@ -89,7 +94,7 @@ fn parse_request(request: &str) -> Result<(BackendKind, usize), BackendChoiceErr
                         request: request.to_string(),
                         reason: format!("the device ordinal '{ordinal}' is not a number ({e})"),
                     })?;
-            (name, ordinal)
+            (name, Some(ordinal))
         }
     };
     Ok((name.trim().parse::<BackendKind>()?, ordinal))
@@ -98,7 +103,15 @@ fn parse_request(request: &str) -> Result<(BackendKind, usize), BackendChoiceErr
 fn choose_automatically() -> BackendChoice {
     let mut passed_over = Vec::new();
     for kind in BackendKind::compiled().filter(|k| k.is_gpu()) {
-        match AnyBackend::open(kind, 0) {
+        match AnyBackend::open_preferred(kind) {
+            Ok(backend) if backend.is_software_device() => {
+                let device = gpuarrays_core::Backend::device(&backend).name.clone();
+                tracing::debug!(backend = kind.name(), device, "software device passed over");
+                passed_over.push(BackendChoiceError::SoftwareDevice {
+                    name: kind.name(),
+                    device,
+                });
+            }
             Ok(backend) => {
                 tracing::info!(device = %gpuarrays_core::Backend::device(&backend), "backend chosen: the first available GPU backend");
                 return BackendChoice {
@@ -126,9 +139,15 @@ mod tests {
 
     #[test]
     fn requests_parse_into_a_kind_and_an_ordinal() {
-        assert_eq!(parse_request("cpu").ok(), Some((BackendKind::Cpu, 0)));
-        assert_eq!(parse_request("HIP:3").ok(), Some((BackendKind::Hip, 3)));
-        assert_eq!(parse_request("hip: 1").ok(), Some((BackendKind::Hip, 1)));
+        assert_eq!(parse_request("cpu").ok(), Some((BackendKind::Cpu, None)));
+        assert_eq!(
+            parse_request("HIP:3").ok(),
+            Some((BackendKind::Hip, Some(3)))
+        );
+        assert_eq!(
+            parse_request("wgpu: 1").ok(),
+            Some((BackendKind::Wgpu, Some(1)))
+        );
         assert!(matches!(
             parse_request("hip:one"),
             Err(BackendChoiceError::Malformed { .. })

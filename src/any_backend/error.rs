@@ -52,6 +52,14 @@ pub enum BackendChoiceError {
         detail: Vec<String>,
     },
 
+    /// A GPU backend whose device here is a software one running on the CPU (wgpu on Mesa's
+    /// llvmpipe): the automatic choice passes it over for the CPU reference, which is faster
+    /// and supports everything; naming it (`GPUARRAYS_BACKEND=wgpu`) uses it.
+    #[error(
+        "{name}: only a software device here ('{device}'), slower than the CPU reference; name it (GPUARRAYS_BACKEND={name}) to use it anyway"
+    )]
+    SoftwareDevice { name: &'static str, device: String },
+
     /// The backend's runtime loaded but reports no device.
     #[error(
         "{name}: the runtime loaded but reports no device; check the driver and the device permissions"

@@ -18,6 +18,8 @@ pub enum BackendKind {
     Cpu,
     /// The HIP backend (`gpuarrays-hip`): AMD through ROCm, NVIDIA through CUDA.
     Hip,
+    /// The WebGPU backend (`gpuarrays-wgpu`): any GPU through Vulkan, Metal or DX12.
+    Wgpu,
 }
 
 /// What is known about a backend without opening it.
@@ -38,7 +40,7 @@ pub struct BackendFacts {
 impl BackendKind {
     /// Every backend of the project, the CPU reference first, then the GPU backends in the
     /// order [`crate::default_backend`] prefers them.
-    pub const ALL: [BackendKind; 2] = [BackendKind::Cpu, BackendKind::Hip];
+    pub const ALL: [BackendKind; 3] = [BackendKind::Cpu, BackendKind::Hip, BackendKind::Wgpu];
 
     /// This backend's row of the table.
     pub const fn facts(self) -> BackendFacts {
@@ -55,6 +57,13 @@ impl BackendKind {
                 description: "HIP backend (AMD via ROCm, NVIDIA via CUDA), checked against the CPU reference",
                 cargo_feature: Some("hip"),
                 compiled: cfg!(feature = "hip"),
+                gpu: true,
+            },
+            BackendKind::Wgpu => BackendFacts {
+                name: "wgpu",
+                description: "WebGPU backend (wgpu: Vulkan, Metal, DX12), checked against the CPU reference",
+                cargo_feature: Some("wgpu"),
+                compiled: cfg!(feature = "wgpu"),
                 gpu: true,
             },
         }

@@ -2,7 +2,7 @@
 //!
 //! Array code is written once, generic over `B: Backend`; [`AnyBackend`] is the `B` for a
 //! program that picks its device when it starts ([`default_backend`](crate::default_backend):
-//! the best available GPU, else the CPU; `GPUARRAYS_BACKEND=cpu|hip|hip:1` forces one). It is
+//! the best available GPU, else the CPU; `GPUARRAYS_BACKEND=cpu|hip|wgpu|hip:1` forces one). It is
 //! an enum, not a trait object, so `Array<f32, AnyBackend>` keeps every generic operation and
 //! a call costs one `match` plus re-typing the kernel description's buffer references
 //! (measured against the direct backend in `benches/cpu_vs_ndarray.rs` and
@@ -30,6 +30,8 @@ pub use kind::{BackendFacts, BackendKind};
 use gpuarrays_cpu_ref::CpuBackend;
 #[cfg(feature = "hip")]
 use gpuarrays_hip::HipBackend;
+#[cfg(feature = "wgpu")]
+use gpuarrays_wgpu::WgpuBackend;
 
 /// One device of one of the compiled-in backends. Cheap to clone (clones share the device).
 #[derive(Clone)]
@@ -38,6 +40,8 @@ pub enum AnyBackend {
     Cpu(CpuBackend),
     #[cfg(feature = "hip")]
     Hip(HipBackend),
+    #[cfg(feature = "wgpu")]
+    Wgpu(WgpuBackend),
 }
 
 /// Runs `$body` with `$b` bound to the wrapped backend, whichever it is: the one place that
@@ -48,6 +52,8 @@ macro_rules! match_variant {
             AnyBackend::Cpu($b) => $body,
             #[cfg(feature = "hip")]
             AnyBackend::Hip($b) => $body,
+            #[cfg(feature = "wgpu")]
+            AnyBackend::Wgpu($b) => $body,
         }
     };
 }
@@ -65,9 +71,31 @@ impl AnyBackend {
             BackendKind::Cpu => variant::open::<CpuBackend>(ordinal),
             #[cfg(feature = "hip")]
             BackendKind::Hip => variant::open::<HipBackend>(ordinal),
+            #[cfg(feature = "wgpu")]
+            BackendKind::Wgpu => variant::open::<WgpuBackend>(ordinal),
             #[allow(unreachable_patterns)]
             other => Err(not_compiled(other)),
         }
+    }
+
+    /// The device backend `kind` prefers (HIP: device 0; wgpu: the adapter
+    /// `GPUARRAYS_WGPU_ADAPTER` names, else a discrete GPU first), or why there is none here.
+    pub fn open_preferred(kind: BackendKind) -> Result<AnyBackend, BackendChoiceError> {
+        match kind {
+            BackendKind::Cpu => variant::open_preferred::<CpuBackend>(),
+            #[cfg(feature = "hip")]
+            BackendKind::Hip => variant::open_preferred::<HipBackend>(),
+            #[cfg(feature = "wgpu")]
+            BackendKind::Wgpu => variant::open_preferred::<WgpuBackend>(),
+            #[allow(unreachable_patterns)]
+            other => Err(not_compiled(other)),
+        }
+    }
+
+    /// Whether this is a GPU backend on a software device running on the CPU (wgpu on Mesa's
+    /// llvmpipe), which [`default_backend`](crate::default_backend) passes over.
+    pub fn is_software_device(&self) -> bool {
+        match_variant!(self, b => variant::is_software_device(b))
     }
 
     /// Every device of backend `kind`, or why there is none here.
@@ -76,6 +104,8 @@ impl AnyBackend {
             BackendKind::Cpu => variant::open_all::<CpuBackend>(),
             #[cfg(feature = "hip")]
             BackendKind::Hip => variant::open_all::<HipBackend>(),
+            #[cfg(feature = "wgpu")]
+            BackendKind::Wgpu => variant::open_all::<WgpuBackend>(),
             #[allow(unreachable_patterns)]
             other => Err(not_compiled(other)),
         }
@@ -103,6 +133,15 @@ impl AnyBackend {
             _ => None,
         }
     }
+
+    /// The WebGPU backend inside, if this is one.
+    #[cfg(feature = "wgpu")]
+    pub fn as_wgpu(&self) -> Option<&WgpuBackend> {
+        match self {
+            AnyBackend::Wgpu(b) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 fn not_compiled(kind: BackendKind) -> BackendChoiceError {
@@ -122,6 +161,13 @@ impl From<CpuBackend> for AnyBackend {
 impl From<HipBackend> for AnyBackend {
     fn from(b: HipBackend) -> Self {
         AnyBackend::Hip(b)
+    }
+}
+
+#[cfg(feature = "wgpu")]
+impl From<WgpuBackend> for AnyBackend {
+    fn from(b: WgpuBackend) -> Self {
+        AnyBackend::Wgpu(b)
     }
 }
 

@@ -11,6 +11,8 @@ use gpuarrays_core::Backend;
 use gpuarrays_cpu_ref::CpuBackend;
 #[cfg(feature = "hip")]
 use gpuarrays_hip::HipBackend;
+#[cfg(feature = "wgpu")]
+use gpuarrays_wgpu::{WgpuBackend, WgpuOptions};
 
 use super::AnyBackend;
 use super::buffer::AnyBuffer;
@@ -38,6 +40,17 @@ pub(crate) trait BackendVariant: Backend + Into<AnyBackend> {
 
     /// Opens device `ordinal` (below [`device_count`](Self::device_count)).
     fn open_device(ordinal: usize) -> Result<Self, SourceError>;
+
+    /// Opens the device the backend itself prefers (by default the first).
+    fn open_preferred() -> Result<Self, SourceError> {
+        Self::open_device(0)
+    }
+
+    /// Whether this GPU backend's device is a software one running on the CPU (e.g. wgpu
+    /// on Mesa's llvmpipe), which the automatic choice passes over.
+    fn is_software_device(&self) -> bool {
+        false
+    }
 
     /// What the backend's error knows beyond its one-line message, one item per line.
     fn detail(_error: &SourceError) -> Vec<String> {
@@ -115,9 +128,72 @@ impl BackendVariant for HipBackend {
     }
 }
 
+#[cfg(feature = "wgpu")]
+impl BackendVariant for WgpuBackend {
+    const KIND: BackendKind = BackendKind::Wgpu;
+
+    fn unwrap_buffer(buffer: &AnyBuffer) -> Option<&Self::Buffer> {
+        match buffer {
+            AnyBuffer::Wgpu(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn take_buffer(buffer: AnyBuffer) -> Result<Self::Buffer, AnyBuffer> {
+        match buffer {
+            AnyBuffer::Wgpu(b) => Ok(b),
+            other => Err(other),
+        }
+    }
+
+    fn wrap_buffer(buffer: Self::Buffer) -> AnyBuffer {
+        AnyBuffer::Wgpu(buffer)
+    }
+
+    /// The adapters, in the order `GPUARRAYS_WGPU_ADAPTER=<index>` counts them; none is the
+    /// backend's own error saying which graphics APIs were searched.
+    fn device_count() -> Result<usize, SourceError> {
+        match gpuarrays_wgpu::adapters().len() {
+            0 => Err(WgpuBackend::probe().err().map_or_else(
+                || SourceError::from("wgpu found no adapter"),
+                |e| Box::new(e) as SourceError,
+            )),
+            n => Ok(n),
+        }
+    }
+
+    fn open_device(ordinal: usize) -> Result<Self, SourceError> {
+        Ok(WgpuBackend::with_options(&WgpuOptions {
+            adapter: Some(ordinal.to_string()),
+            ..WgpuOptions::default()
+        })?)
+    }
+
+    /// `GPUARRAYS_WGPU_ADAPTER`'s adapter, else a discrete GPU first.
+    fn open_preferred() -> Result<Self, SourceError> {
+        Ok(WgpuBackend::new()?)
+    }
+
+    fn is_software_device(&self) -> bool {
+        self.adapter().device_type == "Cpu"
+    }
+}
+
 /// The kind of a wrapped backend.
 pub(crate) fn kind_of<V: BackendVariant>(_backend: &V) -> BackendKind {
     V::KIND
+}
+
+/// Whether a wrapped backend's device is a software one (see
+/// [`BackendVariant::is_software_device`]).
+pub(crate) fn is_software_device<V: BackendVariant>(backend: &V) -> bool {
+    backend.is_software_device()
+}
+
+/// The device backend `V` prefers, with a typed reason when there is none.
+pub(crate) fn open_preferred<V: BackendVariant>() -> Result<AnyBackend, BackendChoiceError> {
+    let backend = V::open_preferred().map_err(unavailable::<V>)?;
+    Ok(backend.into())
 }
 
 /// Device `ordinal` of backend `V`, with a typed reason when there is none.
@@ -137,7 +213,12 @@ pub(crate) fn open<V: BackendVariant>(ordinal: usize) -> Result<AnyBackend, Back
 
 /// Every device of backend `V`.
 pub(crate) fn open_all<V: BackendVariant>() -> Result<Vec<AnyBackend>, BackendChoiceError> {
-    (0..device_count::<V>()?).map(open::<V>).collect()
+    (0..device_count::<V>()?)
+        .map(|ordinal| {
+            let backend = V::open_device(ordinal).map_err(unavailable::<V>)?;
+            Ok(backend.into())
+        })
+        .collect()
 }
 
 fn device_count<V: BackendVariant>() -> Result<usize, BackendChoiceError> {
