@@ -185,12 +185,7 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                     w + 1
                 );
                 body.push_str(&format!("  let r{i} = {r};\n"));
-                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}")).map_err(|reason| {
-                    WgpuError::NotAccurate {
-                        dtype: ins.dtype,
-                        reason,
-                    }
-                })?
+                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
             }
         };
         body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));
