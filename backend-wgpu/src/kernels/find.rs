@@ -12,7 +12,7 @@ use gpuarrays_core::kernel::FindArgs;
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
-use crate::error::{Result, WgpuError, invalid};
+use crate::error::{Result, WgpuError};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header;
 use crate::wgsl::types::{self, Class};
@@ -93,19 +93,15 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
     let blocks = a.len.div_ceil(BLOCK as usize);
     let counts = ctx.alloc(blocks * 4)?;
     let result = (|| {
-        let bad = |_| invalid("find bindings");
         let mut plan = BindingPlan::default();
-        let bi = plan
-            .add(
-                a.input,
-                Class::W32,
-                Access::Read,
-                a.offset as u64,
-                (a.offset + a.len) as u64,
-            )
-            .map_err(bad)?;
-        plan.add(&counts, Class::W32, Access::ReadWrite, 0, blocks as u64 * 4)
-            .map_err(bad)?;
+        let bi = plan.add(
+            a.input,
+            Class::W32,
+            Access::Read,
+            a.offset as u64,
+            (a.offset + a.len) as u64,
+        );
+        plan.add(&counts, Class::W32, Access::ReadWrite, 0, blocks as u64 * 4);
         let w = plan.windows(ctx)?;
         let in_off = (a.offset as u64 - w[bi].start) as u32;
         let layout = plan.layout();
@@ -147,8 +143,7 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
                 Access::Read,
                 a.offset as u64,
                 (a.offset + a.len) as u64,
-            )
-            .map_err(bad)?;
+            );
             plan.add_raw(
                 &off_buf,
                 off_id,
@@ -156,10 +151,8 @@ pub fn run(ctx: &Context, a: &FindArgs<'_, WgpuBuffer>) -> Result<(WgpuBuffer, u
                 Access::Read,
                 0,
                 blocks as u64 * 4,
-            )
-            .map_err(bad)?;
-            plan.add(&out, Class::W32, Access::ReadWrite, 0, total as u64 * 8)
-                .map_err(bad)?;
+            );
+            plan.add(&out, Class::W32, Access::ReadWrite, 0, total as u64 * 8);
             let w = plan.windows(ctx)?;
             let layout = plan.layout();
             let spec = ShaderSpec {

@@ -9,7 +9,7 @@ use super::temp::{pack, temp_dtype, to_temp};
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
-use crate::error::{Result, WgpuError, invalid};
+use crate::error::{Result, WgpuError};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
@@ -108,17 +108,20 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
     let r = (|| {
         let mut plan = BindingPlan::default();
         let cls = Class::of(d);
-        let bad = |_| invalid("matmul bindings");
-        let ba = plan.add(a.a, cls, Access::Read, alo, ahi).map_err(bad)?;
-        let bb = plan.add(a.b, cls, Access::Read, blo, bhi).map_err(bad)?;
+        let ba = plan.add(a.a, cls, Access::Read, alo, ahi);
+        let bb = plan.add(a.b, cls, Access::Read, blo, bhi);
         let (ob, oo) = match &temp {
             Some(t) => (t, 0usize),
             None => (a.output, a.output_offset),
         };
         let osize = od.size() as u64;
-        let bo = plan
-            .add(ob, Class::of(od), Access::ReadWrite, oo as u64 * osize, (oo + outputs) as u64 * osize)
-            .map_err(|_| WgpuError::Unimplemented("a matrix product whose output shares a buffer with an input as another element type; multiply into a separate array".into()))?;
+        let bo = plan.add(
+            ob,
+            Class::of(od),
+            Access::ReadWrite,
+            oo as u64 * osize,
+            (oo + outputs) as u64 * osize,
+        );
         let w = plan.windows(ctx)?;
         let layout = plan.layout();
         let spec = ShaderSpec {

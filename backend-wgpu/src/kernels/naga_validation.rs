@@ -38,9 +38,31 @@ fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise:
     elementwise::Layout {
         ndim,
         inputs: access.to_vec(),
+        vec4_inputs: vec![false; access.len()],
+        vec4: false,
         binding: (0..=p.inputs.len()).collect(),
         storage,
     }
+}
+
+/// The vec4 kernel's layout: 32-bit contiguous inputs read as words, the rest as elements.
+fn vec4_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise::Layout {
+    let mut l = program_layout(p, access, ndim);
+    l.vec4 = true;
+    l.vec4_inputs = p
+        .inputs
+        .iter()
+        .zip(access)
+        .map(|(d, a)| *a == OpAccess::Contiguous && elementwise::is_word(*d))
+        .collect();
+    for (k, &w) in l.vec4_inputs.iter().enumerate() {
+        if w {
+            l.storage[k].0 = Class::V4;
+        }
+    }
+    let out = l.storage.len() - 1;
+    l.storage[out].0 = Class::V4;
+    l
 }
 
 fn check_program(p: &Program) -> usize {
@@ -62,6 +84,15 @@ fn check_program(p: &Program) -> usize {
                 n += 1;
             }
             Err(e) => panic!("{}: {e}", p.describe()),
+        }
+        if elementwise::is_word(p.output_dtype()) {
+            match elementwise::source(p, &vec4_layout(p, &acc, ndim)) {
+                Ok(src) => {
+                    validate(&format!("vec4 {}", p.describe()), &src);
+                    n += 1;
+                }
+                Err(e) => panic!("vec4 {}: {e}", p.describe()),
+            }
         }
     }
     n

@@ -325,20 +325,15 @@ pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
             total as usize,
             ctx,
         )?;
-        let bout = plan
-            .add(
-                &pv,
-                Class::of(td),
-                Access::ReadWrite,
-                0,
-                (n_part * td.size()) as u64,
-            )
-            .map_err(|_| invalid("reduce bindings"))?;
+        let bout = plan.add(
+            &pv,
+            Class::of(td),
+            Access::ReadWrite,
+            0,
+            (n_part * td.size()) as u64,
+        );
         let bidx = match &pi {
-            Some(b) => Some(
-                plan.add(b, Class::W32, Access::ReadWrite, 0, (n_part * 4) as u64)
-                    .map_err(|_| invalid("reduce bindings"))?,
-            ),
+            Some(b) => Some(plan.add(b, Class::W32, Access::ReadWrite, 0, (n_part * 4) as u64)),
             None => None,
         };
         let windows = plan.windows(ctx)?;
@@ -404,14 +399,13 @@ fn add_input<'a>(
     _ctx: &Context,
 ) -> Result<usize> {
     let size = d.size() as u64;
-    plan.add(
+    Ok(plan.add(
         buf,
         Class::of(d),
         Access::Read,
         offset as u64 * size,
         (offset + count) as u64 * size,
-    )
-    .map_err(|_| invalid("reduce bindings"))
+    ))
 }
 
 fn spec(
@@ -467,10 +461,7 @@ fn pass_final(
         };
         let bin = add_input(&mut plan, a.input, in_d, a.input_offset, total, ctx)?;
         let bidx = match idx {
-            Some(b) => Some(
-                plan.add(b, Class::W32, Access::Read, 0, total as u64 * 4)
-                    .map_err(|_| invalid("reduce bindings"))?,
-            ),
+            Some(b) => Some(plan.add(b, Class::W32, Access::Read, 0, total as u64 * 4)),
             None => None,
         };
         let (out_buf, out_off, out_unit_d) = match &temp {
@@ -485,15 +476,13 @@ fn pass_final(
         } else {
             outputs
         };
-        let bout = plan
-            .add(
-                out_buf,
-                ob_class,
-                Access::ReadWrite,
-                out_off as u64 * osize,
-                (out_off + count) as u64 * osize,
-            )
-            .map_err(|_| conflict(ctx))?;
+        let bout = plan.add(
+            out_buf,
+            ob_class,
+            Access::ReadWrite,
+            out_off as u64 * osize,
+            (out_off + count) as u64 * osize,
+        );
         let windows = plan.windows(ctx)?;
         let spec = spec(&pass, &plan, bin, bidx, bout, None)?;
         let in_off = rel(windows[bin].start, a.input_offset, in_d);
@@ -527,12 +516,4 @@ fn pass_final(
         ctx.release(t);
     }
     r
-}
-
-fn conflict(ctx: &Context) -> WgpuError {
-    WgpuError::Unimplemented(format!(
-        "wgpu on '{}': a reduction whose output shares a buffer with its input as another \
-         element type; reduce into a separate array",
-        ctx.adapter_name
-    ))
 }

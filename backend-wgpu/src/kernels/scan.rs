@@ -13,7 +13,7 @@ use super::temp::{pack, temp_dtype, to_temp};
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
-use crate::error::{Result, WgpuError, invalid};
+use crate::error::{Result, WgpuError};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
@@ -103,23 +103,25 @@ pub fn run(ctx: &Context, a: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
     let r = (|| {
         let mut plan = BindingPlan::default();
         let size = d.size() as u64;
-        let bin = plan
-            .add(
-                a.input,
-                Class::of(d),
-                Access::Read,
-                a.input_offset as u64 * size,
-                (a.input_offset + total) as u64 * size,
-            )
-            .map_err(|_| invalid("scan bindings"))?;
+        let bin = plan.add(
+            a.input,
+            Class::of(d),
+            Access::Read,
+            a.input_offset as u64 * size,
+            (a.input_offset + total) as u64 * size,
+        );
         let (ob, oo) = match &temp {
             Some(t) => (t, 0usize),
             None => (a.output, a.output_offset),
         };
         let osize = od.size() as u64;
-        let bout = plan
-            .add(ob, Class::of(od), Access::ReadWrite, oo as u64 * osize, (oo + total) as u64 * osize)
-            .map_err(|_| WgpuError::Unimplemented("a scan whose output shares a buffer with its input as another element type; scan into a separate array".into()))?;
+        let bout = plan.add(
+            ob,
+            Class::of(od),
+            Access::ReadWrite,
+            oo as u64 * osize,
+            (oo + total) as u64 * osize,
+        );
         let w = plan.windows(ctx)?;
         let layout = plan.layout();
         let spec = ShaderSpec {

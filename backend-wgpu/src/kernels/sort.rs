@@ -160,17 +160,12 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
         None
     };
     let r = (|| {
-        let bad = |_| invalid("sort bindings");
         let size = d.size() as u64;
         let (vlo, vhi) = (a.offset as u64 * size, (a.offset + total) as u64 * size);
         // Values -> keys.
         let mut plan = BindingPlan::default();
-        let bv = plan
-            .add(a.buffer, Class::of(d), Access::Read, vlo, vhi)
-            .map_err(bad)?;
-        let bk = plan
-            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
-            .map_err(bad)?;
+        let bv = plan.add(a.buffer, Class::of(d), Access::Read, vlo, vhi);
+        let bk = plan.add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64);
         let w = plan.windows(ctx)?;
         let voff = ((vlo - w[bv].start) / unit_bytes(d)) as u32;
         let mut params = [slots as u32, a.len as u32, p as u32, voff, 0, 0, 0];
@@ -194,9 +189,7 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
         )?;
         // The network.
         let mut plan_k = BindingPlan::default();
-        let bk2 = plan_k
-            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
-            .map_err(bad)?;
+        let bk2 = plan_k.add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64);
         let wk = plan_k.windows(ctx)?;
         let step_spec = spec("step", &plan_k, bk2, bk2);
         let mut k = 2usize;
@@ -217,18 +210,14 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
             None => (a.buffer, a.offset),
         };
         let osize = od.size() as u64;
-        let bo = plan_o
-            .add(
-                ob,
-                Class::of(od),
-                Access::ReadWrite,
-                oo as u64 * osize,
-                (oo + total) as u64 * osize,
-            )
-            .map_err(bad)?;
-        let bk3 = plan_o
-            .add(&keys, kclass, Access::Read, 0, slots * ksize as u64)
-            .map_err(bad)?;
+        let bo = plan_o.add(
+            ob,
+            Class::of(od),
+            Access::ReadWrite,
+            oo as u64 * osize,
+            (oo + total) as u64 * osize,
+        );
+        let bk3 = plan_o.add(&keys, kclass, Access::Read, 0, slots * ksize as u64);
         let wo = plan_o.windows(ctx)?;
         params[0] = total as u32;
         params[6] = ((oo as u64 * osize - wo[bo].start) / unit_bytes(od)) as u32;
