@@ -34,6 +34,10 @@ pub struct WgpuOptions {
     pub adapter: Option<String>,
     /// Which optional features to use.
     pub profile: Profile,
+    /// Treat `max_storage_buffer_binding_size` as at most this many bytes (at least 4 KiB).
+    /// Tests use it to exercise the splitting of operands larger than one binding with
+    /// small arrays; `None` uses the adapter's limit.
+    pub binding_limit: Option<u64>,
 }
 
 /// The WebGPU backend: a cheap, cloneable handle to one opened device.
@@ -63,7 +67,7 @@ impl WgpuBackend {
         let env = std::env::var(ADAPTER_ENV).ok();
         let selector = options.adapter.clone().or(env);
         let (index, adapter) = adapter::choose(adapter::enumerate(&instance), selector.as_deref())?;
-        Self::open(index, adapter, options.profile)
+        Self::open(index, adapter, options.profile, options.binding_limit)
     }
 
     /// One backend per adapter (each its own device), with every feature each offers.
@@ -73,7 +77,7 @@ impl WgpuBackend {
         adapter::enumerate(&instance)
             .into_iter()
             .enumerate()
-            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter) {
+            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter, None) {
                 Ok(b) => Some(b),
                 Err(e) => {
                     tracing::warn!("wgpu adapter {i} skipped: {e}");
@@ -99,6 +103,7 @@ impl WgpuBackend {
         index: usize,
         adapter: wgpu::Adapter,
         profile: Profile,
+        binding_limit: Option<u64>,
     ) -> std::result::Result<Self, WgpuError> {
         let info = adapter.get_info();
         let offered = adapter.features();
@@ -140,7 +145,12 @@ impl WgpuBackend {
         if baseline {
             summary.name = format!("{} (WebGPU baseline)", summary.name);
         }
-        let ctx = Context::new(device, queue, summary.name.clone(), features);
+        let mut limits = device.limits();
+        if let Some(cap) = binding_limit {
+            limits.max_storage_buffer_binding_size =
+                limits.max_storage_buffer_binding_size.min(cap.max(4096));
+        }
+        let ctx = Context::new(device, queue, summary.name.clone(), features, limits);
         tracing::info!(adapter = %summary, "wgpu device opened");
         let device_info = DeviceInfo {
             backend: "wgpu",

@@ -44,6 +44,7 @@ pub(crate) struct Context {
     pub queue: wgpu::Queue,
     pub adapter_name: String,
     pub features: Features,
+    /// The device's limits, as the kernels plan with them (see `WgpuOptions::binding_limit`).
     pub limits: wgpu::Limits,
     errors: Arc<Mutex<Vec<String>>>,
     batch: Mutex<Batch>,
@@ -57,6 +58,7 @@ impl Context {
         queue: wgpu::Queue,
         adapter_name: String,
         features: Features,
+        limits: wgpu::Limits,
     ) -> Context {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&errors);
@@ -68,7 +70,6 @@ impl Context {
                 errors.push(e.to_string());
             }
         }));
-        let limits = device.limits();
         Context {
             device,
             queue,

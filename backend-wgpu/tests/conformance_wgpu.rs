@@ -4,6 +4,7 @@
 //!
 //! Without an adapter every test prints why and passes; with `GPUARRAYS_REQUIRE_WGPU=1`
 //! (set by `.ci/run`, which installs Mesa's lavapipe) a missing adapter fails instead.
+//! A third run caps storage bindings at 16 KiB, so every splitting path runs on small arrays.
 //! `GPUARRAYS_CONFORMANCE_QUICK=0` runs the full-size suite (2^20-element shapes);
 //! `GPUARRAYS_CONFORMANCE_FILTER=text` runs only rows whose "op/dtype" contains `text`.
 
@@ -12,9 +13,14 @@ use gpuarrays_core::Backend;
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 fn open(profile: Profile) -> Option<WgpuBackend> {
+    open_with(profile, None)
+}
+
+fn open_with(profile: Profile, binding_limit: Option<u64>) -> Option<WgpuBackend> {
     match WgpuBackend::with_options(&WgpuOptions {
         adapter: None,
         profile,
+        binding_limit,
     }) {
         Ok(b) => Some(b),
         Err(e) => {
@@ -101,4 +107,16 @@ fn conformance_on_the_webgpu_baseline_reports_64_bit_types() {
             );
         }
     }
+}
+
+/// The suite with storage bindings capped at 16 KiB: every kernel must split operands
+/// larger than one binding (windows, group ranges, chunks) and still agree with the CPU.
+#[test]
+fn conformance_with_16_kib_bindings_splits_every_kernel() {
+    let Some(b) = open_with(Profile::Adapter, Some(16 << 10)) else {
+        return;
+    };
+    assert_eq!(b.limits().max_storage_buffer_binding_size, 16 << 10);
+    let report = run(&b);
+    check(&report);
 }

@@ -15,6 +15,7 @@ fn open() -> Option<WgpuBackend> {
     match WgpuBackend::with_options(&WgpuOptions {
         adapter: None,
         profile: Profile::Adapter,
+        binding_limit: None,
     }) {
         Ok(b) => Some(b),
         Err(e) => {

@@ -195,7 +195,7 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(c, Access::Read), (oc, Access::ReadWrite)];
                 validate(
                     &format!("reduce {op} {d}"),
-                    &reduce::source(&p, &st, 0, None, 1, None).unwrap(),
+                    &reduce::general_source(&p, &st, 0, None, 1, None).unwrap(),
                 );
                 let p = Pass {
                     op,
@@ -207,7 +207,7 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(c, Access::Read), (tc, Access::ReadWrite), rw];
                 validate(
                     &format!("reduce partial {op} {d}"),
-                    &reduce::source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
+                    &reduce::general_source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
                 );
                 let p = Pass {
                     op,
@@ -219,7 +219,16 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(tc, Access::Read), w, (oc, Access::ReadWrite)];
                 validate(
                     &format!("reduce final {op} {d}"),
-                    &reduce::source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                    &reduce::general_source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                );
+            }
+        }
+        for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max] {
+            if matches!(d, DType::F32 | DType::I32 | DType::U32) {
+                let st = [(Class::V4, Access::Read), w, (c, Access::ReadWrite)];
+                validate(
+                    &format!("reduce rows {op} {d}"),
+                    &reduce::rows_source(op, d, &st, 0, 1, 2).unwrap(),
                 );
             }
         }
@@ -227,9 +236,19 @@ fn every_axis_kernel_shader_validates() {
         if d != DType::Bool {
             for op in [ScanOp::Sum, ScanOp::Prod] {
                 validate(
-                    &format!("scan {d}"),
-                    &scan::source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
+                    &format!("scan lines {d}"),
+                    &scan::lines_source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
                         .unwrap(),
+                );
+                let st = [(c, Access::Read), (c, Access::ReadWrite)];
+                validate(
+                    &format!("scan totals {d}"),
+                    &scan::blocked_source(op, d, scan::BlockMode::Totals, &st, 0, 1, 1).unwrap(),
+                );
+                let st = [(c, Access::Read), (c, Access::Read), (c, Access::ReadWrite)];
+                validate(
+                    &format!("scan apply {d}"),
+                    &scan::blocked_source(op, d, scan::BlockMode::Apply, &st, 0, 1, 2).unwrap(),
                 );
             }
             validate(
