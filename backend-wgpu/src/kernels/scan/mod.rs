@@ -35,6 +35,9 @@ use crate::wgsl::helpers::Helpers;
 use crate::wgsl::ops;
 use crate::wgsl::types::{Class, is_byte, unit_bytes};
 
+/// The most iterations one thread's loop makes in one dispatch.
+const MAX_LOOP: usize = 32768;
+
 /// `a op b` for the scan's operation.
 fn combine(h: &mut Helpers, op: ScanOp, d: DType, a: &str, b: &str) -> Result<String> {
     let bin = if op == ScanOp::Sum {
@@ -313,6 +316,9 @@ fn lines_scan(
     } else {
         ((cap / inner_bytes) as usize).saturating_sub(1).max(1)
     };
+    // Lavapipe ends loops after 65,535 iterations: no thread walks more than 32 Ki in one
+    // dispatch (a GPU would not want it to either).
+    let kc = kc.min(MAX_LOOP);
     let lines = s.outer * s.inner;
     let mut spec: Option<ShaderSpec> = None;
     let mut k0 = 0;
