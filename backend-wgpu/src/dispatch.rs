@@ -97,6 +97,30 @@ impl<'a> BindingPlan<'a> {
         self.entries.len() - 1
     }
 
+    /// A binding of its own for bytes `lo..hi` of `buffer` (never merged with another use
+    /// of the buffer): for two distant windows of one buffer in one dispatch. Read-write,
+    /// like every other binding of a buffer that is written.
+    pub fn add_separate(
+        &mut self,
+        buffer: &'a WgpuBuffer,
+        class: Class,
+        lo: u64,
+        hi: u64,
+    ) -> usize {
+        for e in self.entries.iter_mut().filter(|e| e.id == buffer.id) {
+            e.access = Access::ReadWrite;
+        }
+        self.entries.push(Entry {
+            buffer: &buffer.buffer,
+            id: buffer.id,
+            class,
+            access: Access::ReadWrite,
+            lo,
+            hi,
+        });
+        self.entries.len() - 1
+    }
+
     /// Class and access of each binding, in order (part of the kernel's source).
     pub fn layout(&self) -> Vec<(Class, Access)> {
         self.entries.iter().map(|e| (e.class, e.access)).collect()

@@ -273,30 +273,23 @@ fn every_axis_kernel_shader_validates() {
             } else {
                 Class::W32
             };
-            validate(
-                &format!("sort keys {d}"),
-                &sort::source(
-                    d,
-                    "keys",
-                    &[(c, Access::Read), (kc, Access::ReadWrite)],
+            let k = (kc, Access::ReadWrite);
+            for (stage, st, b0, b1) in [
+                (sort::Stage::Keys, vec![(c, Access::Read), k], 0, 1),
+                (sort::Stage::Local, vec![k], 0, 0),
+                (sort::Stage::Pairs, vec![k, k], 0, 1),
+                (
+                    sort::Stage::Values,
+                    vec![(tc, Access::ReadWrite), (kc, Access::Read)],
                     0,
                     1,
                 ),
-            );
-            validate(
-                &format!("sort step {d}"),
-                &sort::source(d, "step", &[(kc, Access::ReadWrite)], 0, 0),
-            );
-            validate(
-                &format!("sort values {d}"),
-                &sort::source(
-                    d,
-                    "values",
-                    &[(tc, Access::ReadWrite), (kc, Access::Read)],
-                    0,
-                    1,
-                ),
-            );
+            ] {
+                validate(
+                    &format!("sort {stage:?} {d}"),
+                    &sort::source(d, stage, &st, b0, b1),
+                );
+            }
         }
     }
     validate("find count", &find::count_source(&[w, rw]));
