@@ -112,7 +112,11 @@ impl WgpuBackend {
             f64: !baseline && offered.contains(wgpu::Features::SHADER_F64),
             int64: !baseline && offered.contains(wgpu::Features::SHADER_INT64),
         };
+        let timestamps = offered.contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut required = wgpu::Features::empty();
+        if timestamps {
+            required |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         if features.f64 {
             required |= wgpu::Features::SHADER_F64;
         }
@@ -150,7 +154,14 @@ impl WgpuBackend {
             limits.max_storage_buffer_binding_size =
                 limits.max_storage_buffer_binding_size.min(cap.max(4096));
         }
-        let ctx = Context::new(device, queue, summary.name.clone(), features, limits);
+        let ctx = Context::new(
+            device,
+            queue,
+            summary.name.clone(),
+            features,
+            limits,
+            timestamps,
+        );
         tracing::info!(adapter = %summary, "wgpu device opened");
         let device_info = DeviceInfo {
             backend: "wgpu",
@@ -178,6 +189,33 @@ impl WgpuBackend {
     /// The device limits in use.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.ctx.limits
+    }
+
+    /// Submits the work recorded so far without waiting for it (work is otherwise
+    /// submitted by reads, `synchronize`, and every 128 commands).
+    pub fn submit(&self) {
+        self.ctx.flush()
+    }
+
+    /// Whether [`device_time`](Self::device_time) can measure (TIMESTAMP_QUERY).
+    pub fn has_timestamps(&self) -> bool {
+        self.ctx.timestamps
+    }
+
+    /// Runs `f` and measures the device time of the kernels it enqueues, with timestamp
+    /// queries: from the beginning of the first compute pass to the end of the last (so
+    /// the gaps between the passes of one operation count). Waits for the work. `None`
+    /// without TIMESTAMP_QUERY, when `f` ran no kernel, or beyond 2,048 passes. Buffer
+    /// copies (not compute passes) are not timed.
+    pub fn device_time<R>(
+        &self,
+        f: impl FnOnce() -> R,
+    ) -> std::result::Result<(R, Option<std::time::Duration>), WgpuError> {
+        let open = self.ctx.begin_timing();
+        let r = f();
+        let secs = if open { self.ctx.end_timing()? } else { None };
+        self.ctx.wait()?;
+        Ok((r, secs.map(std::time::Duration::from_secs_f64)))
     }
 
     /// Counters of the compiled-pipeline cache.

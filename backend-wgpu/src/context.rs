@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use crate::buffer::{self, BufferPool, WgpuBuffer};
 use crate::error::{Result, WgpuError};
 use crate::pipeline::PipelineCache;
+use crate::timing::Timing;
 
 /// Commands recorded before the pending encoder is submitted without being asked to.
 pub(crate) const BATCH_COMMANDS: usize = 128;
@@ -50,6 +51,9 @@ pub(crate) struct Context {
     batch: Mutex<Batch>,
     pub pool: BufferPool,
     pub pipelines: PipelineCache,
+    /// Whether the device has timestamp queries (TIMESTAMP_QUERY).
+    pub timestamps: bool,
+    pub(crate) timing: Timing,
 }
 
 impl Context {
@@ -59,6 +63,7 @@ impl Context {
         adapter_name: String,
         features: Features,
         limits: wgpu::Limits,
+        timestamps: bool,
     ) -> Context {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&errors);
@@ -80,6 +85,8 @@ impl Context {
             batch: Mutex::new(Batch::default()),
             pool: buffer::new_pool(),
             pipelines: PipelineCache::new(),
+            timestamps,
+            timing: Timing::default(),
         }
     }
 

@@ -239,10 +239,17 @@ pub(crate) fn launch(
         layout: &pipeline.layout,
         entries: &entries,
     });
+    let stamps = ctx.timing.pass();
     ctx.record(|enc| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&spec.label),
-            timestamp_writes: None,
+            timestamp_writes: stamps
+                .as_ref()
+                .map(|(set, i)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(*i),
+                    end_of_pass_write_index: Some(*i + 1),
+                }),
         });
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
