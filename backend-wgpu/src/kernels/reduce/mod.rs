@@ -130,8 +130,9 @@ fn plan(
         };
         (Kernel::General { lanes: 256 }, s)
     } else {
-        let s = if outputs < 65536 && len > 256 {
-            65536usize.div_ceil(outputs).min(len.div_ceil(64)).max(1)
+        // Enough threads to fill a large GPU (132 SMs × 2048 on the H200).
+        let s = if outputs < 262_144 && len > 256 {
+            262_144usize.div_ceil(outputs).min(len.div_ceil(64)).max(1)
         } else {
             1
         };

@@ -106,7 +106,21 @@ fn comb(a: {t}, b: {t}) -> {t} {{ return {comb}; }}
   var acc1: {t} = {id};
   var acc2: {t} = {id};
   var acc3: {t} = {id};
-  for (var w = wa + lid; w < wb; w = w + {LANES}u) {{
+  var w = wa + lid;
+  // Two independent 16-byte loads in flight per iteration.
+  for (; w + {LANES}u < wb; w = w + {two}u) {{
+    let v = b{vb}[w];
+    let u = b{vb}[w + {LANES}u];
+    acc0 = comb(acc0, {x});
+    acc1 = comb(acc1, {y});
+    acc2 = comb(acc2, {z});
+    acc3 = comb(acc3, {w});
+    acc0 = comb(acc0, {ux});
+    acc1 = comb(acc1, {uy});
+    acc2 = comb(acc2, {uz});
+    acc3 = comb(acc3, {uw});
+  }}
+  if (w < wb) {{
     let v = b{vb}[w];
     acc0 = comb(acc0, {x});
     acc1 = comb(acc1, {y});
@@ -130,6 +144,11 @@ fn comb(a: {t}, b: {t}) -> {t} {{ return {comb}; }}
         y = conv("v.y"),
         z = conv("v.z"),
         w = conv("v.w"),
+        ux = conv("u.x"),
+        uy = conv("u.y"),
+        uz = conv("u.z"),
+        uw = conv("u.w"),
+        two = 2 * LANES,
         head = types::load(d, &format!("b{sb}"), "(a + lid)"),
         tail = types::load(d, &format!("b{sb}"), "(tail + lid)"),
         half = LANES / 2,
