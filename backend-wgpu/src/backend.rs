@@ -316,17 +316,7 @@ impl Backend for WgpuBackend {
         for d in program.dtypes() {
             self.check(d, OpKind::Elementwise)?;
         }
-        kernels::elementwise::run(&self.ctx, program, args).map_err(|e| match e {
-            WgpuError::NotAccurate { dtype, reason } => gpuarrays_core::Error::Unsupported {
-                dtype,
-                op: OpKind::Elementwise,
-                backend: self.name().to_string(),
-                device: self.info.name.clone(),
-                reason,
-                alternative: Some("compute this step on the CPU backend".into()),
-            },
-            other => other.into(),
-        })
+        Ok(kernels::elementwise::run(&self.ctx, program, args)?)
     }
 
     fn reduce(&self, args: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
