@@ -13,9 +13,8 @@
 //! the buffer.
 
 use std::fmt;
-use std::sync::Arc;
 
-use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+use crate::sync::{Arc, Mutex, RwLock};
 
 use crate::error::{Error, Result};
 
@@ -49,7 +48,17 @@ pub struct DataRef<B> {
 }
 
 /// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot).
+#[cfg(not(loom))]
 pub type BufferGuard<'a, B> = parking_lot::MappedRwLockReadGuard<'a, B>;
+#[cfg(loom)]
+pub struct BufferGuard<'a, B>(loom::sync::RwLockReadGuard<'a, Option<B>>);
+#[cfg(loom)]
+impl<B> std::ops::Deref for BufferGuard<'_, B> {
+    type Target = B;
+    fn deref(&self) -> &B {
+        self.0.as_ref().unwrap()
+    }
+}
 
 impl<B> DataRef<B> {
     /// Wraps `buffer`; `destructor` runs exactly once, with the buffer, when the last
@@ -67,8 +76,21 @@ impl<B> DataRef<B> {
     /// Borrows the buffer for one backend call. Recursive read locking is used so one
     /// thread may borrow the same buffer for several operands of one call.
     pub fn read(&self) -> Result<BufferGuard<'_, B>> {
-        RwLockReadGuard::try_map(self.shared.buffer.read_recursive(), Option::as_ref)
-            .map_err(|_| Error::Freed)
+        #[cfg(not(loom))]
+        return parking_lot::RwLockReadGuard::try_map(
+            self.shared.buffer.read_recursive(),
+            Option::as_ref,
+        )
+        .map_err(|_| Error::Freed);
+        #[cfg(loom)]
+        {
+            let g = self.shared.buffer.read_recursive();
+            if g.is_some() {
+                Ok(BufferGuard(g))
+            } else {
+                Err(Error::Freed)
+            }
+        }
     }
 
     /// Whether the buffer is still alive (not force-released).
