@@ -47,7 +47,7 @@ impl StartLine {
         self.barrier.wait();
         let target = 2 * (round + 1);
         self.arrived.fetch_add(1, Ordering::SeqCst);
-        for _ in 0..100_000 {
+        for _ in 0..10_000 {
             if self.arrived.load(Ordering::SeqCst) >= target {
                 break;
             }
