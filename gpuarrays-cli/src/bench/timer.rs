@@ -78,11 +78,21 @@ impl DeviceTimer for HipEventTimer {
     }
 }
 
-/// The best timer `backend` has.
+/// The best timer `backend` has. On HIP the events are tried once first: a driver without
+/// event timing (`cuEventElapsedTime_v2` needs CUDA 12.8+) falls back to the wall clock,
+/// with a warning on stderr.
 pub fn timer_for(backend: &AnyBackend) -> Result<Box<dyn DeviceTimer>> {
     #[cfg(feature = "hip")]
     if let Some(hip) = backend.as_hip() {
-        return Ok(Box::new(HipEventTimer(hip.timer()?)));
+        let probed = hip.timer().and_then(|mut t| {
+            t.start()?;
+            t.stop()?;
+            Ok(t)
+        });
+        match probed {
+            Ok(t) => return Ok(Box::new(HipEventTimer(t))),
+            Err(e) => eprintln!("hip: device timing unavailable ({e}); using the wall clock"),
+        }
     }
     Ok(Box::new(WallClockTimer::new(backend.clone())))
 }
