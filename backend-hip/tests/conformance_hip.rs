@@ -401,7 +401,10 @@ fn vendor_blas_products_match_cpu_within_rounding() {
             .and_then(|c| c.to_vec())
             .expect("cpu f64");
         for (g, w) in g64.iter().zip(&w64) {
-            assert!((g - w).abs() <= (k as f64 + 2.0) * f64::EPSILON * k as f64, "f64 {g} vs {w}");
+            assert!(
+                (g - w).abs() <= (k as f64 + 2.0) * f64::EPSILON * k as f64,
+                "f64 {g} vs {w}"
+            );
         }
         let c32 = |v: &[f32], s: f32| {
             v.iter()
@@ -417,7 +420,10 @@ fn vendor_blas_products_match_cpu_within_rounding() {
             .and_then(|c| c.to_vec())
             .expect("cpu c32");
         for (g, w) in gc.iter().zip(&wc) {
-            assert!(close(g.re, w.re, 2 * k, 2.0 * bound) && close(g.im, w.im, 2 * k, 2.0 * bound), "c32 {g} vs {w}");
+            assert!(
+                close(g.re, w.re, 2 * k, 2.0 * bound) && close(g.im, w.im, 2 * k, 2.0 * bound),
+                "c32 {g} vs {w}"
+            );
         }
     }
     // Offsets: a view's rows reach the library at their element offset.
@@ -425,10 +431,18 @@ fn vendor_blas_products_match_cpu_within_rounding() {
     let w = values(7 * 4, 24);
     let a = Array::from_slice(&hip, &[5, 6, 7], &v).expect("a");
     let bb = Array::from_slice(&hip, &[7, 4], &w).expect("b");
-    let got = a.view(&[2..4, 0..6, 0..7]).and_then(|x| x.matmul(&bb)).and_then(|c| c.to_vec()).expect("hip view");
+    let got = a
+        .view(&[2..4, 0..6, 0..7])
+        .and_then(|x| x.matmul(&bb))
+        .and_then(|c| c.to_vec())
+        .expect("hip view");
     let a = Array::from_slice(&cpu, &[5, 6, 7], &v).expect("a");
     let bb = Array::from_slice(&cpu, &[7, 4], &w).expect("b");
-    let want = a.view(&[2..4, 0..6, 0..7]).and_then(|x| x.matmul(&bb)).and_then(|c| c.to_vec()).expect("cpu view");
+    let want = a
+        .view(&[2..4, 0..6, 0..7])
+        .and_then(|x| x.matmul(&bb))
+        .and_then(|c| c.to_vec())
+        .expect("cpu view");
     for (g, w) in got.iter().zip(&want) {
         assert!(close(*g, *w, 7, 7.0), "view {g} vs {w}");
     }

@@ -2,7 +2,7 @@
 //! `benches/suite_torch.py` reads), the copy baseline, `--list`, and `--compare` against
 //! synthetic earlier results (no regression, a regression, not a result file).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
@@ -26,7 +26,7 @@ fn temp(name: &str) -> PathBuf {
 }
 
 /// A quick run of `kernel/launch` on the CPU reference (plus the copy baseline).
-fn quick_run(json_path: &PathBuf, extra: &[&str]) -> Output {
+fn quick_run(json_path: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "--backend",
         "cpu",

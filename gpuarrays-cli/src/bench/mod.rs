@@ -287,11 +287,7 @@ impl Progress {
     fn show(&self, done: usize, name: &str) {
         let mut err = std::io::stderr().lock();
         let width = 24;
-        let filled = if self.total == 0 {
-            width
-        } else {
-            done * width / self.total
-        };
+        let filled = (done * width).checked_div(self.total).unwrap_or(width);
         let bar = format!("{}{}", "#".repeat(filled), "-".repeat(width - filled));
         let line = format!("[{}] [{bar}] {done}/{} {name}", self.backend, self.total);
         if self.tty {

@@ -60,6 +60,9 @@ impl Sizes {
 /// One prepared workload: each call runs the operation once.
 pub type Runner = Box<dyn FnMut() -> Result<()>>;
 
+/// Makes a case's inputs on a backend and returns its runner.
+pub type Prepare = Box<dyn Fn(&AnyBackend) -> Result<Runner>>;
+
 /// A named benchmark.
 pub struct Case {
     pub name: String,
@@ -68,7 +71,7 @@ pub struct Case {
     pub work: Work,
     pub timing: Timing,
     /// Allocates the inputs on a backend and returns the runner (setup is not timed).
-    pub prepare: Box<dyn Fn(&AnyBackend) -> Result<Runner>>,
+    pub prepare: Prepare,
 }
 
 impl Case {
