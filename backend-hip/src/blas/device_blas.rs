@@ -4,20 +4,17 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use gpuarrays_core::handle_cache::{HandleCache, Limits};
+use gpuarrays_core::handle_cache::Limits;
 
-use super::handle::OwnedBlasHandle;
+use super::handle::{BlasHandleCache, OwnedBlasHandle};
 use super::policy::parse_math;
 use super::row_major::RowMajorProduct;
 use super::thread_leases;
 use crate::device::DeviceState;
 use crate::error::Result;
 use crate::memory::HookId;
-use crate::platform::{BlasMath, DeviceId};
+use crate::platform::BlasMath;
 use crate::stream::Stream;
-
-/// Idle BLAS handles of one device, keyed by the device (one key: the cache is per device).
-pub type BlasHandleCache = HandleCache<DeviceId, OwnedBlasHandle>;
 
 /// Idle handles kept per device by default: handles of exited threads, for the next threads.
 pub const DEFAULT_IDLE_HANDLES: usize = 8;

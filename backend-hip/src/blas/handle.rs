@@ -3,10 +3,15 @@
 
 use std::sync::Arc;
 
+use gpuarrays_core::handle_cache::HandleCache;
+
 use crate::device::DeviceState;
 use crate::error::Result;
 use crate::platform::{BlasHandle, DeviceId, Platform};
 use crate::stream::{EventPool, LastUse, Stream};
+
+/// Idle BLAS handles of one device, keyed by the device (one key: the cache is per device).
+pub type BlasHandleCache = HandleCache<DeviceId, OwnedBlasHandle>;
 
 /// A BLAS handle owned by gpuarrays. It carries the device it was created on and the
 /// platform by value, so whichever thread drops it (an eviction, a thread exiting, the cache

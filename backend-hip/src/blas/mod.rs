@@ -40,7 +40,7 @@ mod policy;
 mod row_major;
 pub mod thread_leases;
 
-pub use device_blas::{BlasHandleCache, DeviceBlas};
-pub use handle::OwnedBlasHandle;
+pub use device_blas::DeviceBlas;
+pub use handle::{BlasHandleCache, OwnedBlasHandle};
 pub use policy::{ALLOW_TF32_ENV, MATMUL_ENV, MatmulRoute, blas_type};
 pub use row_major::RowMajorProduct;

@@ -9,8 +9,7 @@
 use std::cell::RefCell;
 use std::sync::Weak;
 
-use super::device_blas::BlasHandleCache;
-use super::handle::OwnedBlasHandle;
+use super::handle::{BlasHandleCache, OwnedBlasHandle};
 
 struct ThreadLease {
     /// The `DeviceBlas` the handle belongs to.
