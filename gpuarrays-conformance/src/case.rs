@@ -227,18 +227,30 @@ impl CaseSpec {
                 dims: dims.clone(),
                 value: draw(value.dtype(), Profile::General),
             },
-            Op::Arange { start, len, .. } => Op::Arange {
-                start: draw(start.dtype(), Profile::Finite),
-                step: draw(start.dtype(), Profile::Finite),
-                len: *len,
-            },
+            Op::Arange { start, len, .. } => {
+                // Mostly moderate values; in one case of four, special ones too.
+                let p = if rng.chance(0.25) {
+                    Profile::General
+                } else {
+                    Profile::Finite
+                };
+                Op::Arange {
+                    start: values::value(start.dtype(), 1, p, &mut rng),
+                    step: values::value(start.dtype(), 1, p, &mut rng),
+                    len: *len,
+                }
+            }
             Op::Random {
                 dist, dtype, dims, ..
             } => Op::Random {
                 dist: *dist,
                 dtype: *dtype,
                 dims: dims.clone(),
-                seed: rng.next_u64(),
+                // The extreme seeds, or any other.
+                seed: match rng.below(4) {
+                    0 => rng.pick(&[0, u64::MAX, u32::MAX as u64, 1 << 32]),
+                    _ => rng.next_u64(),
+                },
             },
             other => other.clone(),
         };

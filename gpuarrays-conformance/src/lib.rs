@@ -77,6 +77,7 @@ pub mod case;
 pub mod cases;
 pub mod compare;
 pub mod config;
+pub mod criterion;
 pub mod exec;
 pub mod host;
 pub mod oracle;
@@ -85,6 +86,7 @@ pub mod requirements;
 mod restricted;
 pub mod rng;
 pub mod runner;
+pub mod specials;
 pub mod tolerance;
 pub mod values;
 
