@@ -150,7 +150,14 @@ fn identities_are_neutral_and_totals_round_trip_on_special_values() {
     std::fs::write(&cpp, &src).expect("write source");
     // -O0 and no fast-math flags: IEEE arithmetic as the GPUs do it without contraction.
     let out = Command::new("g++")
-        .args(["-std=c++17", "-O0", "-ffp-contract=off", "-x", "c++", "-include"])
+        .args([
+            "-std=c++17",
+            "-O0",
+            "-ffp-contract=off",
+            "-x",
+            "c++",
+            "-include",
+        ])
         .arg(&shim)
         .arg(&cpp)
         .arg("-o")

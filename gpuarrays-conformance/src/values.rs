@@ -45,8 +45,9 @@ pub enum Profile {
     /// Zero (±0) with probability `1 - p`, otherwise `General` (bool: true with probability
     /// p). For find, find_first, any, all.
     Sparse(f64),
-    /// Every special value of the type in a fixed order, repeated: element `i` is special
-    /// `i mod S`. A broadcast of a column `[S, 1]` with a row `[S]` pairs every two.
+    /// Every special value of the type in a fixed order from a random start, repeated:
+    /// element `i` is special `(start + i) mod S`. A broadcast of a column `[S, 1]` with a row
+    /// `[S]` pairs every two; a short array holds a few consecutive ones.
     AllSpecials,
     /// For an array of shape `[2, S²]`: column `j` holds specials `j / S` and `j mod S`, so a
     /// reduction or scan along axis 0 combines every pair once (other sizes: `AllSpecials`).
@@ -61,9 +62,11 @@ pub fn generate(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Host
             let s = specials::specials(dtype);
             let k = s.len();
             let pairs = profile == Profile::SpecialPairs && n == 2 * k * k;
+            // A random starting point, so short arrays get different special values.
+            let start = if pairs { 0 } else { rng.below(k) };
             for i in 0..n {
                 let at = if !pairs {
-                    i % k
+                    (start + i) % k
                 } else if i < k * k {
                     i / k
                 } else {

@@ -105,8 +105,12 @@ fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseS
     inputs.push(inp(d, &[2, 3, 4]).layout(Layout::RowView));
     inputs.push(inp(d, &[7]).layout(reinterpret_or_slice(d)));
     let mut inputs = cycle(inputs, p);
-    // Every special value at once (NaN among them decides most results, in any order).
+    // Every special value at once (NaN among them decides most results, in any order), and
+    // a few of them alone, in pairs and 0-d.
     inputs.push(all_specials(d, &[special_count(d)]));
+    for dims in [&[][..], &[1], &[1], &[2], &[2]] {
+        inputs.push(all_specials(d, dims));
+    }
     inputs
         .into_iter()
         .map(|i| CaseSpec::new(op(()), vec![i]))

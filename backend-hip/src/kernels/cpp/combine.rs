@@ -97,7 +97,9 @@ pub fn acc_bytes(op: ReduceOp, t: DType) -> usize {
 
 /// `static_assert` that `GaA` has the size the host allocates for it.
 fn size_check(bytes: usize) -> String {
-    format!("static_assert(sizeof(GaA) == {bytes}, \"accumulator size differs from the host's\");\n")
+    format!(
+        "static_assert(sizeof(GaA) == {bytes}, \"accumulator size differs from the host's\");\n"
+    )
 }
 
 fn simple(t: DType, combine: String, identity: &str) -> Combiner {

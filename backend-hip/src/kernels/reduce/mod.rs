@@ -141,7 +141,10 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, r: &ReduceLaunch) -> Result<()>
     let ksplit = len.div_ceil(splits);
     let splits = len.div_ceil(ksplit);
     let partial = if splits > 1 {
-        Some(dev.scratch(outer * splits * inner * combine::acc_bytes(r.op, r.dtype), stream)?)
+        Some(dev.scratch(
+            outer * splits * inner * combine::acc_bytes(r.op, r.dtype),
+            stream,
+        )?)
     } else {
         None
     };
