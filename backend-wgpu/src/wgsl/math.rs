@@ -22,7 +22,7 @@ const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String, String> {
     Ok(match op {
         UnaryOp::Sqrt => format!("sqrt({a})"),
-        UnaryOp::Exp if d == DType::F32 => format!("exp({a})"),
+        UnaryOp::Exp if d == DType::F32 => format!("{}({a})", exp_f32(h)),
         UnaryOp::Exp => format!("{}({a})", exp_f64(h)),
         UnaryOp::Log => format!("{}({a})", log(h, d)),
         UnaryOp::Sin | UnaryOp::Cos => return Err(not_accurate(op.name(), d)),
@@ -155,6 +155,55 @@ fn exp_f64(h: &mut Helpers) -> String {
     })
 }
 
+/// ln 2 in two f32 parts (fdlibm's `expf`): the high part has 8 trailing zero bits, so
+/// `n · LN2_HI_F32` is exact for every `|n| ≤ 150` that occurs.
+const LN2_HI_F32: f32 = f32::from_bits(0x3f31_7200);
+const LN2_LO_F32: f32 = f32::from_bits(0x35bf_be8e);
+
+/// `exp(x)` of f32 in f32 arithmetic, the same way as [`exp_f64`] with a degree-8 Taylor
+/// polynomial (truncation below 0.1 ulp on `|r| ≤ ln2/2`). The WGSL builtin is not used:
+/// its error grows with `|x|` (Vulkan allows `3 + 2|x|` ulp), and lavapipe's was 8.1 ulp off
+/// at `exp(88.7)`, next to overflow.
+fn exp_f32(h: &mut Helpers) -> String {
+    let nan = h.isnan(DType::F32);
+    let d = DType::F32;
+    let coeffs: Vec<String> = {
+        let mut c = Vec::new();
+        let mut f = 1.0f64;
+        for k in 0..9 {
+            if k > 0 {
+                f /= k as f64;
+            }
+            c.push(flit(d, f));
+        }
+        c
+    };
+    let poly = horner("r", &coeffs);
+    let (ln2_hi, ln2_lo) = (
+        super::types::f32_lit(LN2_HI_F32),
+        super::types::f32_lit(LN2_LO_F32),
+    );
+    let inv_ln2 = flit(d, std::f64::consts::LOG2_E);
+    h.raw("exp_f32", || {
+        format!(
+            "fn exp_f32(x: f32) -> f32 {{
+  if ({nan}(x)) {{ return x; }}
+  if (x > 88.72284f) {{ return x * {big}; }}
+  if (x < -104.0f) {{ return 0.0f; }}
+  let n = round(x * {inv_ln2});
+  let r = (x - n * {ln2_hi}) - n * {ln2_lo};
+  let p = {poly};
+  let k = i32(n);
+  // Two steps keep 2^k representable where p·2^k is (subnormal results, k near ±128).
+  let k1 = k / 2;
+  return ldexp(ldexp(p, k1), k - k1);
+}}
+",
+            big = flit(d, 1e38)
+        )
+    })
+}
+
 /// `expm1(y)` for |y| ≤ 1.25 by its Taylor series (no cancellation near 0).
 fn expm1_small(h: &mut Helpers, d: DType) -> String {
     let t = ty(d);
@@ -183,6 +232,7 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
     let two = flit(d, 2.0);
     let small = flit(d, 0.625);
     let em = expm1_small(h, d);
+    let nan = h.isnan(d);
     let exp = if d == DType::F32 {
         "exp".to_string()
     } else {
@@ -191,6 +241,8 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
     h.raw(&name, || {
         format!(
             "fn {name}(x: {t}) -> {t} {{
+  // ±0 (and NaN) are their own tanh; the sign of a zero would be lost below.
+  if (x == {zero} || {nan}(x)) {{ return x; }}
   if (x > {big}) {{ return {one}; }}
   if (x < -{big}) {{ return -{one}; }}
   let ax = abs(x);
