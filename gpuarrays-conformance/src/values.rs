@@ -103,7 +103,7 @@ pub fn value(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Scalar 
         DType::U8 | DType::I32 | DType::U32 | DType::I64 | DType::U64 => integer(dtype, rng),
         DType::F32 => {
             let s = specials::f32_specials();
-            let r = Reals::of(&s, f32::MAX as f64);
+            let r = Reals::f32();
             Scalar::F32(match float(profile, n, rng, &r) {
                 Drawn::Special(i) => s[i],
                 Drawn::Value(x) => narrow_f32(x),
@@ -111,7 +111,7 @@ pub fn value(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Scalar 
         }
         DType::F64 => {
             let s = specials::f64_specials();
-            let r = Reals::of(&s, f64::MAX);
+            let r = Reals::f64();
             Scalar::F64(match float(profile, n, rng, &r) {
                 Drawn::Special(i) => s[i],
                 Drawn::Value(x) => x,
@@ -159,31 +159,38 @@ fn integer(dtype: DType, rng: &mut Rng) -> Scalar {
     }
 }
 
-/// The special reals of one float type, by kind (values as f64, exact in the type).
+/// The special reals of one float type, by kind (as f64, exact in the type).
 struct Reals {
-    /// Indices into the type's specials list.
+    /// How many special values the type has ([`specials::specials`]).
     all: usize,
     max: f64,
+    /// The smallest normal.
     tiny: f64,
+    /// The smallest and the largest subnormal.
     sub: [f64; 2],
 }
 
 impl Reals {
-    fn of<T: Copy + Into<f64>>(s: &[T], max: f64) -> Reals {
-        let v: Vec<f64> = s.iter().map(|&x| x.into()).collect();
-        let sub = v
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x != 0.0 && x.abs() < min_normal(max))
-            .take(2)
-            .collect::<Vec<_>>();
+    fn f32() -> Reals {
         Reals {
-            all: v.len(),
-            max,
-            tiny: min_normal(max),
+            all: specials::f32_specials().len(),
+            max: f32::MAX as f64,
+            tiny: f32::MIN_POSITIVE as f64,
             sub: [
-                sub.first().copied().unwrap_or(0.0),
-                sub.get(1).copied().unwrap_or(0.0),
+                f32::from_bits(1) as f64,
+                f32::from_bits(f32::MIN_POSITIVE.to_bits() - 1) as f64,
+            ],
+        }
+    }
+
+    fn f64() -> Reals {
+        Reals {
+            all: specials::f64_specials().len(),
+            max: f64::MAX,
+            tiny: f64::MIN_POSITIVE,
+            sub: [
+                f64::from_bits(1),
+                f64::from_bits(f64::MIN_POSITIVE.to_bits() - 1),
             ],
         }
     }
@@ -191,15 +198,6 @@ impl Reals {
     /// 2√MAX: squares overflow.
     fn huge(&self) -> f64 {
         self.max.sqrt() * 2.0
-    }
-}
-
-/// The smallest normal of the float type whose MAX is `max`.
-fn min_normal(max: f64) -> f64 {
-    if max < 1e300 {
-        f32::MIN_POSITIVE as f64
-    } else {
-        f64::MIN_POSITIVE
     }
 }
 
@@ -278,17 +276,16 @@ fn float(profile: Profile, n: usize, rng: &mut Rng, r: &Reals) -> Drawn {
 /// One complex value of `dtype` (C32 or C64).
 fn complex_value(dtype: DType, profile: Profile, n: usize, rng: &mut Rng) -> Scalar {
     let real = dtype.real();
-    let (specials, max) = match real {
+    let (specials, r) = match real {
         DType::F32 => (
             specials::f32_specials()
                 .into_iter()
                 .map(f64::from)
                 .collect::<Vec<_>>(),
-            f32::MAX as f64,
+            Reals::f32(),
         ),
-        _ => (specials::f64_specials(), f64::MAX),
+        _ => (specials::f64_specials(), Reals::f64()),
     };
-    let r = Reals::of(&specials, max);
     let unit = |rng: &mut Rng| rng.pick(&[(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]);
     let (re, im) = match profile {
         Profile::NearOne | Profile::NearOneSpecial => {
