@@ -162,11 +162,24 @@ impl InputSpec {
 pub struct CaseSpec {
     pub op: Op,
     pub inputs: Vec<InputSpec>,
+    /// The profile of the operation's own drawn values (the fill value, arange's start and
+    /// step); `None`: `General` for fill and full, mostly `Finite` for arange.
+    pub scalars: Option<Profile>,
 }
 
 impl CaseSpec {
     pub fn new(op: Op, inputs: Vec<InputSpec>) -> Self {
-        CaseSpec { op, inputs }
+        CaseSpec {
+            op,
+            inputs,
+            scalars: None,
+        }
+    }
+
+    /// Draws the operation's own values from `profile`.
+    pub fn scalars(mut self, profile: Profile) -> Self {
+        self.scalars = Some(profile);
+        self
     }
 
     /// A short description: shapes and layouts of the inputs.
@@ -220,7 +233,8 @@ impl CaseSpec {
                 }
             })
             .collect();
-        let mut draw = |d: DType, p: Profile| values::value(d, 1, p, &mut rng);
+        let given = self.scalars;
+        let mut draw = |d: DType, p: Profile| values::value(d, 1, given.unwrap_or(p), &mut rng);
         let op = match &self.op {
             Op::Fill(v) => Op::Fill(draw(v.dtype(), Profile::General)),
             Op::Full { dims, value } => Op::Full {
@@ -229,10 +243,10 @@ impl CaseSpec {
             },
             Op::Arange { start, len, .. } => {
                 // Mostly moderate values; in one case of four, special ones too.
-                let p = if rng.chance(0.25) {
-                    Profile::General
-                } else {
-                    Profile::Finite
+                let p = match given {
+                    Some(p) => p,
+                    None if rng.chance(0.25) => Profile::General,
+                    None => Profile::Finite,
                 };
                 Op::Arange {
                     start: values::value(start.dtype(), 1, p, &mut rng),

@@ -46,17 +46,6 @@ pub struct Criterion {
     pub non_finite: NonFinite,
 }
 
-impl Criterion {
-    /// Bit for bit, up to NaN payloads; zero signs must match.
-    pub fn exact() -> Self {
-        Criterion {
-            tolerance: Tolerance::Exact,
-            zeros: ZeroSigns::Match,
-            non_finite: NonFinite::Exact,
-        }
-    }
-}
-
 /// The criterion of `case`, whose expected result is `expected`.
 pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
     let input = case.inputs.first().map(|i| &i.array);

@@ -42,6 +42,8 @@ struct Slots {
     shape: usize,
     input_off: Vec<usize>,
     scalar: Vec<usize>,
+    /// A word left 0: the imaginary part of real-to-complex casts (see `Helpers::zero`).
+    zero: usize,
     words: usize,
     f64_view: bool,
 }
@@ -72,7 +74,8 @@ fn slots(program: &Program, layout: &Layout) -> Slots {
         shape: 4,
         input_off,
         scalar,
-        words: w,
+        zero: w,
+        words: w + 1,
         f64_view,
     }
 }
@@ -102,6 +105,7 @@ fn scalar_expr(d: DType, w: usize) -> String {
 pub fn source(program: &Program, layout: &Layout) -> Result<String> {
     let s = slots(program, layout);
     let mut h = Helpers::default();
+    h.set_zero_word(s.zero);
     let out = program.output_dtype();
     let ob = format!("b{}", layout.binding[layout.inputs.len()] + 1);
     let mut body = String::new();
