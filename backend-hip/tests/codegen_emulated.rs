@@ -133,3 +133,73 @@ fn sort_matches_cpu_on_every_path() {
     check_sort(&hip, "constant", &[9000], &vec![7.5f32; 9000]);
     sort::set_algorithm(None);
 }
+
+/// Relative error bound for sums of `n` terms (the suite's min(n + 2, 4√n + 16) ε Σ|x|).
+fn close(got: f64, want: f64, n: usize, abs_sum: f64, eps: f64) -> bool {
+    let units = ((n + 2) as f64).min(4.0 * (n as f64).sqrt() + 16.0);
+    (got - want).abs() <= units * eps * abs_sum.max(f64::MIN_POSITIVE)
+}
+
+#[test]
+fn row_scans_match_cpu_on_both_paths() {
+    use gpuarrays_hip::kernels::scan::{self, RowScan};
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let cpu = CpuBackend::new();
+    let _one = CHOICE.lock();
+    // f32 tiles hold 4096 elements: 1, 2, 3 and 9 tiles (binary decompositions up to 1000b),
+    // partial last tiles, several rows.
+    let shapes: [&[usize]; 4] = [&[4096 * 9 + 77], &[3, 4096 * 2 + 5], &[2, 4096], &[5, 300]];
+    for mode in [RowScan::Lookback, RowScan::Multipass] {
+        scan::set_row_scan(Some(mode));
+        for (k, dims) in shapes.iter().enumerate() {
+            let n: usize = dims.iter().product();
+            let axis = dims.len() - 1;
+            let w = words(n, 100 + k as u64);
+            let xf: Vec<f32> = w.iter().map(|&x| (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5).collect();
+            let got = Array::from_slice(&hip, dims, &xf).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec());
+            let got = got.unwrap_or_else(|e| panic!("{mode:?} {dims:?}: {e}"));
+            let want = Array::from_slice(&cpu, dims, &xf).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec()).expect("cpu");
+            let len = dims[axis];
+            for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                let row = i / len;
+                let abs: f64 = xf[row * len..=i].iter().map(|v| v.abs() as f64).sum();
+                assert!(
+                    close(*g as f64, *r as f64, i % len + 1, abs, f32::EPSILON as f64),
+                    "{mode:?} f32 {dims:?} at {i}: got {g}, want {r}"
+                );
+            }
+            // Integers are exact; an odd offset makes the rows unaligned (no vector loads).
+            let xi: Vec<i32> = w.iter().map(|&x| (x % 2001) as i32 - 1000).collect();
+            let arr = Array::from_slice(&hip, &[n + 1], &[&[7], &xi[..]].concat()).expect("upload");
+            let view = arr.slice(1..n + 1).and_then(|v| v.reshape(&dims.iter().map(|&d| d as isize).collect::<Vec<_>>())).expect("view");
+            let got = view.cumsum(axis).and_then(|a| a.to_vec()).expect("i32 cumsum");
+            let want = Array::from_slice(&cpu, dims, &xi).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec()).expect("cpu");
+            assert_eq!(got, want, "{mode:?} i32 {dims:?} (unaligned)");
+            let got = Array::from_slice(&hip, dims, &xi).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec()).expect("i32");
+            assert_eq!(got, want, "{mode:?} i32 {dims:?}");
+            if k == 0 {
+                let xd: Vec<f64> = w.iter().map(|&x| ((x >> 11) as f64 / (1u64 << 53) as f64) + 0.5).collect();
+                let got = Array::from_slice(&hip, dims, &xd).and_then(|a| a.cumprod(axis)).and_then(|a| a.to_vec()).expect("f64 cumprod");
+                let want = Array::from_slice(&cpu, dims, &xd).and_then(|a| a.cumprod(axis)).and_then(|a| a.to_vec()).expect("cpu");
+                for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                    let tol = 4.0 * ((i + 2) as f64) * f64::EPSILON * r.abs();
+                    assert!((g - r).abs() <= tol.max(f64::MIN_POSITIVE), "{mode:?} f64 cumprod at {i}: {g} vs {r}");
+                }
+                let xu: Vec<u8> = w.iter().map(|&x| x as u8).collect();
+                let got = Array::from_slice(&hip, dims, &xu).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec()).expect("u8");
+                let want = Array::from_slice(&cpu, dims, &xu).and_then(|a| a.cumsum(axis)).and_then(|a| a.to_vec()).expect("cpu");
+                assert_eq!(got, want, "{mode:?} u8 {dims:?}");
+            }
+        }
+    }
+    // The same input twice gives the same bits (the carries do not depend on timing).
+    scan::set_row_scan(Some(RowScan::Lookback));
+    let xf: Vec<f32> = words(4096 * 7, 5).iter().map(|&x| (x >> 40) as f32 / 1e5).collect();
+    let a = Array::from_slice(&hip, &[xf.len()], &xf).expect("upload");
+    let first = a.cumsum(0).and_then(|c| c.to_vec()).expect("cumsum");
+    let second = a.cumsum(0).and_then(|c| c.to_vec()).expect("cumsum");
+    assert!(first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()));
+    scan::set_row_scan(None);
+}
