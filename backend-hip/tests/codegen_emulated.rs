@@ -203,3 +203,62 @@ fn row_scans_match_cpu_on_both_paths() {
     assert!(first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()));
     scan::set_row_scan(None);
 }
+
+fn check_permute<T: Element>(hip: &HipBackend, dims: &[usize], axes: &[usize], data: &[T]) {
+    let cpu = CpuBackend::new();
+    let want = Array::from_slice(&cpu, dims, data)
+        .and_then(|a| a.permute(axes))
+        .and_then(|a| a.to_vec())
+        .expect("cpu permute");
+    let got = Array::from_slice(hip, dims, data)
+        .and_then(|a| a.permute(axes))
+        .and_then(|a| a.to_vec())
+        .unwrap_or_else(|e| panic!("permute {dims:?} {axes:?}: {e}"));
+    assert_eq!(got, want, "permute {dims:?} by {axes:?} ({})", T::DTYPE);
+}
+
+#[test]
+fn permutes_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let cases: [(&[usize], &[usize]); 8] = [
+        (&[37, 45], &[1, 0]),
+        (&[64, 32], &[1, 0]),
+        (&[3, 40, 50], &[2, 1, 0]),
+        (&[3, 40, 50], &[0, 2, 1]),
+        (&[9, 40, 50], &[1, 2, 0]),
+        (&[40, 9, 50], &[2, 0, 1]),
+        (&[3, 40, 50], &[1, 0, 2]),
+        (&[2, 3, 20, 24], &[3, 1, 0, 2]),
+    ];
+    for (k, (dims, axes)) in cases.iter().enumerate() {
+        let n: usize = dims.iter().product();
+        let w = words(n, 200 + k as u64);
+        check_permute(&hip, dims, axes, &w.iter().map(|&x| x as f32).collect::<Vec<_>>());
+        if k % 3 == 0 {
+            check_permute(&hip, dims, axes, &w.iter().map(|&x| x as u8).collect::<Vec<_>>());
+            check_permute(&hip, dims, axes, &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>());
+            check_permute(&hip, dims, axes, &w.iter().map(|&x| x as f64).collect::<Vec<_>>());
+            let c: Vec<gpuarrays_core::Complex64> = w
+                .iter()
+                .map(|&x| gpuarrays_core::Complex64::new(x as f64, -(x as f64)))
+                .collect();
+            check_permute(&hip, dims, axes, &c);
+        }
+    }
+    // A permute of a view that starts inside its buffer.
+    let w: Vec<f32> = words(4 * 40 * 50, 7).iter().map(|&x| x as f32).collect();
+    let got = Array::from_slice(&hip, &[4, 40, 50], &w)
+        .and_then(|a| a.view(&[1..3, 0..40, 0..50]))
+        .and_then(|v| v.permute(&[2, 1, 0]))
+        .and_then(|t| t.to_vec())
+        .expect("view permute");
+    let cpu = CpuBackend::new();
+    let want = Array::from_slice(&cpu, &[4, 40, 50], &w)
+        .and_then(|a| a.view(&[1..3, 0..40, 0..50]))
+        .and_then(|v| v.permute(&[2, 1, 0]))
+        .and_then(|t| t.to_vec())
+        .expect("cpu");
+    assert_eq!(got, want);
+}

@@ -18,6 +18,7 @@ use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
+use gpuarrays_hip::kernels::elementwise::transpose;
 use gpuarrays_hip::kernels::{find, matmul, reduce, scan, sort};
 
 const SHIM: &str = r#"
@@ -131,6 +132,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 4,
             ndim: 0,
             idx32: false,
+            transpose: false,
         },
         EwLayout {
             inputs: all(Class::Contiguous),
@@ -138,6 +140,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 0,
             idx32: false,
+            transpose: false,
         },
     ];
     if n_inputs > 0 {
@@ -152,6 +155,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 2,
             ndim: 3,
             idx32: true,
+            transpose: false,
         });
         v.push(EwLayout {
             inputs: mixed,
@@ -159,6 +163,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 2,
             idx32: false,
+            transpose: false,
         });
     }
     v
@@ -289,6 +294,11 @@ fn axis_bodies() -> Vec<String> {
         }
     }
     bodies.push(find::body().expect("find"));
+    for d in DType::ALL {
+        for ndim in [2, 3] {
+            bodies.push(transpose::body(d, ndim));
+        }
+    }
     bodies
 }
 

@@ -166,6 +166,9 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             p.inputs.len()
         )));
     }
+    if l.transpose {
+        return Ok(super::transpose::body(out_dtype, l.ndim));
+    }
     let mut s = String::new();
     if l.ndim > 0 {
         let _ = writeln!(s, "struct GaDims {{ i64 v[{}]; }};", l.ndim);
