@@ -262,3 +262,31 @@ fn permutes_match_cpu() {
         .expect("cpu");
     assert_eq!(got, want);
 }
+
+#[test]
+fn random_numbers_match_cpu_bit_for_bit() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let cpu = CpuBackend::new();
+    // Lengths around the vector width (4 f32 or 2 f64 per thread) and a tail.
+    for (k, n) in [1usize, 3, 4, 6, 1027].into_iter().enumerate() {
+        let seed = 0x1234_5678_9ABC_DEF0 ^ k as u64;
+        let got = Array::<f32, _>::random_uniform(&hip, &[n], seed).and_then(|a| a.to_vec()).expect("uniform f32");
+        let want = Array::<f32, _>::random_uniform(&cpu, &[n], seed).and_then(|a| a.to_vec()).expect("cpu");
+        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "uniform f32 n={n}: {got:?} vs {want:?}");
+        let got = Array::<f64, _>::random_uniform(&hip, &[n], seed).and_then(|a| a.to_vec()).expect("uniform f64");
+        let want = Array::<f64, _>::random_uniform(&cpu, &[n], seed).and_then(|a| a.to_vec()).expect("cpu");
+        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "uniform f64 n={n}");
+        let got = Array::<f32, _>::random_normal(&hip, &[n], seed).and_then(|a| a.to_vec()).expect("normal f32");
+        let want = Array::<f32, _>::random_normal(&cpu, &[n], seed).and_then(|a| a.to_vec()).expect("cpu");
+        assert!(got.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-5 * (1.0 + b.abs())), "normal f32 n={n}");
+        let got = Array::<f64, _>::random_normal(&hip, &[n], seed).and_then(|a| a.to_vec()).expect("normal f64");
+        let want = Array::<f64, _>::random_normal(&cpu, &[n], seed).and_then(|a| a.to_vec()).expect("cpu");
+        assert!(got.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-12 * (1.0 + b.abs())), "normal f64 n={n}");
+    }
+    // A 2-D draw of a view-sized array: element i is row-major i.
+    let got = Array::<f32, _>::random_uniform(&hip, &[7, 9], 3).and_then(|a| a.to_vec()).expect("2-D");
+    let want = Array::<f32, _>::random_uniform(&cpu, &[63], 3).and_then(|a| a.to_vec()).expect("1-D");
+    assert_eq!(got, want);
+}

@@ -1,11 +1,19 @@
 //! Philox4x32-10 in C++, with the exact recipe of `gpuarrays_core::kernel::random`: element
-//! `i` of a draw with seed `s` uses counter `(lo32(i), hi32(i), 0, 0)` and key
-//! `(lo32(s), hi32(s))`. Everything before `log`/`cos`/`sqrt` is exact integer or
+//! `i` of a draw taking `w` words per element uses stream words `w·i ..`, i.e. words
+//! `(w·i) mod 4 ..` of Philox call `(w·i) / 4` (counter `(lo32, hi32, 0, 0)`, key
+//! `(lo32(s), hi32(s))`). Everything before `log`/`cos`/`sqrt` is exact integer or
 //! exactly-representable float arithmetic, so uniforms are bit-identical to the CPU's.
 //! Emitted only into programs that draw random numbers.
+//!
+//! One call feeds `4/w` consecutive elements: in the elementwise kernel's vector loop a thread
+//! evaluates the draws of `base + j` (`base` a multiple of the vector width, `j` unrolled), the
+//! call index `((base + j)·w) >> 2` is the same expression for the `j` that share a call, and
+//! the compiler keeps one Philox evaluation per call; the element's word offset is a constant
+//! per `j` there.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
+use gpuarrays_core::kernel::random;
 
 /// The Philox generator and the four distribution functions.
 pub const PHILOX: &str = r#"
@@ -23,6 +31,19 @@ GA_INLINE GaWords ga_philox(u64 index, u64 seed) {
     c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
   }
   GaWords w; w.r0 = c0; w.r1 = c1; w.r2 = c2; w.r3 = c3;
+  return w;
+}
+GA_INLINE u32 ga_pick(const GaWords r, const u32 o) {
+  return o == 0u ? r.r0 : (o == 1u ? r.r1 : (o == 2u ? r.r2 : r.r3));
+}
+// The words of element `index` of a draw taking W words per element, first word in r0.
+template <int W>
+GA_INLINE GaWords ga_draw_words(const u64 index, const u64 seed) {
+  const u64 word = index * (u64)W;
+  const GaWords r = ga_philox(word >> 2, seed);
+  if (W == 4) return r;
+  const u32 o = (u32)word & 3u;
+  GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
   return w;
 }
 GA_INLINE f64 ga_unit_f64(u32 a, u32 b) { return ((f64)(a >> 5) * 67108864.0 + (f64)(b >> 6)) * 0x1p-53; }
@@ -49,5 +70,6 @@ pub fn draw(dist: Distribution, dtype: DType, index: &str, seed: &str) -> Option
         (Distribution::Normal, DType::F64) => "ga_normal_f64",
         _ => return None,
     };
-    Some(format!("{f}(ga_philox((u64){index}, {seed}))"))
+    let w = random::words_per_element(dist, dtype);
+    Some(format!("{f}(ga_draw_words<{w}>((u64){index}, {seed}))"))
 }
