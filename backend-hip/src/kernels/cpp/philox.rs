@@ -5,15 +5,14 @@
 //! exactly-representable float arithmetic, so uniforms are bit-identical to the CPU's.
 //! Emitted only into programs that draw random numbers.
 //!
-//! One call feeds `4/w` consecutive elements: in the elementwise kernel's vector loop a thread
-//! evaluates the draws of `base + j` (`base` a multiple of the vector width, `j` unrolled), the
-//! call index `((base + j)·w) >> 2` is the same expression for the `j` that share a call, and
-//! the compiler keeps one Philox evaluation per call; the element's word offset is a constant
-//! per `j` there.
+//! One call feeds `4/w` consecutive elements: the elementwise kernel's vector loop evaluates
+//! each call of its vector once (`ga_philox` into `rq[c]`) and gives element `j` its words with
+//! `ga_vec_words` (a constant call and offset per unrolled `j`); the scalar tail uses
+//! `ga_draw_words`. (Left to common-subexpression elimination, the host compiler kept one
+//! Philox evaluation per element.)
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
-use gpuarrays_core::kernel::random;
 
 /// The Philox generator and the four distribution functions.
 pub const PHILOX: &str = r#"
@@ -46,6 +45,17 @@ GA_INLINE GaWords ga_draw_words(const u64 index, const u64 seed) {
   GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
   return w;
 }
+// Element j of a vector whose W-word draws start at a stream word `off` (mod 4) of call q[0]:
+// with NC > 1 calls the vector starts on a call boundary (off = 0) and j's call is constant.
+template <int W, int NC>
+GA_INLINE GaWords ga_vec_words(const GaWords* q, const int j, const u32 off) {
+  const u32 word = (u32)(j * W) + (NC == 1 ? off : 0u);
+  const GaWords r = q[NC == 1 ? 0 : (j * W) >> 2];
+  if (W == 4) return r;
+  const u32 o = word & 3u;
+  GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
+  return w;
+}
 GA_INLINE f64 ga_unit_f64(u32 a, u32 b) { return ((f64)(a >> 5) * 67108864.0 + (f64)(b >> 6)) * 0x1p-53; }
 GA_INLINE f32 ga_uniform_f32(GaWords w) { return (f32)(w.r0 >> 8) * 0x1p-24f; }
 GA_INLINE f64 ga_uniform_f64(GaWords w) { return ga_unit_f64(w.r0, w.r1); }
@@ -61,8 +71,9 @@ GA_INLINE f64 ga_normal_f64(GaWords w) {
 }
 "#;
 
-/// The C++ expression of one draw for element `index` (an i64 expression) with `seed` (u64).
-pub fn draw(dist: Distribution, dtype: DType, index: &str, seed: &str) -> Option<String> {
+/// The C++ expression of one draw of `dist` in `dtype` from the element's words `words` (a
+/// `GaWords` expression, first word in `r0`: see `ga_draw_words` and `ga_vec_words`).
+pub fn transform(dist: Distribution, dtype: DType, words: &str) -> Option<String> {
     let f = match (dist, dtype) {
         (Distribution::Uniform, DType::F32) => "ga_uniform_f32",
         (Distribution::Uniform, DType::F64) => "ga_uniform_f64",
@@ -70,6 +81,5 @@ pub fn draw(dist: Distribution, dtype: DType, index: &str, seed: &str) -> Option
         (Distribution::Normal, DType::F64) => "ga_normal_f64",
         _ => return None,
     };
-    let w = random::words_per_element(dist, dtype);
-    Some(format!("{f}(ga_draw_words<{w}>((u64){index}, {seed}))"))
+    Some(format!("{f}({words})"))
 }
