@@ -290,3 +290,41 @@ fn random_numbers_match_cpu_bit_for_bit() {
     let want = Array::<f32, _>::random_uniform(&cpu, &[63], 3).and_then(|a| a.to_vec()).expect("1-D");
     assert_eq!(got, want);
 }
+
+#[test]
+fn split_reductions_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let cpu = CpuBackend::new();
+    // 1-D, long enough for several blocks per row (so partials are combined by the last one).
+    let n = 70_001;
+    let mut x: Vec<f32> = words(n, 300).iter().map(|&w| ((w >> 40) % 1000) as f32).collect();
+    let dev = Array::from_slice(&hip, &[n], &x).expect("upload");
+    let host = Array::from_slice(&cpu, &[n], &x).expect("upload");
+    assert_eq!(dev.argmax().expect("argmax"), host.argmax().expect("cpu"), "ties: first index");
+    assert_eq!(dev.argmin().expect("argmin"), host.argmin().expect("cpu"));
+    x[41_000] = f32::NAN;
+    x[60_000] = f32::NAN;
+    let dev = Array::from_slice(&hip, &[n], &x).expect("upload");
+    assert_eq!(dev.argmax().expect("argmax"), 41_000, "the first NaN wins");
+    assert_eq!(dev.argmin().expect("argmin"), 41_000);
+    let xi: Vec<i32> = words(n, 301).iter().map(|&w| (w % 100_000) as i32 - 50_000).collect();
+    let s = Array::from_slice(&hip, &[n], &xi).and_then(|a| a.sum_axis(0)).and_then(|a| a.to_vec()).expect("i32 sum");
+    let want = Array::from_slice(&cpu, &[n], &xi).and_then(|a| a.sum_axis(0)).and_then(|a| a.to_vec()).expect("cpu");
+    assert_eq!(s, want);
+    // Columns: axis 0 of [rows, cols], split along the rows.
+    for cols in [37usize, 64] {
+        let rows = 300;
+        let m: Vec<f32> = words(rows * cols, 302).iter().map(|&w| ((w >> 40) as f32) / 1e6).collect();
+        let got = Array::from_slice(&hip, &[rows, cols], &m).and_then(|a| a.sum_axis(0)).and_then(|a| a.to_vec()).expect("sum axis 0");
+        let want = Array::from_slice(&cpu, &[rows, cols], &m).and_then(|a| a.sum_axis(0)).and_then(|a| a.to_vec()).expect("cpu");
+        for (c, (g, w)) in got.iter().zip(&want).enumerate() {
+            let abs: f64 = (0..rows).map(|r| m[r * cols + c].abs() as f64).sum();
+            assert!(close(*g as f64, *w as f64, rows, abs, f32::EPSILON as f64), "sum axis 0 column {c}: {g} vs {w}");
+        }
+        let got = Array::from_slice(&hip, &[rows, cols], &m).and_then(|a| a.argmax_axis(0)).and_then(|a| a.to_vec()).expect("argmax axis 0");
+        let want = Array::from_slice(&cpu, &[rows, cols], &m).and_then(|a| a.argmax_axis(0)).and_then(|a| a.to_vec()).expect("cpu");
+        assert_eq!(got, want, "argmax axis 0, {cols} columns");
+    }
+}

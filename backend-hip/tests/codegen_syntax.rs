@@ -279,7 +279,7 @@ fn axis_bodies() -> Vec<String> {
         for op in ReduceOp::ALL {
             if op.result_dtype(d).is_ok() {
                 let c = combine::reduction(op, d).expect("combiner");
-                bodies.push(reduce::codegen::body(d, &c));
+                bodies.push(reduce::codegen::body(d, op, &c));
             }
         }
         if d.is_numeric() {
@@ -322,7 +322,7 @@ fn axis_sources_compile_for_both_dialects() {
 fn every_listed_kernel_is_defined() {
     let has = |body: &str, k: &str| body.contains(&format!(" {k}(")) && body.contains("__global__");
     let c = combine::reduction(ReduceOp::ArgMax, DType::F32).expect("combiner");
-    let r = reduce::codegen::body(DType::F32, &c);
+    let r = reduce::codegen::body(DType::F32, ReduceOp::ArgMax, &c);
     for k in reduce::codegen::KERNELS {
         assert!(has(&r, k), "reduce kernel {k} missing");
     }
