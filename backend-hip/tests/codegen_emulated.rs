@@ -328,3 +328,27 @@ fn split_reductions_match_cpu() {
         assert_eq!(got, want, "argmax axis 0, {cols} columns");
     }
 }
+
+/// The conformance suite's rows of the operations whose kernels live in sort/, scan/, reduce/
+/// and the elementwise copies and draws (quick shapes), every type, on the emulator.
+#[test]
+fn conformance_rows_of_these_kernels_pass_on_the_emulator() {
+    use gpuarrays_conformance::{SuiteConfig, SuiteReport};
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let mut report = SuiteReport::default();
+    for filter in ["sort", "cum", "permute", "transpose", "random", "arg", "sum_axis", "reverse"] {
+        report.extend(gpuarrays_conformance::run(
+            &hip,
+            &SuiteConfig::quick().with_filter(filter),
+        ));
+    }
+    assert!(
+        report.ok() && !report.rows.is_empty(),
+        "{}\n{}",
+        report.summary(),
+        report.failure_details()
+    );
+    eprintln!("{}", report.summary());
+}
