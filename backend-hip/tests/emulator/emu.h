@@ -22,7 +22,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
-#include <chrono>
 #include <functional>
 #include <thread>
 #include <type_traits>
@@ -201,9 +200,6 @@ inline void run_block(const std::function<void()>& fn) {
     if (at_barrier + done == n) {
       for (Fiber& f : fibers)
         if (f.state == AT_BARRIER) f.state = RUNNABLE;
-      // Now and then a block stalls at a barrier, so resident blocks overtake one another
-      // (what makes a look-back meet tiles that have published only their own aggregate).
-      if (next_random() % 4 == 0) std::this_thread::sleep_for(std::chrono::microseconds(next_random() % 300));
       continue;
     }
     fail("deadlock: no thread can run");
