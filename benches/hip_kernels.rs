@@ -123,15 +123,21 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
         bench("sum", GIB, 10, &mut || {
             drop(x.raw().reduce(ReduceOp::Sum, None).expect("sum"))
         });
-        bench("cumsum", 2.0 * GIB, 5, &mut || drop(x.cumsum(0).expect("cumsum")));
+        bench("cumsum", 2.0 * GIB, 5, &mut || {
+            drop(x.cumsum(0).expect("cumsum"))
+        });
         scan::set_row_scan(Some(RowScan::Multipass));
         bench("cumsum_multipass", 2.0 * GIB, 5, &mut || {
             drop(x.cumsum(0).expect("cumsum"))
         });
         scan::set_row_scan(None);
         let m = Array::<f32, _>::random_uniform(hip, &[SIDE, SIDE], 3).expect("m");
-        bench("sum_dim0", GIB, 10, &mut || drop(m.sum_axis(0).expect("sum0")));
-        bench("sum_dim1", GIB, 10, &mut || drop(m.sum_axis(1).expect("sum1")));
+        bench("sum_dim0", GIB, 10, &mut || {
+            drop(m.sum_axis(0).expect("sum0"))
+        });
+        bench("sum_dim1", GIB, 10, &mut || {
+            drop(m.sum_axis(1).expect("sum1"))
+        });
     }
     let x = Array::<f32, _>::random_uniform(hip, &[N26], 11).expect("x26");
     let m = Array::<f32, _>::random_uniform(hip, &[SIDE13, SIDE13], 12).expect("m13");
@@ -175,11 +181,17 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     // Sorts return a sorted copy (the copy is part of the time, as PyTorch's output is).
     for (alg, one, rows) in [
         (SortAlgorithm::Auto, "sort_2p26", "sort_rows_8192"),
-        (SortAlgorithm::Bitonic, "sort_2p26_bitonic", "sort_rows_8192_bitonic"),
+        (
+            SortAlgorithm::Bitonic,
+            "sort_2p26_bitonic",
+            "sort_rows_8192_bitonic",
+        ),
     ] {
         sort::set_algorithm(Some(alg));
         bench(one, 2.0 * b26, 3, &mut || drop(x.sort().expect("sort")));
-        bench(rows, 2.0 * b26, 3, &mut || drop(m.sort().expect("sort rows")));
+        bench(rows, 2.0 * b26, 3, &mut || {
+            drop(m.sort().expect("sort rows"))
+        });
     }
     sort::set_algorithm(None);
     let xd = Array::<f64, _>::random_uniform(hip, &[N26 / 2], 13).expect("xd");

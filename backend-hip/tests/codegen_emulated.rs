@@ -21,7 +21,11 @@ fn sort_matches_cpu_on_every_path() {
     };
     // Onesweep with several tiles (4096 keys each) and a partial last tile, per row; one block
     // per row below and at its limit; the bitonic network.
-    kernel_checks::sorts(&hip, SortAlgorithm::Onesweep, &[&[9000], &[3, 4100], &[5, 7], &[1, 2]]);
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Onesweep,
+        &[&[9000], &[3, 4100], &[5, 7], &[1, 2]],
+    );
     kernel_checks::sorts(&hip, SortAlgorithm::Rows, &[&[8192], &[3, 5000], &[4, 33]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Auto, &[&[2, 1000], &[3000]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[2, 700]]);
@@ -34,7 +38,10 @@ fn row_scans_match_cpu_on_both_paths() {
     };
     // f32 tiles hold 4096 elements: 1, 2, 3 and 10 tiles (binary decompositions up to 1001b),
     // partial last tiles, several rows.
-    kernel_checks::scans(&hip, &[&[4096 * 9 + 77], &[3, 4096 * 2 + 5], &[2, 4096], &[5, 300]]);
+    kernel_checks::scans(
+        &hip,
+        &[&[4096 * 9 + 77], &[3, 4096 * 2 + 5], &[2, 4096], &[5, 300]],
+    );
 }
 
 #[test]

@@ -32,7 +32,18 @@ fn gpu() -> Option<HipBackend> {
 fn large_sorts_match_cpu() {
     let Some(hip) = gpu() else { return };
     let t = std::time::Instant::now();
-    kernel_checks::sorts(&hip, SortAlgorithm::Auto, &[&[3_000_017], &[1 << 24], &[8192, 8192], &[1000, 5000], &[3, 1_000_003], &[4096, 1000]]);
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Auto,
+        &[
+            &[3_000_017],
+            &[1 << 24],
+            &[8192, 8192],
+            &[1000, 5000],
+            &[3, 1_000_003],
+            &[4096, 1000],
+        ],
+    );
     kernel_checks::sorts(&hip, SortAlgorithm::Rows, &[&[700, 4096], &[5000, 77]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Onesweep, &[&[1_000_003], &[40, 3001]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[1_000_003], &[512, 2048]]);
@@ -43,7 +54,15 @@ fn large_sorts_match_cpu() {
 fn large_scans_match_cpu() {
     let Some(hip) = gpu() else { return };
     let t = std::time::Instant::now();
-    kernel_checks::scans(&hip, &[&[1 << 26], &[(1 << 24) + 12_345], &[8192, 8192], &[3, 1_000_003]]);
+    kernel_checks::scans(
+        &hip,
+        &[
+            &[1 << 26],
+            &[(1 << 24) + 12_345],
+            &[8192, 8192],
+            &[3, 1_000_003],
+        ],
+    );
     eprintln!("large scans: {:.1} s", t.elapsed().as_secs_f64());
 }
 

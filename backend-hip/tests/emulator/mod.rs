@@ -321,7 +321,15 @@ impl Platform for EmuPlatform {
         let so = self.dir.join(format!("m{id}.so"));
         std::fs::write(&cpp, &source).map_err(|e| invalid(format!("write source: {e}")))?;
         let out = Command::new("g++")
-            .args(["-std=c++17", "-O1", "-g0", "-w", "-fPIC", "-shared", "-include"])
+            .args([
+                "-std=c++17",
+                "-O1",
+                "-g0",
+                "-w",
+                "-fPIC",
+                "-shared",
+                "-include",
+            ])
             .arg(self.dir.join("emu.h"))
             .arg(&cpp)
             .arg("-o")
@@ -378,8 +386,8 @@ impl Platform for EmuPlatform {
             .ok_or_else(|| invalid("no such module".into()))?;
         let symbol = format!("ga_emu_launch_{name}");
         // SAFETY: the symbol is a trampoline generated with exactly this signature.
-        let f: libloading::Symbol<'_, Trampoline> = unsafe { lib.get(symbol.as_bytes()) }
-            .map_err(|e| invalid(format!("{symbol}: {e}")))?;
+        let f: libloading::Symbol<'_, Trampoline> =
+            unsafe { lib.get(symbol.as_bytes()) }.map_err(|e| invalid(format!("{symbol}: {e}")))?;
         Ok(FunctionHandle(*f as usize as u64))
     }
     unsafe fn launch_kernel(
@@ -401,7 +409,13 @@ impl Platform for EmuPlatform {
         let f: Trampoline = unsafe { std::mem::transmute(function.0 as usize) };
         let _one_at_a_time = LAUNCH.lock();
         // SAFETY: the trait's contract: one pointer per parameter, of the parameter's type.
-        unsafe { f(args.as_mut_ptr(), config.grid.as_ptr(), config.block.as_ptr()) };
+        unsafe {
+            f(
+                args.as_mut_ptr(),
+                config.grid.as_ptr(),
+                config.block.as_ptr(),
+            )
+        };
         Ok(())
     }
     fn begin_capture(&self, _stream: StreamHandle, _mode: CaptureMode) -> Result<()> {

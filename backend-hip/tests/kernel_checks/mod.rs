@@ -115,11 +115,36 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
         let w = words(n, seed);
         let c = |f: fn(u64) -> i32| w.iter().map(|&x| f(x)).collect::<Vec<_>>();
         sort_one(hip, &what, dims, &c(|x| x as i32 % 1000));
-        sort_one(hip, &what, dims, &w.iter().map(|&x| x as u32).collect::<Vec<_>>());
-        sort_one(hip, &what, dims, &w.iter().map(|&x| x as i64).collect::<Vec<_>>());
-        sort_one(hip, &what, dims, &w.iter().map(|&x| x >> 3).collect::<Vec<u64>>());
-        sort_one(hip, &what, dims, &w.iter().map(|&x| (x >> 5) as u8).collect::<Vec<_>>());
-        sort_one(hip, &what, dims, &w.iter().map(|&x| x & 3 == 0).collect::<Vec<_>>());
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x as u32).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x as i64).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x >> 3).collect::<Vec<u64>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| (x >> 5) as u8).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x & 3 == 0).collect::<Vec<_>>(),
+        );
         let up: Vec<i32> = (0..n as i32).collect();
         sort_one(hip, "sorted", dims, &up);
         let down: Vec<i32> = (0..n as i32).rev().collect();
@@ -163,7 +188,9 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
             }
             let again = run(hip).and_then(|a| a.to_vec()).expect("again");
             assert!(
-                got.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()),
+                got.iter()
+                    .zip(&again)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
                 "{mode:?} {dims:?}: two runs differ"
             );
             let xi: Vec<i32> = w.iter().map(|&x| (x % 2001) as i32 - 1000).collect();
@@ -177,7 +204,8 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
                 .expect("i32");
             assert_eq!(got, want, "{mode:?} i32 {dims:?}");
             // An odd offset: the rows are not 16-byte aligned (no vector loads).
-            let shifted = Array::from_slice(hip, &[n + 1], &[&[7], &xi[..]].concat()).expect("upload");
+            let shifted =
+                Array::from_slice(hip, &[n + 1], &[&[7], &xi[..]].concat()).expect("upload");
             let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
             let got = shifted
                 .slice(1..n + 1)
@@ -203,7 +231,10 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
                 .expect("cpu");
             for (i, (g, r)) in got.iter().zip(&want).enumerate() {
                 let tol = 4.0 * ((i % len + 2) as f64) * f64::EPSILON * r.abs();
-                assert!((g - r).abs() <= tol, "{mode:?} f64 cumprod at {i}: {g} vs {r}");
+                assert!(
+                    (g - r).abs() <= tol,
+                    "{mode:?} f64 cumprod at {i}: {g} vs {r}"
+                );
             }
             let xu: Vec<u8> = w.iter().map(|&x| x as u8).collect();
             let got = Array::from_slice(hip, dims, &xu)
@@ -230,7 +261,11 @@ pub fn permute_one<T: Element>(hip: &HipBackend, dims: &[usize], axes: &[usize],
         .and_then(|a| a.permute(axes))
         .and_then(|a| a.to_vec())
         .unwrap_or_else(|e| panic!("permute {dims:?} {axes:?}: {e}"));
-    assert!(got == want, "permute {dims:?} by {axes:?} ({}) differs", T::DTYPE);
+    assert!(
+        got == want,
+        "permute {dims:?} by {axes:?} ({}) differs",
+        T::DTYPE
+    );
 }
 
 /// Permutes: f32 on every case, u8, bool, f64 and c64 on every third.
@@ -238,11 +273,31 @@ pub fn permutes(hip: &HipBackend, cases: &[(&[usize], &[usize])]) {
     for (k, (dims, axes)) in cases.iter().enumerate() {
         let n: usize = dims.iter().product();
         let w = words(n, 200 + k as u64);
-        permute_one(hip, dims, axes, &w.iter().map(|&x| x as f32).collect::<Vec<_>>());
+        permute_one(
+            hip,
+            dims,
+            axes,
+            &w.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+        );
         if k % 3 == 0 {
-            permute_one(hip, dims, axes, &w.iter().map(|&x| x as u8).collect::<Vec<_>>());
-            permute_one(hip, dims, axes, &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>());
-            permute_one(hip, dims, axes, &w.iter().map(|&x| x as f64).collect::<Vec<_>>());
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x as u8).collect::<Vec<_>>(),
+            );
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>(),
+            );
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+            );
             let c: Vec<Complex64> = w
                 .iter()
                 .map(|&x| Complex64::new(x as f64, -(x as f64)))
@@ -257,21 +312,35 @@ pub fn draws(hip: &HipBackend, sizes: &[usize]) {
     let cpu = CpuBackend::new();
     for (k, &n) in sizes.iter().enumerate() {
         let seed = 0x1234_5678_9ABC_DEF0 ^ k as u64;
-        let f = |b: &HipBackend| Array::<f32, _>::random_uniform(b, &[n], seed).and_then(|a| a.to_vec());
+        let f = |b: &HipBackend| {
+            Array::<f32, _>::random_uniform(b, &[n], seed).and_then(|a| a.to_vec())
+        };
         let got = f(hip).expect("uniform f32");
         let want = Array::<f32, _>::random_uniform(&cpu, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("cpu");
-        let bad = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(bad.is_none(), "uniform f32 n={n}: first difference at {bad:?}");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(
+            bad.is_none(),
+            "uniform f32 n={n}: first difference at {bad:?}"
+        );
         let got = Array::<f64, _>::random_uniform(hip, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("uniform f64");
         let want = Array::<f64, _>::random_uniform(&cpu, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("cpu");
-        let bad = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(bad.is_none(), "uniform f64 n={n}: first difference at {bad:?}");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(
+            bad.is_none(),
+            "uniform f64 n={n}: first difference at {bad:?}"
+        );
         let got = Array::<f32, _>::random_normal(hip, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("normal f32");
@@ -282,7 +351,10 @@ pub fn draws(hip: &HipBackend, sizes: &[usize]) {
             .iter()
             .zip(&want)
             .position(|(a, b)| (a - b).abs() > 1e-5 * (1.0 + b.abs()));
-        assert!(bad.is_none(), "normal f32 n={n}: first difference at {bad:?}");
+        assert!(
+            bad.is_none(),
+            "normal f32 n={n}: first difference at {bad:?}"
+        );
         let got = Array::<f64, _>::random_normal(hip, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("normal f64");
@@ -293,7 +365,10 @@ pub fn draws(hip: &HipBackend, sizes: &[usize]) {
             .iter()
             .zip(&want)
             .position(|(a, b)| (a - b).abs() > 1e-12 * (1.0 + b.abs()));
-        assert!(bad.is_none(), "normal f64 n={n}: first difference at {bad:?}");
+        assert!(
+            bad.is_none(),
+            "normal f64 n={n}: first difference at {bad:?}"
+        );
     }
 }
 
@@ -301,10 +376,17 @@ pub fn draws(hip: &HipBackend, sizes: &[usize]) {
 /// along axis 0 of `[rows, c]` for each `c` in `cols`.
 pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
     let cpu = CpuBackend::new();
-    let mut x: Vec<f32> = words(n, 300).iter().map(|&w| ((w >> 40) % 1000) as f32).collect();
+    let mut x: Vec<f32> = words(n, 300)
+        .iter()
+        .map(|&w| ((w >> 40) % 1000) as f32)
+        .collect();
     let dev = Array::from_slice(hip, &[n], &x).expect("upload");
     let host = Array::from_slice(&cpu, &[n], &x).expect("upload");
-    assert_eq!(dev.argmax().expect("argmax"), host.argmax().expect("cpu"), "ties: first index");
+    assert_eq!(
+        dev.argmax().expect("argmax"),
+        host.argmax().expect("cpu"),
+        "ties: first index"
+    );
     assert_eq!(dev.argmin().expect("argmin"), host.argmin().expect("cpu"));
     let (first, second) = (n * 3 / 5, n * 6 / 7);
     x[first] = f32::NAN;
@@ -312,7 +394,10 @@ pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
     let dev = Array::from_slice(hip, &[n], &x).expect("upload");
     assert_eq!(dev.argmax().expect("argmax"), first, "the first NaN wins");
     assert_eq!(dev.argmin().expect("argmin"), first);
-    let xi: Vec<i32> = words(n, 301).iter().map(|&w| (w % 100_000) as i32 - 50_000).collect();
+    let xi: Vec<i32> = words(n, 301)
+        .iter()
+        .map(|&w| (w % 100_000) as i32 - 50_000)
+        .collect();
     let got = Array::from_slice(hip, &[n], &xi)
         .and_then(|a| a.sum_axis(0))
         .and_then(|a| a.to_vec())
@@ -323,7 +408,10 @@ pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
         .expect("cpu");
     assert_eq!(got, want);
     for &c in cols {
-        let m: Vec<f32> = words(rows * c, 302).iter().map(|&w| ((w >> 40) as f32) / 1e6).collect();
+        let m: Vec<f32> = words(rows * c, 302)
+            .iter()
+            .map(|&w| ((w >> 40) as f32) / 1e6)
+            .collect();
         let got = Array::from_slice(hip, &[rows, c], &m)
             .and_then(|a| a.sum_axis(0))
             .and_then(|a| a.to_vec())

@@ -144,10 +144,13 @@ fn offsets(l: &EwLayout) -> String {
 
 /// The random leaves of `p`: (instruction index, seed slot, stream words per element).
 fn randoms(p: &Program) -> impl Iterator<Item = (usize, u32, u32)> + '_ {
-    p.instrs.iter().enumerate().filter_map(|(i, ins)| match ins.node {
-        Node::Random(dist, slot) => Some((i, slot, random::words_per_element(dist, ins.dtype))),
-        _ => None,
-    })
+    p.instrs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ins)| match ins.node {
+            Node::Random(dist, slot) => Some((i, slot, random::words_per_element(dist, ins.dtype))),
+            _ => None,
+        })
 }
 
 /// Philox calls one vector of `vec` elements taking `w` words each needs (it starts at a

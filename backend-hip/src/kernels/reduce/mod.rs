@@ -58,7 +58,11 @@ fn partials(
     counters: usize,
 ) -> Result<(crate::device::DeviceBuffer, DevicePtr, DevicePtr)> {
     let fused = !two_pass();
-    let counter_bytes = if fused { (counters * 4).next_multiple_of(16) } else { 0 };
+    let counter_bytes = if fused {
+        (counters * 4).next_multiple_of(16)
+    } else {
+        0
+    };
     let buf = dev.scratch(counter_bytes + partial_bytes, stream)?;
     let counter = if fused {
         // SAFETY: the counters are the first `counter_bytes` bytes of `buf`, alive until the

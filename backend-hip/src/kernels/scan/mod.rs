@@ -69,8 +69,8 @@ pub fn row_scan() -> RowScan {
         1 => RowScan::Lookback,
         2 => RowScan::Multipass,
         _ => {
-            let multipass = std::env::var(SCAN_ENV)
-                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("multipass"));
+            let multipass =
+                std::env::var(SCAN_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("multipass"));
             let choice = if multipass {
                 RowScan::Multipass
             } else {

@@ -123,7 +123,11 @@ pub fn source(dev: &DeviceKernels, dtype: DType) -> Result<KernelSource> {
             "{dtype} has no order to sort by"
         )));
     }
-    Ok(dev.source(format!("ga_sort[{}]", dtype.name()), &body(dtype), kernels()))
+    Ok(dev.source(
+        format!("ga_sort[{}]", dtype.name()),
+        &body(dtype),
+        kernels(),
+    ))
 }
 
 fn blocks(items: usize, block: u32) -> u32 {
@@ -238,9 +242,15 @@ mod tests {
     #[test]
     fn algorithm_names_parse() {
         assert_eq!(SortAlgorithm::parse("Radix"), Some(SortAlgorithm::Auto));
-        assert_eq!(SortAlgorithm::parse(" bitonic "), Some(SortAlgorithm::Bitonic));
+        assert_eq!(
+            SortAlgorithm::parse(" bitonic "),
+            Some(SortAlgorithm::Bitonic)
+        );
         assert_eq!(SortAlgorithm::parse("rows"), Some(SortAlgorithm::Rows));
-        assert_eq!(SortAlgorithm::parse("onesweep"), Some(SortAlgorithm::Onesweep));
+        assert_eq!(
+            SortAlgorithm::parse("onesweep"),
+            Some(SortAlgorithm::Onesweep)
+        );
         assert_eq!(SortAlgorithm::parse("quick"), None);
     }
 }

@@ -48,7 +48,15 @@ pub fn rows(
 ) -> Result<()> {
     let mut a = KernelArgs::with_capacity(3);
     a.ptr(data).i64(rows as i64).i64(len as i64);
-    launch(dev, stream, module, "ga_radix_rows", rows, ROWS_BLOCK, &mut a)
+    launch(
+        dev,
+        stream,
+        module,
+        "ga_radix_rows",
+        rows,
+        ROWS_BLOCK,
+        &mut a,
+    )
 }
 
 /// How the histogram (and fill) kernels split the rows: `bpr` blocks per row, each counting a
@@ -59,7 +67,10 @@ fn hist_split(dev: &DeviceKernels, rows: usize, len: usize) -> (usize, usize) {
     let mut bpr = if rows >= target {
         1
     } else {
-        target.div_ceil(rows).min(len.div_ceil(per_block_min)).max(1)
+        target
+            .div_ceil(rows)
+            .min(len.div_ceil(per_block_min))
+            .max(1)
     };
     bpr = bpr.max(len.div_ceil(HIST_CHUNK_MAX));
     let chunk = len.div_ceil(bpr).next_multiple_of(HIST_RUN);
@@ -160,7 +171,15 @@ pub fn onesweep(
             .i32(p as i32)
             .i32(first as i32)
             .i32(last as i32);
-        launch(dev, stream, module, "ga_radix_pass", tiles, PASS_BLOCK, &mut a)?;
+        launch(
+            dev,
+            stream,
+            module,
+            "ga_radix_pass",
+            tiles,
+            PASS_BLOCK,
+            &mut a,
+        )?;
     }
     Ok(())
 }
