@@ -35,6 +35,9 @@ const THREAD_ROW_MAX: usize = 8;
 const WARP_ROW_MAX: usize = 1024;
 /// Blocks per multiprocessor a split reduction aims for (132×8 measured best for the sum).
 const BLOCKS_PER_SM: usize = 8;
+/// The same for argmin/argmax, whose 16-byte accumulators leave fewer blocks resident: more,
+/// smaller blocks keep the last wave's idle tail short (not yet measured against 8).
+const ARG_BLOCKS_PER_SM: usize = 32;
 /// Threads per multiprocessor a column reduction aims for (enough loads in flight).
 const COL_THREADS_PER_SM: usize = 2048;
 
@@ -141,7 +144,11 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, r: &ReduceLaunch) -> Result<()>
         let v = vec_width(r.dtype) as usize;
         let vec = v > 1 && r.input.0 % 16 == 0 && (len * size) % 16 == 0;
         let step = if vec { v } else { 1 };
-        let target = sms * BLOCKS_PER_SM;
+        let target = sms
+            * match r.op {
+                ReduceOp::ArgMin | ReduceOp::ArgMax => ARG_BLOCKS_PER_SM,
+                _ => BLOCKS_PER_SM,
+            };
         let min_per_block = ROWS_BLOCK as usize * step * 8;
         let mut bpr = if outer >= target {
             1
