@@ -658,7 +658,7 @@ MASK = np.uint64(0xFFFFFFFF)
 
 
 def philox_words(seed, n):
-    """Philox4x32-10 of counters [lo(i), hi(i), 0, 0] with key [lo(seed), hi(seed)]."""
+    """Philox4x32-10 of counters [lo(c), hi(c), 0, 0], c < n, with key [lo(seed), hi(seed)]."""
     i = np.arange(n, dtype=np.uint64)
     c0, c1 = i & MASK, i >> np.uint64(32)
     c2 = np.zeros(n, np.uint64)
@@ -679,10 +679,20 @@ def unit_f64(x, y):
             + (y >> np.uint64(6)).astype(np.float64)) * 2.0**-53
 
 
+def element_words(seed, n, per):
+    """Element i takes words per*i .. per*i + per - 1 of the stream: Philox call c gives
+    stream words 4c .. 4c + 3."""
+    calls = (n * per + 3) // 4
+    stream = np.stack(philox_words(seed, calls), axis=1).reshape(-1)
+    words = [stream[k::per][:n] for k in range(per)]
+    return words + [np.zeros(n, np.uint64)] * (4 - per)
+
+
 def op_random(op, d, ins):
     shape = tuple(op["shape"])
     n = int(np.prod(shape, dtype=np.int64))
-    r0, r1, r2, r3 = philox_words(int(op["seed"]), n)
+    per = {("uniform", "f32"): 1, ("normal", "f64"): 4}.get((op["dist"], d), 2)
+    r0, r1, r2, r3 = element_words(int(op["seed"]), n, per)
     T = DT[d]
     if op["dist"] == "uniform":
         if d == "f32":
