@@ -1,7 +1,7 @@
 //! `impl Backend for HipBackend`: storage, copies and the kernel entry points.
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -360,5 +360,11 @@ impl Backend for HipBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, HipBuffer>) -> Result<()> {
         self.matmul_inner(args).map_err(|e| self.err(e))
+    }
+
+    fn fft(&self, _args: &FftArgs<'_, HipBuffer>) -> Result<()> {
+        Err(self.err(HipError::InvalidArgument(
+            "fft: not yet wired to cuFFT/rocFFT".into(),
+        )))
     }
 }
