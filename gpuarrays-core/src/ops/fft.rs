@@ -44,7 +44,7 @@ use crate::array::{Array, RawArray};
 use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::Result;
-use crate::ops::fft_lowering::{Transform, transform};
+use crate::ops::fft_lowering::{Axes, Transform, transform};
 use crate::{Complex32, Complex64};
 
 /// NumPy's `norm` argument: which direction carries the `1/n` (see the module docs).
@@ -94,7 +94,7 @@ impl<B: Backend> RawArray<B> {
             self,
             Transform::Fft,
             s.as_ref().map(|s| &s[..]),
-            Some(&[axis]),
+            Axes::Given(&[axis]),
             norm,
         )
     }
@@ -106,7 +106,7 @@ impl<B: Backend> RawArray<B> {
             self,
             Transform::Ifft,
             s.as_ref().map(|s| &s[..]),
-            Some(&[axis]),
+            Axes::Given(&[axis]),
             norm,
         )
     }
@@ -118,7 +118,7 @@ impl<B: Backend> RawArray<B> {
             self,
             Transform::Rfft,
             s.as_ref().map(|s| &s[..]),
-            Some(&[axis]),
+            Axes::Given(&[axis]),
             norm,
         )
     }
@@ -131,7 +131,7 @@ impl<B: Backend> RawArray<B> {
             self,
             Transform::Irfft,
             s.as_ref().map(|s| &s[..]),
-            Some(&[axis]),
+            Axes::Given(&[axis]),
             norm,
         )
     }
@@ -143,13 +143,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(
-            self,
-            Transform::Fft,
-            s,
-            Some(&default_two(self, axes)?),
-            norm,
-        )
+        transform(self, Transform::Fft, s, Axes::LastTwo(axes), norm)
     }
 
     /// The 2-D inverse transform (see [`fft2`](Self::fft2)).
@@ -159,13 +153,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(
-            self,
-            Transform::Ifft,
-            s,
-            Some(&default_two(self, axes)?),
-            norm,
-        )
+        transform(self, Transform::Ifft, s, Axes::LastTwo(axes), norm)
     }
 
     /// The n-dimensional transform over `axes` (default: the last `s.len()` axes, or all).
@@ -175,7 +163,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(self, Transform::Fft, s, axes, norm)
+        transform(self, Transform::Fft, s, Axes::AllOr(axes), norm)
     }
 
     /// The n-dimensional inverse transform (see [`fftn`](Self::fftn)).
@@ -185,7 +173,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(self, Transform::Ifft, s, axes, norm)
+        transform(self, Transform::Ifft, s, Axes::AllOr(axes), norm)
     }
 
     /// The n-dimensional transform of real input; the last listed axis is halved.
@@ -195,7 +183,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(self, Transform::Rfft, s, axes, norm)
+        transform(self, Transform::Rfft, s, Axes::AllOr(axes), norm)
     }
 
     /// The inverse of [`rfftn`](Self::rfftn); `s` are the output lengths.
@@ -205,20 +193,7 @@ impl<B: Backend> RawArray<B> {
         axes: Option<&[usize]>,
         norm: FftNorm,
     ) -> Result<RawArray<B>> {
-        transform(self, Transform::Irfft, s, axes, norm)
-    }
-}
-
-/// `axes`, or the last two axes (`RankMismatch` below 2 dimensions).
-fn default_two<B: Backend>(a: &RawArray<B>, axes: Option<&[usize]>) -> Result<Vec<usize>> {
-    match axes {
-        Some(axes) => Ok(axes.to_vec()),
-        None if a.ndim() >= 2 => Ok(vec![a.ndim() - 2, a.ndim() - 1]),
-        None => Err(crate::error::Error::RankMismatch {
-            op: "fft2".into(),
-            expected: "at least 2 dimensions (or explicit axes)".into(),
-            got: a.ndim(),
-        }),
+        transform(self, Transform::Irfft, s, Axes::AllOr(axes), norm)
     }
 }
 

@@ -51,13 +51,24 @@ impl Transform {
     }
 }
 
+/// The axes argument of the public functions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Axes<'a> {
+    /// One axis (the 1-D forms).
+    Given(&'a [usize]),
+    /// `fft2`: these, or the last two (`RankMismatch` below two dimensions).
+    LastTwo(Option<&'a [usize]>),
+    /// `fftn`: these, or the last `s.len()`, or all.
+    AllOr(Option<&'a [usize]>),
+}
+
 /// The transform `t` of `a` over `axes` with lengths `s` (NumPy's arguments, resolved as the
 /// module documentation of `ops/fft.rs` says).
 pub(crate) fn transform<B: Backend>(
     a: &RawArray<B>,
     t: Transform,
     s: Option<&[usize]>,
-    axes: Option<&[usize]>,
+    axes: Axes<'_>,
     norm: FftNorm,
 ) -> Result<RawArray<B>> {
     let op = t.name();
@@ -72,6 +83,22 @@ pub(crate) fn transform<B: Backend>(
     let real = a.dtype.real();
     let complex = complex_of(real)
         .ok_or_else(|| Error::invalid_dtype(op, a.dtype, "FFTs need f32 or f64 data"))?;
+    let last_two: Vec<usize>;
+    let axes = match axes {
+        Axes::Given(axes) | Axes::LastTwo(Some(axes)) | Axes::AllOr(Some(axes)) => Some(axes),
+        Axes::LastTwo(None) if a.ndim() >= 2 => {
+            last_two = vec![a.ndim() - 2, a.ndim() - 1];
+            Some(&last_two[..])
+        }
+        Axes::LastTwo(None) => {
+            return Err(Error::RankMismatch {
+                op: format!("{op}2"),
+                expected: "at least 2 dimensions (or explicit axes)".into(),
+                got: a.ndim(),
+            });
+        }
+        Axes::AllOr(None) => None,
+    };
     let axes = resolve_axes(op, a.ndim(), s, axes)?;
     if matches!(t, Transform::Rfft | Transform::Irfft) && axes.is_empty() {
         return Err(Error::invalid_arg(op, "needs at least one axis"));
