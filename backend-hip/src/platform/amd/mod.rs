@@ -4,6 +4,7 @@
 mod compile;
 pub mod ffi;
 mod platform_impl;
+pub mod rocfft;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{
@@ -131,6 +132,8 @@ fn load_rtc(
 pub struct AmdPlatform {
     libs: AmdLibraries,
     devices: usize,
+    /// rocFFT, loaded at the first FFT (or why it is unusable).
+    rocfft: std::sync::OnceLock<std::result::Result<rocfft::Rocfft, HipError>>,
 }
 
 // SAFETY: the platform holds library handles and plain function pointers; HIP's API is
@@ -144,7 +147,11 @@ impl AmdPlatform {
     pub fn new() -> Result<AmdPlatform> {
         let libs = load_libraries()?;
         let f = libs.hip_fns;
-        let mut p = AmdPlatform { libs, devices: 0 };
+        let mut p = AmdPlatform {
+            libs,
+            devices: 0,
+            rocfft: std::sync::OnceLock::new(),
+        };
         // SAFETY: hipInit takes flags only.
         p.check("hipInit", unsafe { (f.hipInit)(0) })?;
         let mut n = 0i32;

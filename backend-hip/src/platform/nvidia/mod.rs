@@ -4,6 +4,7 @@
 //! that an unexpected panic in the binding becomes [`HipError::BindingPanicked`].
 
 mod compile;
+pub mod cufft;
 mod platform_impl;
 pub mod symbols;
 
@@ -24,6 +25,8 @@ pub struct NvidiaPlatform {
     contexts: Vec<usize>,
     /// Whether each device supports stream-ordered allocation.
     pools_supported: Vec<bool>,
+    /// cuFFT, loaded at the first FFT (or why it is unusable).
+    cufft: std::sync::OnceLock<std::result::Result<LoadedLibrary, HipError>>,
 }
 
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -107,6 +110,7 @@ impl NvidiaPlatform {
             nvrtc,
             contexts: Vec::new(),
             pools_supported: Vec::new(),
+            cufft: std::sync::OnceLock::new(),
         };
         for ordinal in 0..count.max(0) {
             let dev = p.cu_device(DeviceId(ordinal as usize))?;

@@ -6,14 +6,18 @@
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
+mod fft;
 mod state;
+
+pub use fft::{FakeFftStats, fake_work_bytes};
 
 pub use state::{Completion, FakeOp};
 
 use super::{
     CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle, GraphExecHandle,
+    GraphHandle, LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange,
+    StreamHandle, WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -99,6 +103,7 @@ pub struct FakePlatform {
     destroyed: AtomicUsize,
     invalid_destroys: AtomicUsize,
     invalid_frees: AtomicUsize,
+    fft: Mutex<fft::FakeFft>,
 }
 
 fn api(call: &'static str, code: i32, message: &str) -> HipError {
@@ -135,6 +140,7 @@ impl FakePlatform {
             destroyed: AtomicUsize::new(0),
             invalid_destroys: AtomicUsize::new(0),
             invalid_frees: AtomicUsize::new(0),
+            fft: Mutex::new(fft::FakeFft::default()),
         }
     }
 

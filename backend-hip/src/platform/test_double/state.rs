@@ -61,6 +61,13 @@ pub enum FakeOp {
         /// The kernel.
         function: FunctionHandle,
     },
+    /// `fft_execute`.
+    Fft {
+        /// The stream.
+        stream: StreamHandle,
+        /// The plan.
+        plan: u64,
+    },
     /// `launch_graph`.
     LaunchGraph {
         /// The stream.
@@ -80,6 +87,7 @@ impl FakeOp {
             | FakeOp::Wait { stream, .. }
             | FakeOp::Copy { stream, .. }
             | FakeOp::Launch { stream, .. }
+            | FakeOp::Fft { stream, .. }
             | FakeOp::LaunchGraph { stream, .. } => *stream,
         }
     }
