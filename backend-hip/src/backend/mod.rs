@@ -32,6 +32,7 @@ use parking_lot::Mutex;
 
 use crate::device::DeviceState;
 use crate::error::{HipError, Result};
+use crate::fft::{FftState, limits_from_env};
 use crate::kernels::{DeviceKernels, DiskCache};
 use crate::platform::DeviceId;
 use crate::runtime::HipRuntime;
@@ -39,6 +40,7 @@ use crate::runtime::HipRuntime;
 struct Inner {
     runtime: Arc<HipRuntime>,
     kernels: DeviceKernels,
+    fft: FftState,
     info: DeviceInfo,
 }
 
@@ -104,8 +106,10 @@ impl HipBackend {
             ordinal,
             name: props.name.clone(),
         };
+        let fft = FftState::new(state.clone(), limits_from_env()?);
         Ok(HipBackend {
             inner: Arc::new(Inner {
+                fft,
                 kernels: DeviceKernels::new(state, disk),
                 runtime,
                 info,
@@ -120,6 +124,10 @@ impl HipBackend {
     /// The device's kernel state (module cache and its counters).
     pub fn kernels(&self) -> &DeviceKernels {
         &self.inner.kernels
+    }
+    /// The device's FFT plans and work areas (plan-cache stats, budgets, `clear`).
+    pub fn fft_state(&self) -> &FftState {
+        &self.inner.fft
     }
     /// The runtime's state of this device.
     pub fn device_state(&self) -> &Arc<DeviceState> {
