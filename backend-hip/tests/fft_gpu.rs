@@ -34,7 +34,12 @@ fn every_fft_row_matches_the_cpu_reference() {
         started.elapsed().as_secs_f64(),
         hip.fft_state().plan_cache().stats()
     );
-    assert!(report.ok(), "{}{}", report.failure_details(), report.summary());
+    assert!(
+        report.ok(),
+        "{}{}",
+        report.failure_details(),
+        report.summary()
+    );
     assert_eq!(report.rows.len(), 100);
     let s = hip.fft_state().plan_cache().stats();
     assert_eq!(s.checked_out, 0, "{s:?}");

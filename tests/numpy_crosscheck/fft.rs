@@ -14,15 +14,18 @@ fn out(r: Result<RawArray<B>>) -> Result<Out> {
     r.and_then(|r| Out::raw(&r))
 }
 
+/// How a call runs on an input.
+type Run = Box<dyn Fn(&RawArray<B>) -> Result<RawArray<B>>>;
+
 /// One call: its JSON description for the checker, and how to run it.
 struct Call {
     json: Value,
-    run: Box<dyn Fn(&RawArray<B>) -> Result<RawArray<B>>>,
+    run: Run,
 }
 
 fn one(f: &'static str, n: Option<usize>, axis: usize, norm: FftNorm) -> Call {
     let json = json!({"op": "fft", "fn": f, "n": n, "axis": axis, "norm": norm.name()});
-    let run: Box<dyn Fn(&RawArray<B>) -> Result<RawArray<B>>> = Box::new(move |a| match f {
+    let run: Run = Box::new(move |a| match f {
         "fft" => a.fft(n, axis, norm),
         "ifft" => a.ifft(n, axis, norm),
         "rfft" => a.rfft(n, axis, norm),
@@ -33,7 +36,7 @@ fn one(f: &'static str, n: Option<usize>, axis: usize, norm: FftNorm) -> Call {
 
 fn many(f: &'static str, s: Option<Vec<usize>>, axes: Option<Vec<usize>>, norm: FftNorm) -> Call {
     let json = json!({"op": "fft", "fn": f, "s": s, "axes": axes, "norm": norm.name()});
-    let run: Box<dyn Fn(&RawArray<B>) -> Result<RawArray<B>>> = Box::new(move |a| {
+    let run: Run = Box::new(move |a| {
         let (s, axes) = (s.as_deref(), axes.as_deref());
         match f {
             "fft2" => a.fft2(s, axes, norm),

@@ -24,8 +24,9 @@ use gpuarrays_core::handle_cache::Limits;
 use crate::device::DeviceState;
 use crate::error::Result;
 use crate::memory::HookId;
-use crate::platform::{DevicePtr, FftPlanDesc};
+use crate::platform::{DevicePtr, FftPlanDesc, PlatformKind};
 use crate::stream::Stream;
+use gpuarrays_core::kernel::FftKind;
 
 /// One device's FFT state: its plan cache and work areas, registered as a release hook of
 /// the device's memory pool while it lives.
@@ -104,6 +105,29 @@ impl FftState {
         output: DevicePtr,
     ) -> Result<()> {
         let plan = self.plans.lease(desc, || self.release())?;
+        // rocFFT may overwrite the input of any out-of-place transform (rocfft.h says so;
+        // cuFFT only for C2R, whose input core already copies): give it a copy.
+        let scratch = if self.device.platform().kind() == PlatformKind::Amd
+            && !desc.in_place
+            && desc.kind != FftKind::C2R
+        {
+            let bytes = input_span(desc);
+            let copy = self.device.alloc_on(bytes, stream)?;
+            // SAFETY: both ranges lie in live allocations of this device (the input's is the
+            // caller's contract); the copy is ordered on `stream` before the transform.
+            unsafe {
+                self.device.platform().copy_dtod_async(
+                    copy.ptr(),
+                    input,
+                    bytes,
+                    stream.handle(),
+                )?;
+            }
+            Some(copy)
+        } else {
+            None
+        };
+        let input = scratch.as_ref().map_or(input, |s| s.ptr());
         let area = self.work.get(stream, plan.work_bytes())?;
         let (work, work_bytes) = match &area {
             Some(a) => (a.ptr(), a.len()),
@@ -124,6 +148,13 @@ impl FftState {
             )
         }
     }
+}
+
+/// Bytes from the first input element of `desc` to one past the last.
+fn input_span(desc: &FftPlanDesc) -> usize {
+    let per: usize = desc.input_embed.iter().product();
+    ((desc.batch - 1) * desc.input_dist + desc.input_stride * (per - 1) + 1)
+        * desc.input_element_bytes()
 }
 
 impl Drop for FftState {

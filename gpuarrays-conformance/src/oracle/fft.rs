@@ -149,11 +149,7 @@ fn resized(a: &HostArray, dims: &[usize]) -> Vec<Complex64> {
 fn dft_axis(x: &mut [Complex64], dims: &[usize], axis: usize, inverse: bool) {
     let n = dims[axis];
     let inner: usize = dims[axis + 1..].iter().product();
-    let outer = if n * inner == 0 {
-        0
-    } else {
-        x.len() / (n * inner)
-    };
+    let outer = x.len().checked_div(n * inner).unwrap_or(0);
     let sign = if inverse { 1.0 } else { -1.0 };
     let twiddle: Vec<Complex64> = (0..n)
         .map(|r| Complex64::from_polar(1.0, sign * std::f64::consts::TAU * r as f64 / n as f64))

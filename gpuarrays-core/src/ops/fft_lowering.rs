@@ -370,7 +370,7 @@ fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bin: usize) -> Result<()>
     let strides = shape::contiguous_strides(&a.dims);
     let mut dims = a.dims.clone();
     dims[axis] = 1;
-    let (dims, st) = simplify_layout(&dims, &[strides.clone()]);
+    let (dims, st) = simplify_layout(&dims, std::slice::from_ref(&strides));
     let offset = a.offset + bin * strides[axis] as usize;
     let buf = a.buffer()?;
     let operand = || Operand {
