@@ -7,8 +7,8 @@
 //!    flat within the budget instead of falling plan after plan.
 //! 2. **hot/cold churn**: 200 iterations of "H plans reused, then C plans used once" for
 //!    (H, C) = (1, 4), (4, 4), (8, 8), (16, 4); hot-plan rebuilds must equal H (each built
-//!    once). Cold keys are new batch counts of a 1024-point transform (each a new plan,
-//!    cheap to create), hot keys fixed lengths.
+//!    once). Cold keys are new row counts of 1024- or 512-point transforms (each a new plan,
+//!    cheap to create), hot keys 1024 rows of fixed lengths.
 //!
 //! ```text
 //! .gpu/bin/bench-fft_plan_cache [churn|hotcold|all] [--lengths N] | tee $OUT/fft_plan_cache.csv
@@ -87,10 +87,10 @@ fn hot_cold(hip: &HipBackend) -> bool {
         .map(|i| Complex32::new(i as f32, 0.0))
         .collect();
     let x = Array::from_slice(hip, &[1024, 1024], &host).expect("input");
-    let mut next_cold = 1;
     println!("# hotcold,H,C,hot rebuilds,cold plans,hits,misses,evictions,seconds");
     for (hot, cold) in [(1, 4), (4, 4), (8, 8), (16, 4)] {
         hip.fft_state().plan_cache().clear();
+        let mut next_cold = 0;
         let before = hip.fft_state().plan_cache().stats();
         let start = Instant::now();
         for _ in 0..200 {
@@ -100,11 +100,12 @@ fn hot_cold(hip: &HipBackend) -> bool {
                 drop(x.fft(Some(n), 1, FftNorm::Backward).expect("hot fft"));
             }
             for _ in 0..cold {
-                // Cold: a new batch count of 1024-point rows, never used again.
-                let rows = next_cold % 1023 + 1;
+                // Cold: a key never used before in this run: 1..=1023 rows (the hot keys
+                // have 1024) of 1024 points, then of 512.
+                let (rows, n) = (next_cold % 1023 + 1, 1024 >> (next_cold / 1023));
                 next_cold += 1;
                 let v = x.view(&[0..rows, 0..1024]).expect("rows");
-                drop(v.fft(None, 1, FftNorm::Backward).expect("cold fft"));
+                drop(v.fft(Some(n), 1, FftNorm::Backward).expect("cold fft"));
             }
         }
         hip.synchronize().expect("sync");
