@@ -31,7 +31,7 @@
 //! |---|---|---|---|
 //! | CPU reference (`gpuarrays-cpu-ref`) | [`cpu`] | — | the CPU (rayon); every type and operation, checked against a scalar oracle |
 //! | HIP (`gpuarrays-hip`) | `hip` | `hip` | AMD GPUs through ROCm, NVIDIA GPUs through CUDA (runtimes loaded at run time) |
-//! | WebGPU (`gpuarrays-wgpu`) | `wgpu` | `wgpu` (off by default for now) | any GPU through Vulkan, Metal or DX12 |
+//! | WebGPU (`gpuarrays-wgpu`) | `wgpu` | `wgpu` (on by default) | any GPU through Vulkan, Metal or DX12 |
 //!
 //! What this crate holds:
 //! - everything of [`gpuarrays_core`] re-exported at the top level (arrays, element types,

@@ -37,6 +37,7 @@ pub mod ops;
 pub mod scalar;
 pub mod shape;
 pub mod support;
+mod sync;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;

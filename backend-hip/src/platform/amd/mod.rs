@@ -4,6 +4,7 @@
 mod compile;
 pub mod ffi;
 mod platform_impl;
+pub mod rocblas;
 pub mod rocfft;
 
 use crate::error::{HipError, Result};
@@ -134,6 +135,8 @@ pub struct AmdPlatform {
     devices: usize,
     /// rocFFT, loaded at the first FFT (or why it is unusable).
     rocfft: std::sync::OnceLock<std::result::Result<rocfft::Rocfft, HipError>>,
+    /// rocBLAS, loaded at the first BLAS call (or why it is unusable).
+    rocblas: std::sync::OnceLock<std::result::Result<rocblas::Rocblas, HipError>>,
 }
 
 // SAFETY: the platform holds library handles and plain function pointers; HIP's API is
@@ -151,6 +154,7 @@ impl AmdPlatform {
             libs,
             devices: 0,
             rocfft: std::sync::OnceLock::new(),
+            rocblas: std::sync::OnceLock::new(),
         };
         // SAFETY: hipInit takes flags only.
         p.check("hipInit", unsafe { (f.hipInit)(0) })?;
@@ -166,6 +170,21 @@ impl AmdPlatform {
 
     pub(crate) fn f(&self) -> &HipFns {
         &self.libs.hip_fns
+    }
+
+    /// rocBLAS, loaded once; the error is kept and returned on every later call.
+    pub(crate) fn rocblas(&self) -> Result<&rocblas::Rocblas> {
+        self.rocblas
+            .get_or_init(|| {
+                let loaded = rocblas::load_rocblas();
+                match &loaded {
+                    Ok(r) => tracing::debug!(path = %r.lib.path, "rocBLAS loaded"),
+                    Err(e) => tracing::info!(error = %e, "rocBLAS unavailable"),
+                }
+                loaded
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     pub(crate) fn rtc(&self) -> Result<&RtcFns> {

@@ -6,6 +6,7 @@
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
+mod blas;
 mod fft;
 mod state;
 
@@ -14,10 +15,10 @@ pub use fft::{FakeFftStats, fake_work_bytes};
 pub use state::{Completion, FakeOp};
 
 use super::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle, GraphExecHandle,
-    GraphHandle, LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange,
-    StreamHandle, WorkStatus, codes,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -44,6 +45,9 @@ pub struct FakeConfig {
     pub strict_binding: bool,
     /// How long a synchronize waits for manual work before failing instead of deadlocking.
     pub sync_timeout: Duration,
+    /// Whether the simulated BLAS library is installed (`false`: `blas_create` fails with
+    /// `LibraryNotFound`, as on a machine without cuBLAS/rocBLAS).
+    pub blas_available: bool,
 }
 
 impl Default for FakeConfig {
@@ -59,6 +63,7 @@ impl Default for FakeConfig {
             },
             strict_binding: true,
             sync_timeout: Duration::from_secs(10),
+            blas_available: true,
         }
     }
 }
