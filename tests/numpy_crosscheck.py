@@ -25,6 +25,8 @@ is made to follow ours is marked "OURS:" below. In short:
   to have a non-finite part (which parts are NaN or infinite depends on the order);
 - a complex mean is the sum divided by n+0i with the naive formula.
 
+FFTs, fftfreq and fftshift: see tests/numpy_crosscheck_fft.py.
+
 Transcendental functions, pow, float sums/products/means/matmul and cumulative sums are
 compared with tolerances against references computed in long double; inputs that make
 those operations exact in any order (multiples of 1/8, small integers, powers of two) are
@@ -50,6 +52,8 @@ import warnings
 import zlib
 
 import numpy as np
+
+import numpy_crosscheck_fft as fftcheck
 
 warnings.filterwarnings("ignore")
 
@@ -104,6 +108,8 @@ REDUCE_TYPES = {
 
 def accepted_types(op):
     o = op["op"]
+    if o in ("fft", "fftshift", "fftfreq"):
+        return fftcheck.accepted(op, ALL)
     if o == "unary":
         return UNARY_TYPES[op["fn"]]
     if o == "binary":
@@ -753,6 +759,9 @@ OPS = {
     "matmul": op_matmul,
     "arange": op_arange,
     "random": op_random,
+    "fft": lambda op, d, ins: fftcheck.op_fft(op, d, ins, Expect, Reject, eps),
+    "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),
+    "fftfreq": lambda op, d, ins: fftcheck.op_fftfreq(op, d, DT, Expect),
 }
 
 

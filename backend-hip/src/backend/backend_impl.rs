@@ -1,7 +1,7 @@
 //! `impl Backend for HipBackend`: storage, copies and the kernel entry points.
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -428,5 +428,25 @@ impl Backend for HipBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, HipBuffer>) -> Result<()> {
         self.matmul_inner(args).map_err(|e| self.err(e))
+    }
+
+    fn fft(&self, a: &FftArgs<'_, HipBuffer>) -> Result<()> {
+        let r = (|| {
+            a.validate()
+                .map_err(|e| HipError::InvalidArgument(e.to_string()))?;
+            let (ti, to) = (a.input_dtype(), a.output_dtype());
+            check_run(a.input, ti, 0, a.extent(true), "fft")?;
+            check_run(a.output, to, 0, a.extent(false), "fft")?;
+            let stream = self.stream_for(&[a.input, a.output])?;
+            let desc = crate::platform::FftPlanDesc::from_args(a);
+            let (input, output) = (
+                a.input.at(a.input_layout.offset, ti.size()),
+                a.output.at(a.output_layout.offset, to.size()),
+            );
+            // SAFETY: both ranges were checked against their buffers, which were ordered on
+            // `stream` and are freed in stream order after it; `desc` is their layout.
+            unsafe { self.fft_state().execute(&stream, &desc, input, output) }
+        })();
+        r.map_err(|e| self.err(e))
     }
 }

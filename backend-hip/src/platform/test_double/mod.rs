@@ -7,15 +7,18 @@
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
+mod fft;
 mod state;
+
+pub use fft::{FakeFftStats, fake_work_bytes};
 
 pub use state::{Completion, FakeOp};
 
 use super::{
     BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
-    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
-    WorkStatus, codes,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -105,6 +108,7 @@ pub struct FakePlatform {
     destroyed: AtomicUsize,
     invalid_destroys: AtomicUsize,
     invalid_frees: AtomicUsize,
+    fft: Mutex<fft::FakeFft>,
 }
 
 fn api(call: &'static str, code: i32, message: &str) -> HipError {
@@ -141,6 +145,7 @@ impl FakePlatform {
             destroyed: AtomicUsize::new(0),
             invalid_destroys: AtomicUsize::new(0),
             invalid_frees: AtomicUsize::new(0),
+            fft: Mutex::new(fft::FakeFft::default()),
         }
     }
 
