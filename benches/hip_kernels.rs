@@ -22,8 +22,8 @@ mod host_enqueue;
 
 use std::time::Instant;
 
-use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceOp};
-use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_core::kernel::ReduceOp;
+use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::kernels::scan::{self, RowScan};
 use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
 use gpuarrays_hip::{HipBackend, StreamPriority};

@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use gpuarrays_hip::error::{HipError, Result};
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
 };
 use gpuarrays_hip::{HipBackend, HipRuntime, RuntimeConfig};
@@ -417,6 +418,49 @@ impl Platform for EmuPlatform {
             )
         };
         Ok(())
+    }
+    fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
+        self.create_event(device)
+    }
+    fn event_elapsed_ms(&self, _start: EventHandle, _end: EventHandle) -> Result<f32> {
+        Err(invalid("timing events are not emulated".into()))
+    }
+    // No vendor BLAS on the emulator: matmul takes the own kernel (the route's fallback).
+    fn blas_version(&self) -> Result<String> {
+        Err(invalid("no BLAS library on the emulator".into()))
+    }
+    fn blas_create(&self, _device: DeviceId) -> Result<BlasHandle> {
+        Err(invalid("no BLAS library on the emulator".into()))
+    }
+    fn blas_destroy(&self, _device: DeviceId, _handle: BlasHandle) -> Result<()> {
+        Ok(())
+    }
+    unsafe fn blas_gemm(
+        &self,
+        _handle: BlasHandle,
+        _stream: StreamHandle,
+        _gemm: &GemmStridedBatched,
+    ) -> Result<()> {
+        Err(invalid("no BLAS library on the emulator".into()))
+    }
+    // No FFT library on the emulator (FFT is checked on the test double and on the GPU).
+    fn fft_plan_create(&self, _device: DeviceId, _desc: &FftPlanDesc) -> Result<FftPlanInfo> {
+        Err(invalid("no FFT library on the emulator".into()))
+    }
+    fn fft_plan_destroy(&self, _device: DeviceId, _plan: FftPlanHandle) -> Result<()> {
+        Ok(())
+    }
+    unsafe fn fft_execute(
+        &self,
+        _plan: FftPlanHandle,
+        _desc: &FftPlanDesc,
+        _input: DevicePtr,
+        _output: DevicePtr,
+        _work: DevicePtr,
+        _work_bytes: usize,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(invalid("no FFT library on the emulator".into()))
     }
     fn begin_capture(&self, _stream: StreamHandle, _mode: CaptureMode) -> Result<()> {
         Err(invalid("graph capture is not emulated".into()))
