@@ -153,3 +153,17 @@ fn conformance_on_the_webgpu_baseline_reports_64_bit_types() {
         }
     }
 }
+
+/// The FFT rows against the suite's direct O(n²) DFT oracle instead of the CPU reference:
+/// the power-of-two cases must be within the oracle's tolerances, the others refused.
+#[test]
+fn fft_rows_against_the_dft_oracle() {
+    let Some(b) = open(Profile::Adapter) else {
+        return;
+    };
+    let cfg = config().with_filter("fft");
+    let report = gpuarrays_conformance::run_against_oracle(&b, &cfg);
+    println!("{}", report.table());
+    println!("{}", report.summary());
+    check(&report);
+}

@@ -11,6 +11,7 @@ fn transforms_split_into_many_passes_match_the_cpu_reference() {
     };
     gpuarrays_wgpu::set_fft_line_limit(16);
     let worst = fft_common::all_cases(&gpu, 4096);
+    fft_common::refusals(&gpu);
     gpuarrays_wgpu::set_fft_line_limit(0);
     println!("largest relative error: {worst:.2e}");
 }

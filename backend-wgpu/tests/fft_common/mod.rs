@@ -46,7 +46,7 @@ fn rel_err(got: &[Complex32], want: &[Complex32]) -> f64 {
     let err = got
         .iter()
         .zip(want)
-        .map(|(g, w)| ((g - w).norm() as f64))
+        .map(|(g, w)| (g - w).norm() as f64)
         .fold(0.0, f64::max);
     err / scale
 }
