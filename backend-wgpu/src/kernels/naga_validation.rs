@@ -276,13 +276,16 @@ fn every_fft_shader_validates() {
         for inverse in [false, true] {
             for load in [Load::Complex, Load::Real, Load::Hermitian] {
                 for store in [Store::Complex, Store::Real] {
-                    for twiddle in [false, true] {
+                    for (twiddle, interleave) in [(false, false), (true, false), (true, true)] {
+                        let least = FftLinesKernel::min_lines_per_group(m);
                         let k = FftLinesKernel {
                             m,
                             inverse,
                             load,
                             store,
                             twiddle,
+                            lines_per_group: if interleave { least.max(16) } else { least },
+                            interleave,
                         };
                         let label = format!("fft lines {k:?}");
                         validate(&label, &lines_source(&k, &[w, rw, w], apart));

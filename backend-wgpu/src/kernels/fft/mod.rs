@@ -225,12 +225,15 @@ fn record(
                 store,
                 keep,
             } => {
+                let (lines_per_group, interleave) = grouping(ctx, step, m);
                 let k = LinesKernel {
                     m,
                     inverse,
                     load,
                     store,
                     twiddle: twiddle_n > 0,
+                    lines_per_group,
+                    interleave,
                 };
                 params[16] = to_u32(keep)?;
                 params[17] = to_u32(line_off)?;
@@ -240,7 +243,7 @@ fn record(
                     params[20] = s.fine_bits;
                     params[21] = to_u32(twiddle_n - 1)?;
                 }
-                let groups = step.lines().div_ceil(k.lines_per_group());
+                let groups = step.lines().div_ceil(k.lines_per_group);
                 (
                     format!("fft lines[{m}]"),
                     source::lines(&k, &layout, bindings),
@@ -266,6 +269,23 @@ fn record(
         dispatch::launch(ctx, &spec, &params, &bind, &windows, false, groups as u64)?;
     }
     Ok(())
+}
+
+/// Lines per workgroup and whether to interleave them (see `LinesKernel`): up to 16 lines
+/// when the innermost line index steps by one element on a side whose points are apart,
+/// as workgroup memory allows.
+fn grouping(ctx: &Context, step: &Step, m: usize) -> (usize, bool) {
+    let least = LinesKernel::min_lines_per_group(m);
+    let apart = |digit: usize, point: usize| digit == 1 && point != 1;
+    let interleave = step.digits.last().is_some_and(|d| {
+        d.count > 1 && (apart(d.src, step.src.stride) || apart(d.dst, step.dst.stride))
+    });
+    if !interleave {
+        return (least, false);
+    }
+    let fit = (ctx.limits.max_compute_workgroup_storage_size as usize / (m * 8 + 16)).max(1);
+    let fit = 1usize << fit.ilog2();
+    (least.max(fit.min(16)).min(THREADS), true)
 }
 
 fn to_u32(v: impl TryInto<u32> + Copy + std::fmt::Debug) -> Result<u32> {

@@ -14,8 +14,10 @@
 //! `n1`-point transforms over the lines `x[n1·m + j]` (`j` a new digit), each result
 //! multiplied by the twiddle `W_n^{j·k1}`, stored to a contiguous temporary as `[k1][j]`;
 //! then `m`-point transforms of each row of the temporary (recursively split when `m` is
-//! still too long), stored at output position `k1 + n1·k2`. So a 2^20-point transform with
-//! 4096-point workgroup lines is two passes over memory.
+//! still too long), stored at output position `k1 + n1·k2`. `n1` is as short as lets `m`
+//! fit one line (at least `local/16`), so several `n1`-point lines share a workgroup and
+//! their strided loads coalesce. So a 2^20-point transform with 4096-point workgroup lines
+//! is two passes over memory (256-point lines, then 4096-point lines).
 //!
 //! **Axes.** C2C: every axis, last first, the first reading the input and the others working
 //! on the output in place. R2C: the last axis first (real input promoted as it is loaded,
@@ -310,7 +312,9 @@ impl Planner {
             };
             return self.push(kind, digits, src, dst);
         }
-        let n1 = self.local;
+        // Short first lines (when the rest still fits one line) leave workgroup memory for
+        // several of them at once, so their strided loads coalesce.
+        let n1 = (n / self.local).max(self.local / 16).min(self.local);
         let m = n / n1;
         let mut taken = busy.to_vec();
         taken.extend([src.buf, dst.buf]);

@@ -36,17 +36,24 @@ pub(crate) struct LinesKernel {
     pub store: Store,
     /// Whether outputs are multiplied by the four-step twiddle.
     pub twiddle: bool,
+    /// Lines per workgroup: at least [`THREADS`]` / (m/2)` (a thread per butterfly), more
+    /// when `interleave` (as workgroup memory allows).
+    pub lines_per_group: usize,
+    /// Whether neighbouring threads load and store neighbouring *lines* (the same point of
+    /// each): for lines whose points are far apart but whose starts are adjacent, so the
+    /// accesses of a workgroup coalesce. Otherwise neighbouring points of one line.
+    pub interleave: bool,
 }
 
 impl LinesKernel {
-    /// Threads per line: one per butterfly, at most [`THREADS`].
-    pub fn threads_per_line(&self) -> usize {
-        (self.m / 2).clamp(1, THREADS)
+    /// The fewest lines per workgroup of `m` points: one thread per butterfly.
+    pub fn min_lines_per_group(m: usize) -> usize {
+        THREADS / (m / 2).clamp(1, THREADS)
     }
 
-    /// Lines per workgroup.
-    pub fn lines_per_group(&self) -> usize {
-        THREADS / self.threads_per_line()
+    /// Threads per line in the Stockham stages.
+    pub fn threads_per_line(&self) -> usize {
+        (THREADS / self.lines_per_group).max(1)
     }
 }
 
@@ -95,36 +102,63 @@ const DIGITS: &str = "  var r = line;
 pub(crate) fn lines(k: &LinesKernel, storage: &[(Class, Access)], b: Bindings) -> String {
     let m = k.m;
     let tpl = k.threads_per_line();
-    let lpw = k.lines_per_group();
-    let per = m.div_ceil(tpl);
+    let lpw = k.lines_per_group;
+    let per = (lpw * m).div_ceil(THREADS);
+    // Which line and point element `e` of the workgroup's `lpw × m` is, for loads and stores.
+    let (slot, point) = if k.interleave {
+        ("e % LPW", "e / LPW")
+    } else {
+        ("e / M", "e % M")
+    };
     let mut s = common(storage, b, k.inverse);
     s.push_str(&format!(
         "const M: u32 = {m}u;
 const TPL: u32 = {tpl}u;
 const LPW: u32 = {lpw}u;
 var<workgroup> sh: array<vec2<f32>, {words}>;
-@compute @workgroup_size({THREADS})
+{shared_lb}@compute @workgroup_size({THREADS})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
   let g = wid.x + wid.y * nwg.x;
   let slot = lid / TPL;
   let tl = lid % TPL;
-  let line = g * LPW + slot;
-  let valid = line < prm(0u);
-{DIGITS}  let base = slot * M;
-  if (valid) {{
-    for (var q = 0u; q < {per}u; q++) {{
-      let j = tl + q * TPL;
+  let base = slot * M;
+{private_lb}  if ({who} < LPW) {{
+    let line = g * LPW + {who};
+{DIGITS}    lb[{who}] = vec4<u32>(ib, ob, d3, select(0u, 1u, line < prm(0u)));
+  }}
+  workgroupBarrier();
+  for (var q = 0u; q < {per}u; q++) {{
+    let e = lid + q * {THREADS}u;
+    let s = {slot};
+    let j = {point};
+    let ls = lb[s];
+    if (ls.w != 0u) {{
+      let ib = ls.x;
+      let lbase = s * M;
       {load}
     }}
   }}
   workgroupBarrier();
 ",
         words = lpw * m,
+        // Each line's bases and validity: shared by the workgroup, or, for one line per
+        // workgroup, computed by every thread (workgroup memory is all taken by the line).
+        shared_lb = if lpw > 1 {
+            format!("var<workgroup> lb: array<vec4<u32>, {lpw}>;\n")
+        } else {
+            String::new()
+        },
+        private_lb = if lpw > 1 {
+            ""
+        } else {
+            "  var lb: array<vec4<u32>, 1>;\n"
+        },
+        who = if lpw > 1 { "lid" } else { "0u" },
         load = match k.load {
-            Load::Complex => "sh[base + j] = ldc(ib + j * prm(14u));",
-            Load::Real => "sh[base + j] = ldr(ib + j * prm(14u));",
+            Load::Complex => "sh[lbase + j] = ldc(ib + j * prm(14u));",
+            Load::Real => "sh[lbase + j] = ldr(ib + j * prm(14u));",
             Load::Hermitian =>
-                "if (j > M / 2u) { sh[base + j] = ldc(ib + (M - j) * prm(14u)) * vec2<f32>(1.0, -1.0); } else { sh[base + j] = ldc(ib + j * prm(14u)); }",
+                "if (j > M / 2u) { sh[lbase + j] = ldc(ib + (M - j) * prm(14u)) * vec2<f32>(1.0, -1.0); } else { sh[lbase + j] = ldc(ib + j * prm(14u)); }",
         },
     ));
     if m >= 2 {
@@ -156,8 +190,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         ));
     }
     let twiddle = if k.twiddle {
-        "      let e = (d3 * k) & prm(21u);
-      v = cmul(v, cmul(tw(prm(18u) + (e >> prm(20u))), tw(prm(19u) + (e & ((1u << prm(20u)) - 1u)))));
+        "        let e = (ls.z * k) & prm(21u);
+        v = cmul(v, cmul(tw(prm(18u) + (e >> prm(20u))), tw(prm(19u) + (e & ((1u << prm(20u)) - 1u)))));
 "
     } else {
         ""
@@ -167,13 +201,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         Store::Real => "stre",
     };
     s.push_str(&format!(
-        "  if (valid) {{
-    for (var q = 0u; q < {per}u; q++) {{
-      let k = tl + q * TPL;
-      if (k < prm(16u)) {{
-        var v = sh[base + k];
-{twiddle}        {store}(ob + k * prm(15u), v);
-      }}
+        "  for (var q = 0u; q < {per}u; q++) {{
+    let e = lid + q * {THREADS}u;
+    let s = {slot};
+    let k = {point};
+    let ls = lb[s];
+    if (ls.w != 0u && k < prm(16u)) {{
+        var v = sh[s * M + k];
+{twiddle}        {store}(ls.y + k * prm(15u), v);
     }}
   }}
 }}
