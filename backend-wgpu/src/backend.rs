@@ -347,13 +347,22 @@ impl Backend for WgpuBackend {
         Ok(kernels::matmul::run(&self.ctx, args)?)
     }
 
-    /// Not implemented yet: `supports` answers no for `OpKind::Fft`, so core never gets here;
-    /// a direct call gets the same refusal.
+    /// Complex f32 transforms of power-of-two lengths (`kernels::fft`); other lengths are
+    /// refused with `Error::Unsupported` (f64 already by `supports`).
     fn fft(&self, args: &FftArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.real, OpKind::Fft)?;
-        Err(gpuarrays_core::Error::InvalidArgument {
-            op: "fft".into(),
-            reason: "the wgpu backend has no FFT yet; use the CPU or HIP backend".into(),
-        })
+        self.check(args.complex(), OpKind::Fft)?;
+        args.validate()?;
+        if let Some((dtype, reason)) = kernels::fft::refusal(args) {
+            return Err(gpuarrays_core::Error::Unsupported {
+                dtype,
+                op: OpKind::Fft,
+                backend: self.name().to_string(),
+                device: self.info.name.clone(),
+                reason,
+                alternative: Some(kernels::fft::ALTERNATIVE.into()),
+            });
+        }
+        Ok(kernels::fft::run(&self.ctx, args)?)
     }
 }

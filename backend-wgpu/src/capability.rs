@@ -6,6 +6,10 @@
 //! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
 //! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
 //!
+//! FFTs (`kernels::fft`) answer yes for f32/c32 and no for f64/c64 on every adapter; within
+//! f32, lengths that are not powers of two are refused at dispatch with core's
+//! `Error::Unsupported` (the answer depends on the lengths, which `supports` does not see).
+//!
 //! `find` answers yes for i64 on every adapter: it writes its i64 positions as pairs of
 //! 32-bit words, without 64-bit arithmetic.
 //!
@@ -18,10 +22,9 @@ use gpuarrays_core::{DType, OpKind, Support};
 
 use crate::context::Features;
 
-/// Whether the operation kind is implemented at all (slices not yet built answer no):
-/// everything but FFTs (a Stockham FFT in WGSL is planned).
-pub(crate) fn implemented(op: OpKind) -> bool {
-    op != OpKind::Fft
+/// Whether the operation kind is implemented at all (slices not yet built answer no).
+pub(crate) fn implemented(_op: OpKind) -> bool {
+    true
 }
 
 pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support {
@@ -29,6 +32,12 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
         return Support::no(
             format!("{op} is not implemented by the wgpu backend yet"),
             Some("use the CPU or HIP backend for this operation"),
+        );
+    }
+    if op == OpKind::Fft && matches!(dtype, DType::F64 | DType::C64) {
+        return Support::no(
+            "the wgpu FFT computes single precision only (c32/f32, power-of-two lengths)",
+            Some("use c32/f32, or the CPU or HIP backend for double precision"),
         );
     }
     match dtype {

@@ -30,3 +30,5 @@ pub use backend::{Profile, WgpuBackend, WgpuOptions};
 pub use buffer::WgpuBuffer;
 pub use context::Features;
 pub use error::WgpuError;
+#[doc(hidden)]
+pub use kernels::fft::set_line_limit as set_fft_line_limit;

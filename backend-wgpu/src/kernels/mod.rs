@@ -2,6 +2,7 @@
 
 pub mod copy_bytes;
 pub mod elementwise;
+pub mod fft;
 pub mod find;
 pub mod matmul;
 pub mod reduce;

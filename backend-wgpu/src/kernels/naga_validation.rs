@@ -297,3 +297,55 @@ fn every_axis_kernel_shader_validates() {
     validate("copy bytes", &copy_bytes::source(&[w, rw], 0, 1));
     validate("copy bytes in place", &copy_bytes::source(&[rw], 0, 0));
 }
+
+#[test]
+fn every_fft_shader_validates() {
+    use super::fft::{FftBindings, FftLinesKernel, Load, Store, edge_source, lines_source};
+    let w = (Class::W32, Access::Read);
+    let rw = (Class::W32, Access::ReadWrite);
+    let apart = FftBindings {
+        src: 1,
+        dst: 2,
+        table: Some(3),
+    };
+    let in_place = FftBindings {
+        src: 1,
+        dst: 1,
+        table: Some(2),
+    };
+    let mut n = 0;
+    for m in (0..=12).map(|b| 1usize << b) {
+        for inverse in [false, true] {
+            for load in [Load::Complex, Load::Real, Load::Hermitian] {
+                for store in [Store::Complex, Store::Real] {
+                    for (twiddle, interleave) in [(false, false), (true, false), (true, true)] {
+                        let least = FftLinesKernel::min_lines_per_group(m);
+                        let k = FftLinesKernel {
+                            m,
+                            inverse,
+                            load,
+                            store,
+                            twiddle,
+                            lines_per_group: if interleave { least.max(16) } else { least },
+                            interleave,
+                        };
+                        let label = format!("fft lines {k:?}");
+                        validate(&label, &lines_source(&k, &[w, rw, w], apart));
+                        validate(&label, &lines_source(&k, &[rw, w], in_place));
+                        n += 2;
+                    }
+                }
+            }
+        }
+    }
+    for extend in [false, true] {
+        let b = FftBindings {
+            src: 1,
+            dst: 2,
+            table: None,
+        };
+        validate("fft edge", &edge_source(extend, &[w, rw], b));
+        n += 1;
+    }
+    assert!(n > 300, "{n} FFT shaders validated");
+}

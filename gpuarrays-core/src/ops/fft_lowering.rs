@@ -336,56 +336,75 @@ fn c2r<B: Backend>(
         )?;
     }
     let n = out_dims[last];
-    make_real(&scratch, last, 0)?;
     if n % 2 == 0 {
-        make_real(&scratch, last, n / 2)?;
+        make_real(&scratch, last, &[0, n / 2])?;
+    } else {
+        make_real(&scratch, last, &[0])?;
     }
     let out = RawArray::alloc(&a.backend, complex.real(), out_dims)?;
     dispatch(FftKind::C2R, FftDirection::Inverse, &scratch, &out, last, 1)?;
     Ok(out)
 }
 
-/// Sets the imaginary part of bin `bin` along `axis` of complex `a` to zero, in place.
-fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bin: usize) -> Result<()> {
-    let (complex, real) = (a.dtype, a.dtype.real());
-    ensure_supported(&a.backend, complex, OpKind::Elementwise)?;
+/// Sets the imaginary parts of `bins` along `axis` of the complex, contiguous `a` to zero,
+/// in place. One pass over `a` as real pairs, selecting zero where a broadcast mask says
+/// so: elementwise outputs are contiguous by contract (the wgpu backend relies on it), so
+/// the bins are not written as a strided output of their own.
+fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bins: &[usize]) -> Result<()> {
+    let real = a.dtype.real();
+    ensure_supported(&a.backend, real, OpKind::Elementwise)?;
+    ensure_supported(&a.backend, DType::Bool, OpKind::Elementwise)?;
+    let (outer, len, inner) = (
+        numel(&a.dims[..axis]),
+        a.dims[axis],
+        numel(&a.dims[axis + 1..]),
+    );
+    let row = len * inner * 2;
+    let mut keep = vec![1u8; row];
+    for &b in bins {
+        for i in 0..inner {
+            keep[(b * inner + i) * 2 + 1] = 0;
+        }
+    }
+    let mask = RawArray::alloc(&a.backend, DType::Bool, &[row])?;
+    {
+        let mb = mask.buffer()?;
+        a.backend.write(&mb, mask.byte_offset(), &keep)?;
+    }
+    let ins = |node, dtype| Instr { node, dtype };
     let program = Program {
-        inputs: vec![complex],
-        scalars: vec![],
+        inputs: vec![real, DType::Bool],
+        scalars: vec![real],
         instrs: vec![
-            Instr {
-                node: Node::Input(0),
-                dtype: complex,
-            },
-            Instr {
-                node: Node::Cast(real, 0),
-                dtype: real,
-            },
-            Instr {
-                node: Node::Cast(complex, 1),
-                dtype: complex,
-            },
+            ins(Node::Input(0), real),
+            ins(Node::Input(1), DType::Bool),
+            ins(Node::Scalar(0), real),
+            ins(Node::Select(1, 0, 2), real),
         ],
     };
-    let strides = shape::contiguous_strides(&a.dims);
-    let mut dims = a.dims.clone();
-    dims[axis] = 1;
-    let (dims, st) = simplify_layout(&dims, std::slice::from_ref(&strides));
-    let offset = a.offset + bin * strides[axis] as usize;
-    let buf = a.buffer()?;
-    let operand = || Operand {
+    let (dims, st) = simplify_layout(&[outer, row], &[vec![row as isize, 1], vec![0, 1]]);
+    let (buf, mb) = (a.buffer()?, mask.buffer()?);
+    let data = || Operand {
         buffer: &*buf,
-        dtype: complex,
-        offset,
+        dtype: real,
+        offset: a.offset * 2,
         strides: st[0].clone(),
     };
     a.backend.elementwise(
         &program,
         &ElementwiseArgs {
             shape: dims,
-            inputs: vec![operand()],
-            scalars: vec![],
-            output: operand(),
+            inputs: vec![
+                data(),
+                Operand {
+                    buffer: &*mb,
+                    dtype: DType::Bool,
+                    offset: mask.offset,
+                    strides: st[1].clone(),
+                },
+            ],
+            scalars: vec![Scalar::F64(0.0).cast(real)],
+            output: data(),
         },
     )
 }
