@@ -131,6 +131,9 @@ impl Backend for CpuBackend {
     }
 
     fn reduce(&self, args: &ReduceArgs<'_, CpuBuffer>) -> Result<()> {
+        if crate::reduce::runs_inline(args) {
+            return Ok(crate::reduce::run(args)?);
+        }
         self.install(|| crate::reduce::run(args))
     }
 
