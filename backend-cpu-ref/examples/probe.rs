@@ -1,3 +1,14 @@
+//! A quick timing probe of the CPU backend's hot paths (fused elementwise, in place,
+//! allocating eval, copy, sums, axis sums, cumsum) beside plain rayon loops, for profiling
+//! runs (`perf record`, callgrind) where criterion's harness would be in the way. The
+//! recorded comparison is `cargo bench --bench cpu_vs_ndarray`; this is not it.
+//!
+//! ```text
+//! T=2 N=1048576 R=50 W=fused cargo run --release -p gpuarrays-cpu-ref --example probe
+//! ```
+//! `T` threads (0: rayon's default), `N` elements, `R` repetitions, `W` one of all, fused,
+//! inplace, ref, eval, copy, sum, axis, scan. Prints medians in µs (mean, p10, p90 on stderr).
+
 use gpuarrays_core::Array;
 use gpuarrays_cpu_ref::CpuBackend;
 use std::time::Instant;
@@ -121,6 +132,14 @@ fn main() {
             "sum: {:.1} us",
             time(&mut || {
                 std::hint::black_box(x.sum().unwrap());
+            })
+        );
+    }
+    if what == "all" || what == "scan" {
+        println!(
+            "cumsum 1-D: {:.1} us",
+            time(&mut || {
+                std::hint::black_box(x.cumsum(0).unwrap());
             })
         );
     }

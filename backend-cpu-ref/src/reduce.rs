@@ -47,7 +47,7 @@ fn min_len(a: &ReduceArgs<'_, CpuBuffer>) -> usize {
 /// the inner loop is eight independent `combine`s the compiler turns into vector operations.
 /// The order of combination is the same as before, so results did not change.
 #[inline(always)]
-fn fold_run<T: Copy, A: Copy>(
+pub(crate) fn fold_run<T: Copy, A: Copy>(
     x: &[T],
     k0: usize,
     map: &impl Fn(T, usize) -> A,

@@ -210,7 +210,7 @@ impl ColRef<'_> {
     pub(crate) fn span(&self) -> (usize, usize) {
         dispatch_dtype!(self, ColRef(v: T) => {
             let start = v.as_ptr() as usize;
-            (start, start + std::mem::size_of_val::<[T]>(v))
+            (start, start + std::mem::size_of_val(*v))
         })
     }
 

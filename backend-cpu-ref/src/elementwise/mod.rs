@@ -187,6 +187,9 @@ fn to_owned(r: ColRef<'_>, pool: &mut Pool) -> Col {
     })
 }
 
+/// A block of the output to write in place, and the bytes it spans as addresses `[start, end)`.
+type OutBlock<'o> = (ColMut<'o>, (usize, usize));
+
 /// The output's positions for outputs `start..start + len` as a slice to write in place, and
 /// the bytes it spans; `None` for bool outputs (held as bytes) and non-linear layouts.
 ///
@@ -198,7 +201,7 @@ unsafe fn out_block<'o>(
     layout: &Layout,
     start: usize,
     len: usize,
-) -> Result<Option<(ColMut<'o>, (usize, usize))>, CpuError> {
+) -> Result<Option<OutBlock<'o>>, CpuError> {
     if !layout.is_linear() {
         return Ok(None);
     }

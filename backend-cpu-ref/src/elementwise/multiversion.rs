@@ -16,17 +16,12 @@
 //! calls that is inlined (the loops, iterator adapters, per-type semantics) is compiled
 //! into each copy.
 
-/// Whether this CPU runs AVX2 (cached by std after the first call).
+/// Whether this CPU runs AVX2 (cached by std after the first call). Only x86-64 has the
+/// AVX2 copies; elsewhere `multiversion!` compiles the portable copy alone.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// Wraps `fn name(args) -> ret { body }` as described in the module documentation.
