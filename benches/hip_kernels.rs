@@ -1,4 +1,5 @@
-//! HIP kernel throughput on 1 GiB f32 arrays, side by side with PyTorch, plus host-side costs.
+//! HIP kernel throughput on 1 GiB f32 arrays, side by side with PyTorch, plus host-side costs
+//! (the host enqueue of a tiny op directly and through `AnyBackend`, a pooled stream take).
 //!
 //! Run on the GPU machine (see docs/results/2026-11-29-hip-kernels.md):
 //!
@@ -12,10 +13,13 @@
 //! Bandwidth counts the bytes each operation must move once (inputs read, outputs written),
 //! in GB/s of 10⁹ bytes.
 
+#[path = "common/host_enqueue.rs"]
+mod host_enqueue;
+
 use std::time::Instant;
 
-use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceOp};
-use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_core::kernel::ReduceOp;
+use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::{HipBackend, StreamPriority};
 
 const N: usize = 1 << 28; // 1 GiB of f32
@@ -80,36 +84,6 @@ fn torch_results() -> Vec<(String, f64)> {
             Some((name, gbps))
         })
         .collect()
-}
-
-fn axpy_program() -> Program {
-    let f = DType::F32;
-    Program {
-        inputs: vec![f, f],
-        scalars: vec![f],
-        instrs: vec![
-            Instr {
-                node: Node::Input(0),
-                dtype: f,
-            },
-            Instr {
-                node: Node::Scalar(0),
-                dtype: f,
-            },
-            Instr {
-                node: Node::Binary(BinaryOp::Mul, 0, 1),
-                dtype: f,
-            },
-            Instr {
-                node: Node::Input(1),
-                dtype: f,
-            },
-            Instr {
-                node: Node::Binary(BinaryOp::Add, 2, 3),
-                dtype: f,
-            },
-        ],
-    }
 }
 
 fn main() {
@@ -215,71 +189,12 @@ fn main() {
         return;
     }
 
-    // Host enqueue of a tiny fused op (1024 elements): per-call host time, not device time;
-    // the queue is drained every 100 calls so it never fills.
-    let small = 1024;
-    let xs = Array::<f32, _>::random_uniform(&hip, &[small], 4).expect("xs");
-    let ys = Array::<f32, _>::random_uniform(&hip, &[small], 5).expect("ys");
-    let mut zs = Array::<f32, _>::zeros(&hip, &[small]).expect("zs");
-    // Per call: the median of individually timed calls; per batch: the median over rounds of
-    // (time of 100 back-to-back calls) / 100, which excludes the timer's own cost.
-    let measure = |f: &mut dyn FnMut()| -> (f64, f64, usize) {
-        let (mut per_call, mut per_batch) = (Vec::new(), Vec::new());
-        for round in 0..60 {
-            let t_batch = Instant::now();
-            for _ in 0..100 {
-                let t0 = Instant::now();
-                f();
-                if round >= 5 {
-                    per_call.push(t0.elapsed().as_secs_f64());
-                }
-            }
-            if round >= 5 {
-                per_batch.push(t_batch.elapsed().as_secs_f64() / 100.0);
-            }
-            hip.synchronize().expect("sync");
-        }
-        let n = per_call.len();
-        (median(per_call), median(per_batch), n)
-    };
-    let (api_call, api_batch, calls) = measure(&mut || {
-        (&xs * 1.5f32 + &ys).eval_into(&mut zs).expect("tiny");
-    });
-    let program = axpy_program();
-    let (xb, yb, zb) = (
-        xs.raw().buffer().unwrap(),
-        ys.raw().buffer().unwrap(),
-        zs.raw().buffer().unwrap(),
-    );
-    let op = |b| Operand {
-        buffer: b,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    };
-    let args = ElementwiseArgs {
-        shape: vec![small],
-        inputs: vec![op(&*xb), op(&*yb)],
-        scalars: vec![Scalar::F32(1.5)],
-        output: op(&*zb),
-    };
-    let (be_call, be_batch, _) = measure(&mut || {
-        hip.elementwise(&program, &args).expect("tiny");
-    });
-    drop((xb, yb, zb));
-    println!(
-        "\nhost enqueue of a tiny fused op (a*x+y, 1024 f32), median over {calls} calls (per call / per 100-call batch):"
-    );
-    println!(
-        "  through Expr::eval_into (the user API):   {:.2} / {:.2} µs",
-        api_call * 1e6,
-        api_batch * 1e6
-    );
-    println!(
-        "  through Backend::elementwise (this crate): {:.2} / {:.2} µs",
-        be_call * 1e6,
-        be_batch * 1e6
-    );
+    // Host enqueue of a tiny fused op: per-call host time, not device time, directly on the
+    // HIP backend and through the runtime-chosen AnyBackend wrapping it (the method is in
+    // benches/common/host_enqueue.rs).
+    println!();
+    let any = gpuarrays::AnyBackend::from(hip.clone());
+    host_enqueue::print(&host_enqueue::tiny_axpy(&hip, &any));
 
     // Taking a pooled stream: the thread's own released stream comes back first.
     let state = hip.device_state().clone();

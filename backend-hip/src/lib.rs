@@ -41,17 +41,21 @@
 //! | where and when a buffer was last used | [`LastUse`] | `stream/last_use.rs` |
 //! | run-time compiled kernels of one device | [`kernels::DeviceKernels`] | `kernels/device_kernels.rs` |
 //! | the kernel families (elementwise, reduce, scan, sort, find, matmul) | functions of [`kernels`] | `kernels/<family>/` or `kernels/<family>.rs` |
+//! | matrix products through cuBLAS / rocBLAS, handles cached per device and leased per thread | [`blas::DeviceBlas`], [`blas::OwnedBlasHandle`] | `blas/` |
+//! | device-side timing (events) | [`backend::HipTimer`] | `backend/timer.rs` |
 //! | the C++ text kernels are built from | [`kernels::cpp`] | `kernels/cpp/` |
 //! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
 //! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
 //! | AMD, NVIDIA and the test double | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
 //! Each top-level module imports only the ones below it: `ids` ← `error` ← `platform` ←
-//! `stream` ← `memory` ← `device` ← `runtime` ← `kernels` ← `backend`; within a layer no file
+//! `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `backend`; within a layer no file
 //! imports a file that imports it back. `tests/module_layers.rs` checks both.
 
 pub mod backend;
+pub mod blas;
 pub mod device;
 pub mod error;
 pub mod ids;
@@ -61,7 +65,7 @@ pub mod platform;
 pub mod runtime;
 pub mod stream;
 
-pub use backend::{HipBackend, HipBuffer};
+pub use backend::{HipBackend, HipBuffer, HipTimer};
 pub use device::{DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};

@@ -1,6 +1,6 @@
 //! The crate's modules form layers: each top-level module imports only the ones below it
-//! (`ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `kernels` ←
-//! `backend`), and no file imports, through any chain, a file that imports it back.
+//! (`ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ←
+//! `kernels` ← `backend`), and no file imports, through any chain, a file that imports it back.
 //!
 //! Read from the source text: every `crate::…` and `super::…` path in code (comments and
 //! string literals removed, `use` groups expanded) is resolved to the deepest module it
@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules, lowest layer first.
 const LAYERS: &[&str] = &[
-    "ids", "error", "platform", "stream", "memory", "device", "runtime", "kernels", "backend",
+    "ids", "error", "platform", "stream", "memory", "device", "runtime", "blas", "kernels",
+    "backend",
 ];
 
 type Module = Vec<String>;

@@ -34,6 +34,10 @@ pub struct WgpuOptions {
     pub adapter: Option<String>,
     /// Which optional features to use.
     pub profile: Profile,
+    /// Treat `max_storage_buffer_binding_size` as at most this many bytes (at least 4 KiB).
+    /// Tests use it to exercise the splitting of operands larger than one binding with
+    /// small arrays; `None` uses the adapter's limit.
+    pub binding_limit: Option<u64>,
 }
 
 /// The WebGPU backend: a cheap, cloneable handle to one opened device.
@@ -63,7 +67,7 @@ impl WgpuBackend {
         let env = std::env::var(ADAPTER_ENV).ok();
         let selector = options.adapter.clone().or(env);
         let (index, adapter) = adapter::choose(adapter::enumerate(&instance), selector.as_deref())?;
-        Self::open(index, adapter, options.profile)
+        Self::open(index, adapter, options.profile, options.binding_limit)
     }
 
     /// One backend per adapter (each its own device), with every feature each offers.
@@ -73,7 +77,7 @@ impl WgpuBackend {
         adapter::enumerate(&instance)
             .into_iter()
             .enumerate()
-            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter) {
+            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter, None) {
                 Ok(b) => Some(b),
                 Err(e) => {
                     tracing::warn!("wgpu adapter {i} skipped: {e}");
@@ -99,6 +103,7 @@ impl WgpuBackend {
         index: usize,
         adapter: wgpu::Adapter,
         profile: Profile,
+        binding_limit: Option<u64>,
     ) -> std::result::Result<Self, WgpuError> {
         let info = adapter.get_info();
         let offered = adapter.features();
@@ -107,7 +112,11 @@ impl WgpuBackend {
             f64: !baseline && offered.contains(wgpu::Features::SHADER_F64),
             int64: !baseline && offered.contains(wgpu::Features::SHADER_INT64),
         };
+        let timestamps = offered.contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut required = wgpu::Features::empty();
+        if timestamps {
+            required |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         if features.f64 {
             required |= wgpu::Features::SHADER_F64;
         }
@@ -140,7 +149,19 @@ impl WgpuBackend {
         if baseline {
             summary.name = format!("{} (WebGPU baseline)", summary.name);
         }
-        let ctx = Context::new(device, queue, summary.name.clone(), features);
+        let mut limits = device.limits();
+        if let Some(cap) = binding_limit {
+            limits.max_storage_buffer_binding_size =
+                limits.max_storage_buffer_binding_size.min(cap.max(4096));
+        }
+        let ctx = Context::new(
+            device,
+            queue,
+            summary.name.clone(),
+            features,
+            limits,
+            timestamps,
+        );
         tracing::info!(adapter = %summary, "wgpu device opened");
         let device_info = DeviceInfo {
             backend: "wgpu",
@@ -168,6 +189,33 @@ impl WgpuBackend {
     /// The device limits in use.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.ctx.limits
+    }
+
+    /// Submits the work recorded so far without waiting for it (work is otherwise
+    /// submitted by reads, `synchronize`, and every 128 commands).
+    pub fn submit(&self) {
+        self.ctx.flush()
+    }
+
+    /// Whether [`device_time`](Self::device_time) can measure (TIMESTAMP_QUERY).
+    pub fn has_timestamps(&self) -> bool {
+        self.ctx.timestamps
+    }
+
+    /// Runs `f` and measures the device time of the kernels it enqueues, with timestamp
+    /// queries: from the beginning of the first compute pass to the end of the last (so
+    /// the gaps between the passes of one operation count). Waits for the work. `None`
+    /// without TIMESTAMP_QUERY, when `f` ran no kernel, or beyond 2,048 passes. Buffer
+    /// copies (not compute passes) are not timed.
+    pub fn device_time<R>(
+        &self,
+        f: impl FnOnce() -> R,
+    ) -> std::result::Result<(R, Option<std::time::Duration>), WgpuError> {
+        let open = self.ctx.begin_timing();
+        let r = f();
+        let secs = if open { self.ctx.end_timing()? } else { None };
+        self.ctx.wait()?;
+        Ok((r, secs.map(std::time::Duration::from_secs_f64)))
     }
 
     /// Counters of the compiled-pipeline cache.
@@ -268,17 +316,7 @@ impl Backend for WgpuBackend {
         for d in program.dtypes() {
             self.check(d, OpKind::Elementwise)?;
         }
-        kernels::elementwise::run(&self.ctx, program, args).map_err(|e| match e {
-            WgpuError::NotAccurate { dtype, reason } => gpuarrays_core::Error::Unsupported {
-                dtype,
-                op: OpKind::Elementwise,
-                backend: self.name().to_string(),
-                device: self.info.name.clone(),
-                reason,
-                alternative: Some("compute this step on the CPU backend".into()),
-            },
-            other => other.into(),
-        })
+        Ok(kernels::elementwise::run(&self.ctx, program, args)?)
     }
 
     fn reduce(&self, args: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {

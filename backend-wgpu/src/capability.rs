@@ -9,10 +9,10 @@
 //! `find` answers yes for i64 on every adapter: it writes its i64 positions as pairs of
 //! 32-bit words, without 64-bit arithmetic.
 //!
-//! Within elementwise kernels, `sin`, `cos` and `pow` (f32, f64) and normal draws in f64 are
-//! refused at dispatch with core's `Error::Unsupported` (WGSL's builtins are not accurate to
-//! the C library and no software version exists yet); `exp`, `log` and `tanh` of f64 and
-//! `log`, `tanh` of f32 are computed in software (`wgsl::math`).
+//! Every elementwise operation of f32 and f64 is computed to the conformance suite's
+//! tolerances on every adapter: the transcendental functions (`exp`, `log`, `tanh`, `sin`,
+//! `cos`, `pow`, normal draws) in software (`wgsl::math`, `wgsl::trig`, `wgsl::pow`),
+//! because drivers' builtins are not accurate to the C library.
 
 use gpuarrays_core::{DType, OpKind, Support};
 

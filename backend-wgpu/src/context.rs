@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use crate::buffer::{self, BufferPool, WgpuBuffer};
 use crate::error::{Result, WgpuError};
 use crate::pipeline::PipelineCache;
+use crate::timing::Timing;
 
 /// Commands recorded before the pending encoder is submitted without being asked to.
 pub(crate) const BATCH_COMMANDS: usize = 128;
@@ -44,11 +45,15 @@ pub(crate) struct Context {
     pub queue: wgpu::Queue,
     pub adapter_name: String,
     pub features: Features,
+    /// The device's limits, as the kernels plan with them (see `WgpuOptions::binding_limit`).
     pub limits: wgpu::Limits,
     errors: Arc<Mutex<Vec<String>>>,
     batch: Mutex<Batch>,
     pub pool: BufferPool,
     pub pipelines: PipelineCache,
+    /// Whether the device has timestamp queries (TIMESTAMP_QUERY).
+    pub timestamps: bool,
+    pub(crate) timing: Timing,
 }
 
 impl Context {
@@ -57,6 +62,8 @@ impl Context {
         queue: wgpu::Queue,
         adapter_name: String,
         features: Features,
+        limits: wgpu::Limits,
+        timestamps: bool,
     ) -> Context {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&errors);
@@ -68,7 +75,6 @@ impl Context {
                 errors.push(e.to_string());
             }
         }));
-        let limits = device.limits();
         Context {
             device,
             queue,
@@ -79,6 +85,8 @@ impl Context {
             batch: Mutex::new(Batch::default()),
             pool: buffer::new_pool(),
             pipelines: PipelineCache::new(),
+            timestamps,
+            timing: Timing::default(),
         }
     }
 

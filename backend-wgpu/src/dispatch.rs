@@ -26,11 +26,6 @@ struct Entry<'a> {
     hi: u64,
 }
 
-/// A buffer that must be bound twice with different element types while one binding is
-/// written: wgpu forbids that in one dispatch, so the caller reads from a copy instead.
-#[derive(Debug)]
-pub(crate) struct Conflict;
-
 /// The storage bindings of one dispatch.
 #[derive(Default)]
 pub(crate) struct BindingPlan<'a> {
@@ -53,10 +48,14 @@ impl<'a> BindingPlan<'a> {
         access: Access,
         lo: u64,
         hi: u64,
-    ) -> std::result::Result<usize, Conflict> {
+    ) -> usize {
         self.add_raw(&buffer.buffer, buffer.id, class, access, lo, hi)
     }
 
+    /// As [`add`](Self::add) for a raw wgpu buffer with identity `id`. One buffer used as
+    /// two element classes gets two bindings; if any use writes it, every binding of it is
+    /// read-write (wgpu allows several read-write bindings of one buffer in a dispatch, but
+    /// not a read-only binding beside a read-write one).
     pub fn add_raw(
         &mut self,
         buffer: &'a wgpu::Buffer,
@@ -65,23 +64,27 @@ impl<'a> BindingPlan<'a> {
         access: Access,
         lo: u64,
         hi: u64,
-    ) -> std::result::Result<usize, Conflict> {
-        let writes = |a: Access| a == Access::ReadWrite;
-        for (i, e) in self.entries.iter_mut().enumerate() {
-            if e.id != id {
-                continue;
+    ) -> usize {
+        let writes = access == Access::ReadWrite
+            || self
+                .entries
+                .iter()
+                .any(|e| e.id == id && e.access == Access::ReadWrite);
+        if writes {
+            for e in self.entries.iter_mut().filter(|e| e.id == id) {
+                e.access = Access::ReadWrite;
             }
-            if e.class == class {
-                e.lo = e.lo.min(lo);
-                e.hi = e.hi.max(hi);
-                if writes(access) {
-                    e.access = Access::ReadWrite;
-                }
-                return Ok(i);
-            }
-            if writes(e.access) || writes(access) {
-                return Err(Conflict);
-            }
+        }
+        let access = if writes { Access::ReadWrite } else { access };
+        if let Some(i) = self
+            .entries
+            .iter()
+            .position(|e| e.id == id && e.class == class)
+        {
+            let e = &mut self.entries[i];
+            e.lo = e.lo.min(lo);
+            e.hi = e.hi.max(hi);
+            return i;
         }
         self.entries.push(Entry {
             buffer,
@@ -91,7 +94,31 @@ impl<'a> BindingPlan<'a> {
             lo,
             hi,
         });
-        Ok(self.entries.len() - 1)
+        self.entries.len() - 1
+    }
+
+    /// A binding of its own for bytes `lo..hi` of `buffer` (never merged with another use
+    /// of the buffer): for two distant windows of one buffer in one dispatch. Read-write,
+    /// like every other binding of a buffer that is written.
+    pub fn add_separate(
+        &mut self,
+        buffer: &'a WgpuBuffer,
+        class: Class,
+        lo: u64,
+        hi: u64,
+    ) -> usize {
+        for e in self.entries.iter_mut().filter(|e| e.id == buffer.id) {
+            e.access = Access::ReadWrite;
+        }
+        self.entries.push(Entry {
+            buffer: &buffer.buffer,
+            id: buffer.id,
+            class,
+            access: Access::ReadWrite,
+            lo,
+            hi,
+        });
+        self.entries.len() - 1
     }
 
     /// Class and access of each binding, in order (part of the kernel's source).
@@ -139,8 +166,10 @@ impl<'a> BindingPlan<'a> {
 }
 
 fn window_size(e: &Entry<'_>, start: u64) -> u64 {
-    let end = e.hi.max(e.lo + 1).div_ceil(4) * 4;
-    (end - start).min(e.buffer.size() - start).max(4)
+    // Whole elements of the binding's array type (vec4 bindings: 16 bytes).
+    let unit = e.class.bytes();
+    let end = e.hi.max(e.lo + 1).div_ceil(unit) * unit;
+    (end - start).min(e.buffer.size() - start).max(unit)
 }
 
 /// The grid for `groups` workgroups: `(x, y)` with `x ≤ max`, `y ≤ max`.
@@ -210,10 +239,17 @@ pub(crate) fn launch(
         layout: &pipeline.layout,
         entries: &entries,
     });
+    let stamps = ctx.timing.pass();
     ctx.record(|enc| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&spec.label),
-            timestamp_writes: None,
+            timestamp_writes: stamps
+                .as_ref()
+                .map(|(set, i)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(*i),
+                    end_of_pass_write_index: Some(*i + 1),
+                }),
         });
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);

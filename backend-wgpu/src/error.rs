@@ -89,23 +89,9 @@ pub enum WgpuError {
         reason: String,
     },
 
-    /// An operation this backend does not compute to the documented accuracy yet; reported
-    /// to users as core's `Error::Unsupported` for elementwise operations.
-    #[error("{reason}")]
-    NotAccurate {
-        /// The element type.
-        dtype: gpuarrays_core::DType,
-        /// What and why.
-        reason: String,
-    },
-
     /// Arguments core should never pass (a bug in the caller).
     #[error("{0} (a bug in the caller: core validates this before dispatch)")]
     InvalidArgument(String),
-
-    /// An operation this backend does not implement for these arguments.
-    #[error("{0}")]
-    Unimplemented(String),
 }
 
 impl From<WgpuError> for gpuarrays_core::Error {

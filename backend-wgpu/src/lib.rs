@@ -22,6 +22,7 @@ pub(crate) mod dispatch;
 pub mod error;
 pub(crate) mod kernels;
 pub mod pipeline;
+pub(crate) mod timing;
 pub mod wgsl;
 
 pub use adapter::{ADAPTER_ENV, AdapterSummary, adapters};

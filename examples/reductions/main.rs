@@ -1,5 +1,6 @@
 //! Reductions over all elements and along axes, scans, comparisons, argmax and find, on a
-//! table of seeded random numbers, run on the CPU backend.
+//! table of seeded random numbers, on the backend chosen at run time (the GPU where there is
+//! one, else the CPU; `GPUARRAYS_BACKEND=cpu|hip|wgpu` forces one).
 //!
 //! ```text
 //! cargo run --release --example reductions
@@ -9,7 +10,8 @@ use gpuarrays::kernel::ReduceOp;
 use gpuarrays::prelude::*;
 
 fn main() -> Result<()> {
-    let backend = CpuBackend::new();
+    let backend = default_backend()?;
+    println!("device: {}", backend.device());
     let (rows, cols) = (1000, 8);
 
     // A 1000 x 8 table of standard normal numbers. The generator is counter-based: the same
@@ -57,7 +59,13 @@ fn main() -> Result<()> {
 
     // Counting with a cast: bool -> i64, then sum.
     let count = big.cast::<i64>()?.sum()?;
-    assert_eq!(count as usize, positions.len());
+    if count as usize != positions.len() {
+        eprintln!(
+            "the mask counts {count} but find() returned {} positions",
+            positions.len()
+        );
+        std::process::exit(1);
+    }
 
     // A running sum along the rows of column 0 (cumsum along axis 0), and the last value
     // equals that column's sum.
@@ -68,13 +76,29 @@ fn main() -> Result<()> {
         "cumsum along axis 0 ends at the column sums: {:.6} == {:.6}",
         last_row[0], col_sum[0]
     );
+    // Both add the same 1000 terms, in orders that may differ: equal to within rounding.
+    let bound = 1e-12 * x.ex().abs().eval::<f64>()?.sum()?;
+    if (last_row[0] - col_sum[0]).abs() > bound {
+        eprintln!("cumsum's last row differs from the column sum by more than {bound:e}");
+        std::process::exit(1);
+    }
 
     // Integer reductions wrap instead of overflowing.
     let ints = Array::<i32, _>::from_vec(&backend, vec![i32::MAX, 1, 2])?;
-    println!("i32 sum of [MAX, 1, 2] wraps to {}", ints.sum()?);
+    let wrapped = ints.sum()?;
+    println!("i32 sum of [MAX, 1, 2] wraps to {wrapped}");
+    if wrapped != i32::MAX.wrapping_add(3) {
+        eprintln!("expected {}", i32::MAX.wrapping_add(3));
+        std::process::exit(1);
+    }
 
     // Unsupported combinations are errors that say why, never wrong numbers.
-    let complex_order = x.cast_dyn(DType::C64)?.reduce(ReduceOp::Min, None);
-    println!("min of complex numbers: {}", complex_order.unwrap_err());
+    match x.cast_dyn(DType::C64)?.reduce(ReduceOp::Min, None) {
+        Err(e) => println!("min of complex numbers: {e}"),
+        Ok(_) => {
+            eprintln!("the minimum of complex numbers was computed instead of rejected");
+            std::process::exit(1);
+        }
+    }
     Ok(())
 }

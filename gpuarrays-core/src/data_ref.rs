@@ -7,39 +7,77 @@
 //! own reference. After a forced release every holder sees [`Error::Freed`] on access, never
 //! a dangling buffer.
 //!
+//! # The release rule (issue 7, finding 2)
+//!
+//! The buffer and its destructor live together in **one** slot, `Option<Live>`, behind one
+//! reader-writer lock. Releasing is one `take()` of that slot under the write lock: exactly
+//! one releaser gets `Some((buffer, destructor))` and runs it; every other releaser, earlier
+//! or later, gets `None`. (The buffer and the destructor used to sit behind two locks, taken
+//! one after the other: two concurrent `free_all_shared` calls could each take one half,
+//! and then neither ran the destructor.) The models in `tests/loom_data_ref.rs` check this
+//! over every interleaving.
+//!
 //! Access goes through a read lock held for the duration of one backend call (the enqueue,
-//! not the GPU work: backends order frees after queued work on their own streams), and the
-//! forced release takes the write lock, so a release never races with a call that is using
-//! the buffer.
+//! not the GPU work: backends order frees after queued work on their own streams). The
+//! release takes the write lock, so it waits until no call is borrowing the buffer, and the
+//! destructor runs after the lock is released (a destructor may take a while, and must not
+//! hold up other holders, who will see [`Error::Freed`]).
+//!
+//! A thread that holds a [`BufferGuard`] must not call [`DataRef::free_all_shared`] on the
+//! same buffer: the release would wait for that thread's own borrow.
 
 use std::fmt;
-use std::sync::Arc;
-
-use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::{Error, Result};
+use crate::sync::{Arc, RwLock};
 
 type Destructor<B> = Box<dyn FnOnce(B) + Send>;
 
+/// A buffer that has not been released yet, with the destructor that will release it.
+struct Live<B> {
+    buffer: B,
+    /// Never locked: the destructor is only ever moved out by value, on release. The mutex
+    /// makes a `Send` closure shareable (`Sync`) while it sits in the slot that readers of
+    /// other threads lock, without asking callers for a `Sync` destructor.
+    destructor: parking_lot::Mutex<Destructor<B>>,
+}
+
+impl<B> Live<B> {
+    /// Runs the destructor. A panic in it is caught and reported: releasing happens in
+    /// `Drop`, and unwinding out of a drop that runs during another panic aborts.
+    fn release(self) {
+        let Live { buffer, destructor } = self;
+        let destructor = destructor.into_inner();
+        // AssertUnwindSafe: after a caught panic nothing of this buffer is touched again;
+        // the slot it came from is already empty.
+        if catch_unwind(AssertUnwindSafe(move || destructor(buffer))).is_err() {
+            tracing::error!("DataRef: a buffer destructor panicked; the buffer may have leaked");
+        }
+    }
+}
+
 struct Shared<B> {
-    buffer: RwLock<Option<B>>,
-    destructor: Mutex<Option<Destructor<B>>>,
+    /// `Some` until the buffer is released; taken exactly once.
+    slot: RwLock<Option<Live<B>>>,
 }
 
 impl<B> Shared<B> {
-    /// Takes the buffer out and runs the destructor, at most once over the object's life.
+    /// Takes the buffer and its destructor out in one step and runs the destructor. Only
+    /// the first call over the object's life finds them.
     fn release(&self) {
-        let buffer = self.buffer.write().take();
-        let destructor = self.destructor.lock().take();
-        if let (Some(buffer), Some(destructor)) = (buffer, destructor) {
-            destructor(buffer);
+        let taken = self.slot.write().take();
+        if let Some(live) = taken {
+            live.release();
         }
     }
 }
 
 impl<B> Drop for Shared<B> {
     fn drop(&mut self) {
-        self.release();
+        if let Some(live) = self.slot.get_mut().take() {
+            live.release();
+        }
     }
 }
 
@@ -49,35 +87,79 @@ pub struct DataRef<B> {
 }
 
 /// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot).
+#[cfg(not(loom))]
 pub type BufferGuard<'a, B> = parking_lot::MappedRwLockReadGuard<'a, B>;
+
+/// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot). This is
+/// the model-checking build's form (`--cfg loom`); ordinary builds map parking_lot's guard.
+#[cfg(loom)]
+pub struct BufferGuard<'a, B> {
+    guard: loom::sync::RwLockReadGuard<'a, Option<Live<B>>>,
+}
+
+#[cfg(loom)]
+impl<B> std::ops::Deref for BufferGuard<'_, B> {
+    type Target = B;
+
+    fn deref(&self) -> &B {
+        match &*self.guard {
+            Some(live) => &live.buffer,
+            // `DataRef::read` builds a guard only over a live slot, and the slot cannot be
+            // emptied while the read lock is held.
+            None => unreachable!("a BufferGuard over a released slot"),
+        }
+    }
+}
 
 impl<B> DataRef<B> {
     /// Wraps `buffer`; `destructor` runs exactly once, with the buffer, when the last
     /// reference goes or at [`free_all_shared`](Self::free_all_shared). The destructor must
-    /// capture by value what it needs (device, context) and must not panic.
+    /// capture by value what it needs (device, context) and should not panic (a panic is
+    /// caught and logged, and the buffer may then leak).
     pub fn new(buffer: B, destructor: impl FnOnce(B) + Send + 'static) -> Self {
         DataRef {
             shared: Arc::new(Shared {
-                buffer: RwLock::new(Some(buffer)),
-                destructor: Mutex::new(Some(Box::new(destructor))),
+                slot: RwLock::new(Some(Live {
+                    buffer,
+                    destructor: parking_lot::Mutex::new(Box::new(destructor)),
+                })),
             }),
         }
     }
 
-    /// Borrows the buffer for one backend call. Recursive read locking is used so one
-    /// thread may borrow the same buffer for several operands of one call.
+    /// Borrows the buffer for one backend call, or fails with [`Error::Freed`] if it was
+    /// released by [`free_all_shared`](Self::free_all_shared). Recursive read locking is
+    /// used so one thread may borrow the same buffer for several operands of one call even
+    /// while another thread waits to release it.
+    #[cfg(not(loom))]
     pub fn read(&self) -> Result<BufferGuard<'_, B>> {
-        RwLockReadGuard::try_map(self.shared.buffer.read_recursive(), Option::as_ref)
-            .map_err(|_| Error::Freed)
+        parking_lot::RwLockReadGuard::try_map(self.shared.slot.read_recursive(), |slot| {
+            slot.as_ref().map(|live| &live.buffer)
+        })
+        .map_err(|_| Error::Freed)
     }
 
-    /// Whether the buffer is still alive (not force-released).
+    /// Borrows the buffer for one backend call, or fails with [`Error::Freed`] (the
+    /// model-checking build's form).
+    #[cfg(loom)]
+    pub fn read(&self) -> Result<BufferGuard<'_, B>> {
+        let guard = self.shared.slot.read_recursive();
+        if guard.is_some() {
+            Ok(BufferGuard { guard })
+        } else {
+            Err(Error::Freed)
+        }
+    }
+
+    /// Whether the buffer is still alive (not released).
     pub fn is_alive(&self) -> bool {
-        self.shared.buffer.read_recursive().is_some()
+        self.shared.slot.read_recursive().is_some()
     }
 
-    /// Releases the buffer for *every* holder now. Later access through any clone returns
-    /// [`Error::Freed`]. Calling it again, or dropping the holders afterwards, does nothing.
+    /// Releases the buffer for *every* holder now: waits until no backend call borrows it,
+    /// then runs the destructor (on this thread, after the lock is released). Later access
+    /// through any clone returns [`Error::Freed`]. Calling it again, from any holder and on
+    /// any thread, concurrently or later, or dropping the holders afterwards, does nothing.
     pub fn free_all_shared(&self) {
         self.shared.release();
     }
@@ -117,7 +199,7 @@ impl<B> fmt::Debug for DataRef<B> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -156,6 +238,21 @@ mod tests {
         drop(a);
         drop(b);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_panicking_destructor_does_not_unwind_out_of_a_drop() {
+        let a = DataRef::new(vec![1u8], |_| {
+            panic!("destructor failure (expected by test)")
+        });
+        let b = a.clone();
+        drop(a);
+        drop(b); // would abort the test process if the panic escaped during unwinding
+        let c = DataRef::new(vec![1u8], |_| {
+            panic!("destructor failure (expected by test)")
+        });
+        c.free_all_shared();
+        assert!(matches!(c.read(), Err(Error::Freed)));
     }
 
     #[test]

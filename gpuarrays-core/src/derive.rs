@@ -78,11 +78,13 @@ impl<B: Backend> RawArray<B> {
         if dims.iter().any(|&d| d < -1) {
             return Err(err("dimensions must be non-negative (or -1 to infer one)"));
         }
-        let known: usize = dims
+        let given: Vec<usize> = dims
             .iter()
             .filter(|&&d| d >= 0)
             .map(|&d| d as usize)
-            .product();
+            .collect();
+        let known = shape::checked_numel(&given)
+            .map_err(|_| err("the product of the dimensions overflows usize"))?;
         let mut new_dims: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(&i) = inferred.first() {
             if known == 0 {
@@ -128,16 +130,26 @@ impl<B: Backend> RawArray<B> {
             }
             None => {}
             Some(last) => {
-                let bytes = *last * from.size();
-                if bytes % to.size() != 0 {
+                // In u128: the last dimension of an empty array can be huge.
+                let bytes = *last as u128 * from.size() as u128;
+                if bytes % to.size() as u128 != 0 {
                     return Err(err(format!(
                         "the last dimension holds {bytes} bytes, not a multiple of {} ({to}'s size)",
                         to.size()
                     )));
                 }
-                *last = bytes / to.size();
+                *last = usize::try_from(bytes / to.size() as u128).map_err(|_| {
+                    err(format!(
+                        "the last dimension would hold more than usize::MAX elements of {to}"
+                    ))
+                })?;
             }
         }
+        shape::checked_numel(&dims).map_err(|_| {
+            err(format!(
+                "the new shape {dims:?} has more elements than usize can count"
+            ))
+        })?;
         Ok(self.derive(to, dims, byte_offset / to.size()))
     }
 }

@@ -36,6 +36,7 @@ pub mod ops;
 pub mod scalar;
 pub mod shape;
 pub mod support;
+mod sync;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;

@@ -11,14 +11,21 @@ pub fn numel(dims: &[usize]) -> usize {
     dims.iter().product()
 }
 
-/// Like [`numel`], but fails instead of overflowing.
+/// Like [`numel`], but fails instead of overflowing. A shape is valid when the product of
+/// its non-zero dimensions fits in `usize` (NumPy's rule): an empty array may have large
+/// other dimensions, but not ones whose product overflows, and the answer does not depend
+/// on the order of the dimensions. Every shape that passes has a [`numel`] that cannot
+/// overflow.
 pub fn checked_numel(dims: &[usize]) -> Result<usize> {
-    dims.iter()
+    let nonzero = dims
+        .iter()
+        .filter(|&&d| d != 0)
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .ok_or_else(|| Error::InvalidArgument {
             op: "shape".into(),
             reason: format!("shape {dims:?} has more than usize::MAX elements"),
-        })
+        })?;
+    Ok(if dims.contains(&0) { 0 } else { nonzero })
 }
 
 /// Row-major (C order) strides in elements.

@@ -6,6 +6,7 @@ use gpuarrays_core::kernel::{
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
 use super::{HipBackend, HipBuffer};
+use crate::blas::{MatmulRoute, RowMajorProduct, blas_type};
 use crate::error::HipError;
 use crate::kernels::elementwise::{self, EwOperand};
 use crate::kernels::matmul::{self, MatmulLaunch};
@@ -198,22 +199,89 @@ impl HipBackend {
         )?;
         let stream = self.stream_for(&[a.a, a.b, a.output])?;
         let size = a.dtype.size();
-        matmul::run(
-            self.kernels(),
-            &stream,
-            &MatmulLaunch {
-                dtype: a.dtype,
-                batch: a.batch,
-                m: a.m,
-                n: a.n,
-                k: a.k,
-                a: a.a.at(a.a_offset, size),
-                a_batch_stride: a.a_batch_stride,
-                b: a.b.at(a.b_offset, size),
-                b_batch_stride: a.b_batch_stride,
-                output: a.output.at(a.output_offset, size),
-            },
-        )
+        let launch = MatmulLaunch {
+            dtype: a.dtype,
+            batch: a.batch,
+            m: a.m,
+            n: a.n,
+            k: a.k,
+            a: a.a.at(a.a_offset, size),
+            a_batch_stride: a.a_batch_stride,
+            b: a.b.at(a.b_offset, size),
+            b_batch_stride: a.b_batch_stride,
+            output: a.output.at(a.output_offset, size),
+        };
+        if self.matmul_on_blas(&stream, &launch)? {
+            return Ok(());
+        }
+        matmul::run(self.kernels(), &stream, &launch)
+    }
+
+    /// The product through the vendor BLAS where the route and the type allow it: `true` if
+    /// it was enqueued there, `false` if it goes to the kernel (integers; `GPUARRAYS_MATMUL=
+    /// kernel`; sizes beyond 32 bits; `auto` without the library, reported once).
+    fn matmul_on_blas(&self, stream: &Stream, l: &MatmulLaunch) -> crate::Result<bool> {
+        let route = self.matmul_route();
+        let Some(dtype) = blas_type(l.dtype) else {
+            return Ok(false);
+        };
+        if route == MatmulRoute::Kernel {
+            return Ok(false);
+        }
+        let outputs = l.batch * l.m * l.n;
+        if outputs == 0 {
+            return Ok(true);
+        }
+        if l.k == 0 {
+            // An empty sum: every output is +0 (all-zero bits for floats and complex).
+            // SAFETY: the output's extent was checked against its buffer by the caller, and
+            // the buffer outlives the memset (its free is stream-ordered after it).
+            unsafe {
+                self.kernels().platform().memset_async(
+                    l.output,
+                    0,
+                    outputs * l.dtype.size(),
+                    stream.handle(),
+                )?;
+            }
+            return Ok(true);
+        }
+        let product = RowMajorProduct {
+            dtype,
+            batch: l.batch,
+            m: l.m,
+            n: l.n,
+            k: l.k,
+            a: l.a,
+            a_batch_stride: l.a_batch_stride,
+            b: l.b,
+            b_batch_stride: l.b_batch_stride,
+            output: l.output,
+        };
+        if !product.fits_32_bit() {
+            tracing::debug!(
+                ?product,
+                "matmul beyond the BLAS's 32-bit sizes: own kernel"
+            );
+            return Ok(false);
+        }
+        match self.inner.blas.gemm(stream, &product) {
+            Ok(()) => Ok(true),
+            Err(e @ (HipError::LibraryNotFound { .. } | HipError::MissingSymbols { .. }))
+                if route == MatmulRoute::Auto =>
+            {
+                use std::sync::atomic::Ordering;
+                if !self
+                    .inner
+                    .blas_fallback_reported
+                    .swap(true, Ordering::Relaxed)
+                {
+                    tracing::warn!(device = %self.inner.info, error = %e, "matrix products run on gpuarrays' own kernel, about 10x slower than the vendor BLAS");
+                }
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

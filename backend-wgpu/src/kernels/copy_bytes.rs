@@ -8,7 +8,7 @@
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::types::Class;
@@ -62,12 +62,8 @@ pub fn copy(
         let len = chunk.min(bytes - done);
         let (s0, d0) = (src_off + done, dst_off + done);
         let mut plan = BindingPlan::default();
-        let sb = plan
-            .add_raw(src.0, src.1, Class::W32, Access::Read, s0, s0 + len)
-            .map_err(|_| invalid("byte copy binding"))?;
-        let db = plan
-            .add(dst, Class::W32, Access::ReadWrite, d0, d0 + len)
-            .map_err(|_| invalid("byte copy binding"))?;
+        let sb = plan.add_raw(src.0, src.1, Class::W32, Access::Read, s0, s0 + len);
+        let db = plan.add(dst, Class::W32, Access::ReadWrite, d0, d0 + len);
         let windows = plan.windows(ctx)?;
         let layout = plan.layout();
         let spec = ShaderSpec {

@@ -38,9 +38,31 @@ fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise:
     elementwise::Layout {
         ndim,
         inputs: access.to_vec(),
+        vec4_inputs: vec![false; access.len()],
+        vec4: false,
         binding: (0..=p.inputs.len()).collect(),
         storage,
     }
+}
+
+/// The vec4 kernel's layout: 32-bit contiguous inputs read as words, the rest as elements.
+fn vec4_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise::Layout {
+    let mut l = program_layout(p, access, ndim);
+    l.vec4 = true;
+    l.vec4_inputs = p
+        .inputs
+        .iter()
+        .zip(access)
+        .map(|(d, a)| *a == OpAccess::Contiguous && elementwise::is_word(*d))
+        .collect();
+    for (k, &w) in l.vec4_inputs.iter().enumerate() {
+        if w {
+            l.storage[k].0 = Class::V4;
+        }
+    }
+    let out = l.storage.len() - 1;
+    l.storage[out].0 = Class::V4;
+    l
 }
 
 fn check_program(p: &Program) -> usize {
@@ -61,8 +83,16 @@ fn check_program(p: &Program) -> usize {
                 validate(&p.describe(), &src);
                 n += 1;
             }
-            Err(crate::error::WgpuError::NotAccurate { .. }) => {}
             Err(e) => panic!("{}: {e}", p.describe()),
+        }
+        if elementwise::is_word(p.output_dtype()) {
+            match elementwise::source(p, &vec4_layout(p, &acc, ndim)) {
+                Ok(src) => {
+                    validate(&format!("vec4 {}", p.describe()), &src);
+                    n += 1;
+                }
+                Err(e) => panic!("vec4 {}: {e}", p.describe()),
+            }
         }
     }
     n
@@ -165,7 +195,7 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(c, Access::Read), (oc, Access::ReadWrite)];
                 validate(
                     &format!("reduce {op} {d}"),
-                    &reduce::source(&p, &st, 0, None, 1, None).unwrap(),
+                    &reduce::general_source(&p, &st, 0, None, 1, None).unwrap(),
                 );
                 let p = Pass {
                     op,
@@ -177,7 +207,7 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(c, Access::Read), (tc, Access::ReadWrite), rw];
                 validate(
                     &format!("reduce partial {op} {d}"),
-                    &reduce::source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
+                    &reduce::general_source(&p, &st, 0, None, 1, arg.then_some(2)).unwrap(),
                 );
                 let p = Pass {
                     op,
@@ -189,7 +219,16 @@ fn every_axis_kernel_shader_validates() {
                 let st = [(tc, Access::Read), w, (oc, Access::ReadWrite)];
                 validate(
                     &format!("reduce final {op} {d}"),
-                    &reduce::source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                    &reduce::general_source(&p, &st, 0, arg.then_some(1), 2, None).unwrap(),
+                );
+            }
+        }
+        for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max] {
+            if matches!(d, DType::F32 | DType::I32 | DType::U32) {
+                let st = [(Class::V4, Access::Read), w, (c, Access::ReadWrite)];
+                validate(
+                    &format!("reduce rows {op} {d}"),
+                    &reduce::rows_source(op, d, &st, 0, 1, 2).unwrap(),
                 );
             }
         }
@@ -197,9 +236,19 @@ fn every_axis_kernel_shader_validates() {
         if d != DType::Bool {
             for op in [ScanOp::Sum, ScanOp::Prod] {
                 validate(
-                    &format!("scan {d}"),
-                    &scan::source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
+                    &format!("scan lines {d}"),
+                    &scan::lines_source(op, d, &[(c, Access::Read), (tc, Access::ReadWrite)], 0, 1)
                         .unwrap(),
+                );
+                let st = [(c, Access::Read), (c, Access::ReadWrite)];
+                validate(
+                    &format!("scan totals {d}"),
+                    &scan::blocked_source(op, d, scan::BlockMode::Totals, &st, 0, 1, 1).unwrap(),
+                );
+                let st = [(c, Access::Read), (c, Access::Read), (c, Access::ReadWrite)];
+                validate(
+                    &format!("scan apply {d}"),
+                    &scan::blocked_source(op, d, scan::BlockMode::Apply, &st, 0, 1, 2).unwrap(),
                 );
             }
             validate(
@@ -224,30 +273,23 @@ fn every_axis_kernel_shader_validates() {
             } else {
                 Class::W32
             };
-            validate(
-                &format!("sort keys {d}"),
-                &sort::source(
-                    d,
-                    "keys",
-                    &[(c, Access::Read), (kc, Access::ReadWrite)],
+            let k = (kc, Access::ReadWrite);
+            for (stage, st, b0, b1) in [
+                (sort::Stage::Keys, vec![(c, Access::Read), k], 0, 1),
+                (sort::Stage::Local, vec![k], 0, 0),
+                (sort::Stage::Pairs, vec![k, k], 0, 1),
+                (
+                    sort::Stage::Values,
+                    vec![(tc, Access::ReadWrite), (kc, Access::Read)],
                     0,
                     1,
                 ),
-            );
-            validate(
-                &format!("sort step {d}"),
-                &sort::source(d, "step", &[(kc, Access::ReadWrite)], 0, 0),
-            );
-            validate(
-                &format!("sort values {d}"),
-                &sort::source(
-                    d,
-                    "values",
-                    &[(tc, Access::ReadWrite), (kc, Access::Read)],
-                    0,
-                    1,
-                ),
-            );
+            ] {
+                validate(
+                    &format!("sort {stage:?} {d}"),
+                    &sort::source(d, stage, &st, b0, b1),
+                );
+            }
         }
     }
     validate("find count", &find::count_source(&[w, rw]));

@@ -3,9 +3,16 @@
 //! Each value becomes a key whose unsigned order is the sort order (integers: sign bit
 //! flipped; floats: the IEEE bits with negatives inverted, every NaN the largest key, so
 //! NaNs go last), in a temporary of `rows × P` keys (`P` the power of two at or above the
-//! row length, padded with the largest key). One dispatch per (k, j) step of the network
-//! compares and swaps across all rows; then the keys are turned back into values (a NaN
-//! comes back as a NaN; which NaN is not kept). 64-bit types use u64 keys (SHADER_INT64).
+//! row length, padded with the largest key). The network's steps `(k, j)` compare keys `p`
+//! and `p ^ j`, ascending where `p & k == 0`:
+//! - steps with `j <` [`local`] run in workgroup memory, many per dispatch: first every
+//!   step with `k ≤ local` (each block of `local` keys sorted), then, for each larger `k`,
+//!   its steps with small `j` after the global ones;
+//! - steps with large `j` run one dispatch each, one thread per pair, the lower and upper
+//!   keys of the pairs bound as two windows (so a key array larger than a binding works).
+//!
+//! Then the keys are turned back into values (a NaN comes back as a NaN; which NaN is not
+//! kept). 64-bit types use u64 keys (SHADER_INT64).
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::SortArgs;
@@ -28,6 +35,11 @@ fn key_ty(d: DType) -> &'static str {
     if wide(d) { "u64" } else { "u32" }
 }
 
+/// Keys sorted in workgroup memory at once (8 KiB of keys).
+pub(crate) fn local(d: DType) -> usize {
+    if wide(d) { 1024 } else { 2048 }
+}
+
 /// (value → key, key → value) expressions of `v` / `k`.
 fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
     match d {
@@ -48,84 +60,395 @@ fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
             } else {
                 ("u64", "0x8000000000000000lu", "0xfffffffffffffffflu", "f64")
             };
+            let s = if u == "u32" { "u" } else { "lu" };
             (
                 format!(
-                    "select(select(bitcast<{u}>(v) | {top}, ~bitcast<{u}>(v), (bitcast<{u}>(v) & {top}) != 0{s}), {max}, {nan}(v))",
-                    s = if u == "u32" { "u" } else { "lu" }
+                    "select(select(bitcast<{u}>(v) | {top}, ~bitcast<{u}>(v), (bitcast<{u}>(v) & {top}) != 0{s}), {max}, {nan}(v))"
                 ),
-                format!(
-                    "bitcast<{f}>(select(~k, k & ~{top}, (k & {top}) != 0{s}))",
-                    s = if u == "u32" { "u" } else { "lu" }
-                ),
+                format!("bitcast<{f}>(select(~k, k & ~{top}, (k & {top}) != 0{s}))"),
             )
         }
     }
 }
 
-// Parameters: 0 threads, 1 len, 2 P, 3 value offset (units), 4 k, 5 j, 6 out offset.
+fn max_key(d: DType) -> &'static str {
+    if wide(d) {
+        "0xfffffffffffffffflu"
+    } else {
+        "0xffffffffu"
+    }
+}
 
+/// The kernels of a sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Values → keys, one thread per key slot.
+    /// Parameters: 0 end slot, 1 len, 2 P, 3 value offset (units, wrapping), 4 key offset,
+    /// 5 first slot.
+    Keys,
+    /// Steps in workgroup memory over blocks of `local` keys.
+    /// Parameters: 0 end block, 1 P, 2 first k, 3 last k, 4 key offset, 5 first block,
+    /// 6 total slots.
+    Local,
+    /// One global step, one thread per pair.
+    /// Parameters: 0 end pair, 1 P, 2 k, 3 j, 4 lower-window offset, 5 upper-window
+    /// offset, 6 first pair.
+    Pairs,
+    /// Keys → values, one thread per element.
+    /// Parameters: 0 end element, 1 len, 2 P, 3 value offset (units), 4 key offset,
+    /// 5 first element.
+    Values,
+}
+
+const PARAMS: usize = 7;
+
+/// The source of `stage`; `b0`, `b1` are the bindings it uses: Keys (values, keys), Local
+/// (keys, keys), Pairs (lower keys, upper keys), Values (values or temp, keys).
 pub(crate) fn source(
     d: DType,
-    stage: &str,
+    stage: Stage,
     storage: &[(Class, Access)],
-    bv: usize,
-    bk: usize,
+    b0: usize,
+    b1: usize,
 ) -> String {
     let mut h = Helpers::default();
     let (to_key, from_key) = key_fns(&mut h, d);
     let kt = key_ty(d);
-    let max = if wide(d) {
-        "0xfffffffffffffffflu"
+    let max = max_key(d);
+    let (x, y) = (format!("b{}", b0 + 1), format!("b{}", b1 + 1));
+    let lanes = if stage == Stage::Local {
+        256
     } else {
-        "0xffffffffu"
+        WORKGROUP
     };
-    let vb = format!("b{}", bv + 1);
-    let kb = format!("b{}", bk + 1);
     let body = match stage {
-        "keys" => format!(
-            "  let row = t / prm(2u);
-  let p = t % prm(2u);
+        Stage::Keys => format!(
+            "  let q = t + prm(5u);
+  if (q >= prm(0u)) {{ return; }}
+  let row = q / prm(2u);
+  let p = q % prm(2u);
   var key: {kt} = {max};
   if (p < prm(1u)) {{
     let v = {};
     key = {to_key};
   }}
-  {kb}[t] = key;
+  {y}[prm(4u) + q] = key;
 ",
-            types::load(d, &vb, "(prm(3u) + row * prm(1u) + p)")
+            types::load(d, &x, "(prm(3u) + row * prm(1u) + p)")
         ),
-        "step" => format!(
-            "  let row = t / prm(2u);
-  let p = t % prm(2u);
-  let q = p ^ prm(5u);
-  if (q <= p) {{ return; }}
-  let a = {kb}[row * prm(2u) + p];
-  let b = {kb}[row * prm(2u) + q];
-  let up = (p & prm(4u)) == 0u;
+        Stage::Local => {
+            let l = local(d);
+            let per = l / 256;
+            format!(
+                "  let blk = g + prm(5u);
+  if (blk >= prm(0u)) {{ return; }}
+  let base = blk * {l}u;
+  for (var x = 0u; x < {per}u; x++) {{
+    let e = lid + 256u * x;
+    var key: {kt} = {max};
+    if (base + e < prm(6u)) {{ key = {x}[prm(4u) + base + e]; }}
+    sh[e] = key;
+  }}
+  workgroupBarrier();
+  for (var k = prm(2u); k <= prm(3u); k = k << 1u) {{
+    for (var j = min(k >> 1u, {half}u); j > 0u; j = j >> 1u) {{
+      for (var x = 0u; x < {pairs}u; x++) {{
+        let c = lid + 256u * x;
+        let lo = (c / j) * 2u * j + c % j;
+        let hi = lo + j;
+        let up = (((base + lo) % prm(1u)) & k) == 0u;
+        let a = sh[lo];
+        let b = sh[hi];
+        if ((a > b) == up && a != b) {{
+          sh[lo] = b;
+          sh[hi] = a;
+        }}
+      }}
+      workgroupBarrier();
+    }}
+  }}
+  for (var x = 0u; x < {per}u; x++) {{
+    let e = lid + 256u * x;
+    if (base + e < prm(6u)) {{ {x}[prm(4u) + base + e] = sh[e]; }}
+  }}
+",
+                half = l / 2,
+                pairs = l / 512,
+            )
+        }
+        Stage::Pairs => format!(
+            "  let c = t + prm(6u);
+  if (c >= prm(0u)) {{ return; }}
+  let j = prm(3u);
+  let lo = (c / j) * 2u * j + c % j;
+  let hi = lo + j;
+  let up = ((lo % prm(1u)) & prm(2u)) == 0u;
+  let a = {x}[prm(4u) + lo];
+  let b = {y}[prm(5u) + hi];
   if ((a > b) == up && a != b) {{
-    {kb}[row * prm(2u) + p] = b;
-    {kb}[row * prm(2u) + q] = a;
+    {x}[prm(4u) + lo] = b;
+    {y}[prm(5u) + hi] = a;
   }}
 "
         ),
-        _ => {
+        Stage::Values => {
             let od = temp_dtype(d);
             format!(
-                "  let row = t / prm(1u);
-  let p = t % prm(1u);
-  let k = {kb}[row * prm(2u) + p];
+                "  let q = t + prm(5u);
+  if (q >= prm(0u)) {{ return; }}
+  let row = q / prm(1u);
+  let p = q % prm(1u);
+  let k = {y}[prm(4u) + row * prm(2u) + p];
   let v = {from_key};
   {}
 ",
-                types::store(od, &vb, "prm(6u) + t", &to_temp(d, "v"))
+                types::store(od, &x, "prm(3u) + q", &to_temp(d, "v"))
             )
         }
     };
-    let mut s = header::declarations(7, storage, false);
+    let mut s = header::declarations(PARAMS, storage, false);
     s.push_str(&h.emit());
-    s.push_str(&header::entry(WORKGROUP));
-    s.push_str(&format!("  if (t >= prm(0u)) {{ return; }}\n{body}}}\n"));
+    if stage == Stage::Local {
+        s.push_str(&format!("var<workgroup> sh: array<{kt}, {}>;\n", local(d)));
+    }
+    s.push_str(&header::entry(lanes));
+    s.push_str(&body);
+    s.push_str("}\n");
     s
+}
+
+/// The largest span of one binding, in bytes (less the alignment slack of its start).
+fn capacity(ctx: &Context) -> u64 {
+    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
+    ctx.limits
+        .max_storage_buffer_binding_size
+        .saturating_sub(2 * align)
+}
+
+/// `byte − start` in units of `unit` bytes, as the wrapping u32 the kernels add.
+fn rel(byte: u64, start: u64, unit: u64) -> u32 {
+    ((byte as i64 - start as i64) / unit as i64) as u32
+}
+
+/// Calls `f(q0, q1)` for consecutive ranges covering `0..n` such that `fits(q0, q1)`.
+fn for_ranges(
+    n: usize,
+    fits: impl Fn(usize, usize) -> bool,
+    mut f: impl FnMut(usize, usize) -> Result<()>,
+) -> Result<()> {
+    let mut q0 = 0;
+    while q0 < n {
+        let mut step = n - q0;
+        while step > 1 && !fits(q0, q0 + step) {
+            step = step.div_ceil(2);
+        }
+        f(q0, q0 + step)?;
+        q0 += step;
+    }
+    Ok(())
+}
+
+/// The pieces of one sort: its arguments and the key temporary.
+struct Sorter<'a> {
+    ctx: &'a Context,
+    a: &'a SortArgs<'a, WgpuBuffer>,
+    keys: &'a WgpuBuffer,
+    p: usize,
+    slots: usize,
+    ksize: u64,
+    kclass: Class,
+    cap: u64,
+}
+
+impl Sorter<'_> {
+    fn spec(&self, stage: Stage, plan: &BindingPlan<'_>, b0: usize, b1: usize) -> ShaderSpec {
+        let layout = plan.layout();
+        ShaderSpec {
+            label: format!("sort_{stage:?}[{}]", self.a.dtype),
+            source: source(self.a.dtype, stage, &layout, b0, b1),
+            storage: layout.iter().map(|x| x.1).collect(),
+        }
+    }
+
+    /// Values → keys.
+    fn keys_pass(&self) -> Result<()> {
+        let (d, a, ks) = (self.a.dtype, self.a, self.ksize);
+        let size = d.size() as u64;
+        // The values slots q0..q1 read (padding slots read nothing).
+        let total = (a.rows * a.len) as u64;
+        let span = |q0: usize, q1: usize| {
+            let (r0, r1) = (q0 / self.p, (q1 - 1) / self.p);
+            let lo = (r0 * a.len + (q0 % self.p).min(a.len)) as u64;
+            let hi = (r1 * a.len + ((q1 - 1) % self.p + 1).min(a.len)) as u64;
+            (lo.min(total - 1), hi.max(lo + 1).min(total))
+        };
+        let fits = |q0: usize, q1: usize| {
+            let (lo, hi) = span(q0, q1);
+            (hi - lo) * size <= self.cap && (q1 - q0) as u64 * ks <= self.cap
+        };
+        let mut spec = None;
+        for_ranges(self.slots, fits, |q0, q1| {
+            let (lo, hi) = span(q0, q1);
+            let base = a.offset as u64 * size;
+            let mut plan = BindingPlan::default();
+            let bv = plan.add(
+                a.buffer,
+                Class::of(d),
+                Access::Read,
+                base + lo * size,
+                base + hi * size,
+            );
+            let bk = plan.add(
+                self.keys,
+                self.kclass,
+                Access::ReadWrite,
+                q0 as u64 * ks,
+                q1 as u64 * ks,
+            );
+            let w = plan.windows(self.ctx)?;
+            let spec = spec.get_or_insert_with(|| self.spec(Stage::Keys, &plan, bv, bk));
+            let params = [
+                q1 as u32,
+                a.len as u32,
+                self.p as u32,
+                rel(base, w[bv].start, unit_bytes(d)),
+                rel(0, w[bk].start, ks),
+                q0 as u32,
+                0,
+            ];
+            let groups = ((q1 - q0) as u64).div_ceil(WORKGROUP as u64);
+            dispatch::launch(self.ctx, spec, &params, &plan, &w, false, groups)
+        })
+    }
+
+    /// Steps `k_first..=k_last` (doubling) with every `j < local`, in workgroup memory.
+    fn local_pass(&self, k_first: usize, k_last: usize) -> Result<()> {
+        let (l, ks) = (local(self.a.dtype), self.ksize);
+        let blocks = self.slots.div_ceil(l);
+        let fits = |q0: usize, q1: usize| ((q1 - q0) * l) as u64 * ks <= self.cap;
+        let mut spec = None;
+        for_ranges(blocks, fits, |q0, q1| {
+            let mut plan = BindingPlan::default();
+            let hi = ((q1 * l).min(self.slots) as u64) * ks;
+            let bk = plan.add(
+                self.keys,
+                self.kclass,
+                Access::ReadWrite,
+                (q0 * l) as u64 * ks,
+                hi,
+            );
+            let w = plan.windows(self.ctx)?;
+            let spec = spec.get_or_insert_with(|| self.spec(Stage::Local, &plan, bk, bk));
+            let params = [
+                q1 as u32,
+                self.p as u32,
+                k_first as u32,
+                k_last as u32,
+                rel(0, w[bk].start, ks),
+                q0 as u32,
+                self.slots as u32,
+            ];
+            dispatch::launch(self.ctx, spec, &params, &plan, &w, false, (q1 - q0) as u64)
+        })
+    }
+
+    /// One global step `(k, j)`.
+    fn pairs_pass(&self, k: usize, j: usize) -> Result<()> {
+        let ks = self.ksize;
+        let pairs = self.slots / 2;
+        let lower = |c: usize| (c / j) * 2 * j + c % j;
+        let fits = |q0: usize, q1: usize| {
+            let span = (lower(q1 - 1) - lower(q0) + 1) as u64 * ks;
+            span <= self.cap
+        };
+        let mut spec = None;
+        for_ranges(pairs, fits, |q0, q1| {
+            let (l0, l1) = (lower(q0), lower(q1 - 1) + 1);
+            let mut plan = BindingPlan::default();
+            let bl = plan.add_separate(self.keys, self.kclass, l0 as u64 * ks, l1 as u64 * ks);
+            let bu = plan.add_separate(
+                self.keys,
+                self.kclass,
+                (l0 + j) as u64 * ks,
+                (l1 + j) as u64 * ks,
+            );
+            let w = plan.windows(self.ctx)?;
+            let spec = spec.get_or_insert_with(|| self.spec(Stage::Pairs, &plan, bl, bu));
+            let params = [
+                q1 as u32,
+                self.p as u32,
+                k as u32,
+                j as u32,
+                rel(0, w[bl].start, ks),
+                rel(0, w[bu].start, ks),
+                q0 as u32,
+            ];
+            let groups = ((q1 - q0) as u64).div_ceil(WORKGROUP as u64);
+            dispatch::launch(self.ctx, spec, &params, &plan, &w, false, groups)
+        })
+    }
+
+    /// Keys → values (into `out` at element `out_offset`, of the temp type of the dtype).
+    fn values_pass(&self, out: &WgpuBuffer, out_offset: usize) -> Result<()> {
+        let (d, a, ks) = (self.a.dtype, self.a, self.ksize);
+        let od = temp_dtype(d);
+        let osize = od.size() as u64;
+        let total = a.rows * a.len;
+        // The key slots elements q0..q1 read.
+        let span = |q0: usize, q1: usize| {
+            let (r0, r1) = (q0 / a.len, (q1 - 1) / a.len);
+            let lo = (r0 * self.p + q0 % a.len) as u64;
+            let hi = (r1 * self.p + (q1 - 1) % a.len + 1) as u64;
+            (lo, hi)
+        };
+        let fits = |q0: usize, q1: usize| {
+            let (lo, hi) = span(q0, q1);
+            (hi - lo) * ks <= self.cap && (q1 - q0) as u64 * osize <= self.cap
+        };
+        let mut spec = None;
+        for_ranges(total, fits, |q0, q1| {
+            let (lo, hi) = span(q0, q1);
+            let base = out_offset as u64 * osize;
+            let mut plan = BindingPlan::default();
+            let bo = plan.add(
+                out,
+                Class::of(od),
+                Access::ReadWrite,
+                base + q0 as u64 * osize,
+                base + q1 as u64 * osize,
+            );
+            let bk = plan.add(self.keys, self.kclass, Access::Read, lo * ks, hi * ks);
+            let w = plan.windows(self.ctx)?;
+            let spec = spec.get_or_insert_with(|| self.spec(Stage::Values, &plan, bo, bk));
+            let params = [
+                q1 as u32,
+                a.len as u32,
+                self.p as u32,
+                rel(base, w[bo].start, unit_bytes(od)),
+                rel(0, w[bk].start, ks),
+                q0 as u32,
+                0,
+            ];
+            let groups = ((q1 - q0) as u64).div_ceil(WORKGROUP as u64);
+            dispatch::launch(self.ctx, spec, &params, &plan, &w, false, groups)
+        })
+    }
+
+    fn network(&self) -> Result<()> {
+        let l = local(self.a.dtype);
+        self.local_pass(2, self.p.min(l))?;
+        let mut k = 2 * l;
+        while k <= self.p {
+            let mut j = k / 2;
+            while j >= l {
+                self.pairs_pass(k, j)?;
+                j /= 2;
+            }
+            self.local_pass(k, k)?;
+            k *= 2;
+        }
+        Ok(())
+    }
 }
 
 /// Sorts `a.rows` rows of `a.len` elements in place.
@@ -149,103 +472,45 @@ pub fn run(ctx: &Context, a: &SortArgs<'_, WgpuBuffer>) -> Result<()> {
             hint: "sort fewer rows at a time",
         });
     }
-    let ksize = if wide(d) { 8 } else { 4 };
-    let kclass = if wide(d) { Class::U64 } else { Class::W32 };
-    let keys = ctx.alloc(slots as usize * ksize)?;
+    let (ksize, kclass) = if wide(d) {
+        (8, Class::U64)
+    } else {
+        (4, Class::W32)
+    };
+    let keys = ctx.alloc(slots as usize * ksize as usize)?;
     let total = a.rows * a.len;
     let od = temp_dtype(d);
     let temp = if od != d {
-        Some(ctx.alloc(total * 4)?)
+        match ctx.alloc(total * 4) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                ctx.release(keys);
+                return Err(e);
+            }
+        }
     } else {
         None
     };
     let r = (|| {
-        let bad = |_| invalid("sort bindings");
-        let size = d.size() as u64;
-        let (vlo, vhi) = (a.offset as u64 * size, (a.offset + total) as u64 * size);
-        // Values -> keys.
-        let mut plan = BindingPlan::default();
-        let bv = plan
-            .add(a.buffer, Class::of(d), Access::Read, vlo, vhi)
-            .map_err(bad)?;
-        let bk = plan
-            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
-            .map_err(bad)?;
-        let w = plan.windows(ctx)?;
-        let voff = ((vlo - w[bv].start) / unit_bytes(d)) as u32;
-        let mut params = [slots as u32, a.len as u32, p as u32, voff, 0, 0, 0];
-        let spec = |stage: &str, plan: &BindingPlan<'_>, bv: usize, bk: usize| {
-            let layout = plan.layout();
-            ShaderSpec {
-                label: format!("sort_{stage}[{d}]"),
-                source: source(d, stage, &layout, bv, bk),
-                storage: layout.iter().map(|x| x.1).collect(),
-            }
-        };
-        let groups = slots.div_ceil(WORKGROUP as u64);
-        dispatch::launch(
+        let sorter = Sorter {
             ctx,
-            &spec("keys", &plan, bv, bk),
-            &params,
-            &plan,
-            &w,
-            false,
-            groups,
-        )?;
-        // The network.
-        let mut plan_k = BindingPlan::default();
-        let bk2 = plan_k
-            .add(&keys, kclass, Access::ReadWrite, 0, slots * ksize as u64)
-            .map_err(bad)?;
-        let wk = plan_k.windows(ctx)?;
-        let step_spec = spec("step", &plan_k, bk2, bk2);
-        let mut k = 2usize;
-        while k <= p {
-            let mut j = k / 2;
-            while j > 0 {
-                params[4] = k as u32;
-                params[5] = j as u32;
-                dispatch::launch(ctx, &step_spec, &params, &plan_k, &wk, false, groups)?;
-                j /= 2;
-            }
-            k *= 2;
-        }
-        // Keys -> values.
-        let mut plan_o = BindingPlan::default();
-        let (ob, oo) = match &temp {
-            Some(t) => (t, 0usize),
-            None => (a.buffer, a.offset),
+            a,
+            keys: &keys,
+            p,
+            slots: slots as usize,
+            ksize,
+            kclass,
+            cap: capacity(ctx),
         };
-        let osize = od.size() as u64;
-        let bo = plan_o
-            .add(
-                ob,
-                Class::of(od),
-                Access::ReadWrite,
-                oo as u64 * osize,
-                (oo + total) as u64 * osize,
-            )
-            .map_err(bad)?;
-        let bk3 = plan_o
-            .add(&keys, kclass, Access::Read, 0, slots * ksize as u64)
-            .map_err(bad)?;
-        let wo = plan_o.windows(ctx)?;
-        params[0] = total as u32;
-        params[6] = ((oo as u64 * osize - wo[bo].start) / unit_bytes(od)) as u32;
-        let out_spec = spec("values", &plan_o, bo, bk3);
-        dispatch::launch(
-            ctx,
-            &out_spec,
-            &params,
-            &plan_o,
-            &wo,
-            false,
-            (total as u64).div_ceil(WORKGROUP as u64),
-        )?;
-        if let Some(t) = &temp {
-            pack(ctx, t, d, a.buffer, a.offset, total)?;
+        sorter.keys_pass()?;
+        sorter.network()?;
+        match &temp {
+            Some(t) => {
+                sorter.values_pass(t, 0)?;
+                pack(ctx, t, d, a.buffer, a.offset, total)
+            }
+            None => sorter.values_pass(a.buffer, a.offset),
         }
-        Ok(())
     })();
     ctx.release(keys);
     if let Some(t) = temp {

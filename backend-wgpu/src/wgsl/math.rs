@@ -1,46 +1,40 @@
-//! Transcendental functions with the C library's special cases: `sqrt`, `exp`, `log`,
-//! `sin`, `cos`, `tanh` and `pow` of f32 and f64.
+//! Transcendental functions with the C library's special cases and accuracy: `sqrt`,
+//! `exp`, `log`, `tanh` here; `sin`, `cos` in [`super::trig`]; `pow` in [`super::pow`].
 //!
-//! WGSL's builtins leave special values to the driver (`pow` of a negative base is
-//! undefined, `tanh` of a large argument may overflow to NaN through `exp`), so each
-//! function here handles the special cases of C's definitions explicitly and uses the
-//! builtin only where the builtin is specified.
+//! WGSL's builtins are specified for graphics, not to the C library: drivers may use
+//! approximations whose error grows with the argument (lavapipe's f32 `log`/`sin`/`cos`/
+//! `tanh` are off by 20 to 10^7 ulps, its f64 `exp`/`log`/`sin`/`cos`/`tanh` are wrong, and
+//! its compiler cannot build an f64 `frexp`). So only `sqrt` (correctly rounded or nearly
+//! on every driver), `floor`, `round`, `fract`, `abs` and `ldexp` (exact operations) come
+//! from WGSL; every function here is computed in software in its own type, with its
+//! special values (NaN, ±∞, ±0, overflow, subnormal results) handled explicitly.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::UnaryOp;
 
 use super::helpers::Helpers;
 use super::types::{lit, ty};
+use super::{extended, trig};
 
 /// ln 2 in two parts: the high part has 32 trailing zero bits, so `n · LN2_HI` is exact for
 /// the exponents that occur.
 const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
 const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 
-/// `op(a)` for a transcendental `op` of f32/f64, or `Err(reason)` where this backend does
-/// not (yet) compute it to the C library's accuracy (the caller reports it unsupported).
-pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String, String> {
-    Ok(match op {
+/// `op(a)` for a transcendental `op` of f32/f64.
+pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> String {
+    match op {
         UnaryOp::Sqrt => format!("sqrt({a})"),
-        UnaryOp::Exp if d == DType::F32 => format!("exp({a})"),
-        UnaryOp::Exp => format!("{}({a})", exp_f64(h)),
+        UnaryOp::Exp => format!("{}({a})", exp(h, d)),
         UnaryOp::Log => format!("{}({a})", log(h, d)),
-        UnaryOp::Sin | UnaryOp::Cos => return Err(not_accurate(op.name(), d)),
+        UnaryOp::Sin => format!("{}({a})", trig::sin_cos(h, d, false)),
+        UnaryOp::Cos => format!("{}({a})", trig::sin_cos(h, d, true)),
         _ => format!("{}({a})", tanh(h, d)),
-    })
-}
-
-/// Why an operation is refused: WGSL's builtins are not accurate enough and this backend
-/// has no software version yet.
-pub fn not_accurate(op: &str, d: DType) -> String {
-    format!(
-        "{op} of {d} is not computed by the wgpu backend yet: WGSL's builtin is not accurate to \
-         the C library (large arguments, drivers' approximations) and no software version exists"
-    )
+    }
 }
 
 /// Horner evaluation `c0 + z (c1 + z (c2 + ...))` of literal coefficients.
-fn horner(z: &str, coeffs: &[String]) -> String {
+pub(crate) fn horner(z: &str, coeffs: &[String]) -> String {
     let mut e = coeffs[coeffs.len() - 1].clone();
     for c in coeffs[..coeffs.len() - 1].iter().rev() {
         e = format!("({c} + {z} * {e})");
@@ -48,7 +42,7 @@ fn horner(z: &str, coeffs: &[String]) -> String {
     e
 }
 
-fn flit(d: DType, x: f64) -> String {
+pub(crate) fn flit(d: DType, x: f64) -> String {
     if d == DType::F32 {
         super::types::f32_lit(x as f32)
     } else {
@@ -58,7 +52,7 @@ fn flit(d: DType, x: f64) -> String {
 
 /// `log(x)`: `x = 2^e m` with `m` in [√½, √2), `log m = 2 atanh(s)`, `s = (m − 1)/(m + 1)`,
 /// as the odd series `2s + 2s(s²/3 + s⁴/5 + ...)`, plus `e ln 2` in two parts.
-fn log(h: &mut Helpers, d: DType) -> String {
+pub(crate) fn log(h: &mut Helpers, d: DType) -> String {
     let t = ty(d);
     let name = format!("log_{t}");
     let nan = h.isnan(d);
@@ -76,6 +70,8 @@ fn log(h: &mut Helpers, d: DType) -> String {
     // x = m 2^e with m in [0.5, 1), without `frexp` (lavapipe's LLVM 15 cannot compile an
     // f64 frexp): f32 from its bits (subnormals scaled up first); f64 scaled by 2^±64 into
     // [1, 2^64), its exponent read from the f32 nearest to it, then corrected by one.
+    // x = m 2^e with m in [0.5, 1): f32 from its bits (subnormals scaled up first); f64 by
+    // exact scaling (`extended::frexp1_f64`).
     let split = if d == DType::F32 {
         "  var y = x;
   var e = 0;
@@ -85,23 +81,17 @@ fn log(h: &mut Helpers, d: DType) -> String {
   var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f000000u);"
             .to_string()
     } else {
-        "  var y = x;
-  var e = 0;
-  for (var i = 0; i < 20 && y >= 18446744073709551616.0lf; i++) { y = y * 5.421010862427522e-20lf; e = e + 64; }
-  for (var i = 0; i < 20 && y < 1.0lf; i++) { y = y * 18446744073709551616.0lf; e = e - 64; }
-  let e2 = i32((bitcast<u32>(f32(y)) >> 23u) & 0xffu) - 126;
-  var m = ldexp(y, -e2);
-  e = e + e2;
-  if (m >= 1.0lf) { m = m * 0.5lf; e = e + 1; }
-  if (m < 0.5lf) { m = m * 2.0lf; e = e - 1; }"
-            .to_string()
+        let fr = extended::frexp1_f64(h);
+        format!("  let fr = {fr}(x);\n  var m = fr.x * 0.5lf;\n  var e = i32(fr.y) + 1;")
     };
+    let xnan = extended::nan(h, d);
+    let xinf = extended::inf(h, d);
     h.raw(&name, || {
         format!(
             "fn {name}(x: {t}) -> {t} {{
   if ({nan}(x) || (x > {zero} && {inf}(x))) {{ return x; }}
-  if (x < {zero}) {{ return (x - x) / (x - x); }}
-  if (x == {zero}) {{ return -{one} / (x - x); }}
+  if (x < {zero}) {{ return {xnan}(); }}
+  if (x == {zero}) {{ return -{xinf}(); }}
 {split}
   if (m < {sqrt_half}) {{ m = m * {two}; e = e - 1; }}
   let f = m - {one};
@@ -116,41 +106,81 @@ fn log(h: &mut Helpers, d: DType) -> String {
     })
 }
 
-/// `exp(x)` of f64: `x = n ln 2 + r`, `|r| ≤ ln2/2` (Cody–Waite, two-part ln 2), a degree-16
-/// Taylor polynomial of `e^r`, scaled by `2^n`.
-fn exp_f64(h: &mut Helpers) -> String {
-    let nan = h.isnan(DType::F64);
-    let d = DType::F64;
-    let coeffs: Vec<String> = {
-        let mut c = Vec::new();
-        let mut f = 1.0f64;
-        for k in 0..17 {
-            if k > 0 {
-                f /= k as f64;
-            }
-            c.push(flit(d, f));
+/// Overflow and underflow bounds of `exp` (beyond them the result is ∞ or +0), a constant
+/// whose product with them overflows, and the Taylor degree of `e^r` on |r| ≤ ln2/2.
+fn exp_bounds(d: DType) -> (&'static str, &'static str, String, usize) {
+    if d == DType::F32 {
+        ("88.8f", "-104.0f", flit(d, 1e38), 8)
+    } else {
+        ("709.8lf", "-745.2lf", flit(d, 1e308), 16)
+    }
+}
+
+/// ln 2 in two parts for `d`: the high part short enough that `n·hi` is exact for every
+/// exponent `n` of the type (f32: 15 significant bits, f64: 21).
+pub(crate) fn ln2_parts(d: DType) -> (String, String) {
+    if d == DType::F32 {
+        let hi = f32::from_bits(0x3F31_7200);
+        (
+            flit(d, hi as f64),
+            flit(d, std::f64::consts::LN_2 - hi as f64),
+        )
+    } else {
+        (flit(d, LN2_HI), flit(d, LN2_LO))
+    }
+}
+
+/// `expc_T(x, xl)`: `e^(x + xl)` for finite `x` and a small correction `xl` (the low part
+/// of a pair): `x = n ln 2 + r` with `|r| ≤ ln2/2` (Cody–Waite: `x − n·ln2_hi` is exact), a
+/// Taylor polynomial of `e^r`, scaled by `2^n` in two steps (so subnormal results and
+/// `n` near the exponent limits stay exact).
+pub(crate) fn exp_core(h: &mut Helpers, d: DType) -> String {
+    let t = ty(d);
+    let name = format!("expc_{t}");
+    let (over, under, big, degree) = exp_bounds(d);
+    let mut coeffs = Vec::new();
+    let mut f = 1.0f64;
+    for k in 0..=degree {
+        if k > 0 {
+            f /= k as f64;
         }
-        c
-    };
+        coeffs.push(flit(d, f));
+    }
     let poly = horner("r", &coeffs);
-    let (ln2_hi, ln2_lo) = (flit(d, LN2_HI), flit(d, LN2_LO));
+    let (ln2_hi, ln2_lo) = ln2_parts(d);
     let inv_ln2 = flit(d, std::f64::consts::LOG2_E);
-    h.raw("exp_f64", || {
+    let zero = flit(d, 0.0);
+    h.raw(&name, || {
         format!(
-            "fn exp_f64(x: f64) -> f64 {{
-  if ({nan}(x)) {{ return x; }}
-  if (x > 709.8lf) {{ return x * {big}; }}
-  if (x < -745.2lf) {{ return 0.0lf; }}
+            "fn {name}(x: {t}, xl: {t}) -> {t} {{
+  if (x > {over}) {{ return x * {big}; }}
+  if (x < {under}) {{ return {zero}; }}
   let n = round(x * {inv_ln2});
-  let r = (x - n * {ln2_hi}) - n * {ln2_lo};
+  let r = ((x - n * {ln2_hi}) - n * {ln2_lo}) + xl;
   let p = {poly};
   let k = i32(n);
-  // Two steps keep 2^k representable where p·2^k is (subnormal results, k near ±1024).
   let k1 = k / 2;
   return ldexp(ldexp(p, k1), k - k1);
 }}
-",
-            big = flit(d, 1e308)
+"
+        )
+    })
+}
+
+/// `exp_T(x)`: NaN stays NaN; everything else through [`exp_core`].
+fn exp(h: &mut Helpers, d: DType) -> String {
+    let t = ty(d);
+    let name = format!("exp_{t}");
+    let nan = h.isnan(d);
+    let core = exp_core(h, d);
+    let zero = flit(d, 0.0);
+    h.raw(&name, || {
+        format!(
+            "fn {name}(x: {t}) -> {t} {{
+  if ({nan}(x)) {{ return x; }}
+  return {core}(x, {zero});
+}}
+"
         )
     })
 }
@@ -183,14 +213,13 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
     let two = flit(d, 2.0);
     let small = flit(d, 0.625);
     let em = expm1_small(h, d);
-    let exp = if d == DType::F32 {
-        "exp".to_string()
-    } else {
-        exp_f64(h)
-    };
+    let exp = exp(h, d);
+    let nan = h.isnan(d);
     h.raw(&name, || {
         format!(
             "fn {name}(x: {t}) -> {t} {{
+  // ±0 (and NaN) are their own tanh; the sign of a zero would be lost below.
+  if (x == {zero} || {nan}(x)) {{ return x; }}
   if (x > {big}) {{ return {one}; }}
   if (x < -{big}) {{ return -{one}; }}
   let ax = abs(x);
@@ -206,51 +235,4 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
 "
         )
     })
-}
-
-/// C's `pow(a, b)`: refused for now (`exp2(y log2 x)` in the element type loses up to
-/// |y log2 x| ulps; an extended-precision version is future work).
-pub fn pow(_h: &mut Helpers, d: DType, _a: &str, _b: &str) -> Result<String, String> {
-    Err(not_accurate("pow", d))
-}
-
-/// The special cases of C's `pow` around `exp2(y log2 x)` (kept for the accurate version).
-#[allow(dead_code)]
-fn pow_special(h: &mut Helpers, d: DType, a: &str, b: &str) -> String {
-    let t = ty(d);
-    let name = format!("pow_{t}");
-    let nan = h.isnan(d);
-    let inf = h.isinf(d);
-    let one = lit(d, 1);
-    let zero = lit(d, 0);
-    let half = if d == DType::F32 { "0.5f" } else { "0.5lf" };
-    let f = h.raw(&name, || {
-        format!(
-            "fn {name}(x: {t}, y: {t}) -> {t} {{
-  if (y == {zero} || x == {one}) {{ return {one}; }}
-  if ({nan}(x) || {nan}(y)) {{ return x + y; }}
-  let ax = abs(x);
-  if ({inf}(y)) {{
-    if (ax == {one}) {{ return {one}; }}
-    if ((ax < {one}) == (y > {zero})) {{ return {zero}; }}
-    return abs(y);
-  }}
-  let y_int = floor(y) == y;
-  let y_odd = y_int && fract(y * {half}) != {zero};
-  let neg = x < {zero} || (x == {zero} && {one} / x < {zero});
-  if (x < {zero} && !{inf}(x) && !y_int) {{ return (x - x) / (x - x); }}
-  var r: {t};
-  if (ax == {zero}) {{
-    r = select({zero}, {one} / ax, y < {zero});
-  }} else if ({inf}(ax)) {{
-    r = select(ax, {zero}, y < {zero});
-  }} else {{
-    r = exp2(y * log2(ax));
-  }}
-  return select(r, -r, neg && y_odd);
-}}
-"
-        )
-    });
-    format!("{f}({a}, {b})")
 }

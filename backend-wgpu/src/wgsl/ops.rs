@@ -10,8 +10,8 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, UnaryOp};
 
 use super::helpers::Helpers;
-use super::math;
 use super::types::{lit, ty};
+use super::{math, pow};
 use crate::error::{Result, WgpuError};
 
 fn unsupported(what: String) -> WgpuError {
@@ -42,8 +42,7 @@ pub fn unary(h: &mut Helpers, op: UnaryOp, d: DType, a: &str) -> Result<String> 
         (UnaryOp::Abs, DType::C32 | DType::C64) => format!("{}({a}.x, {a}.y)", h.hypot(d)),
         (UnaryOp::Not, DType::Bool) => format!("(!{a})"),
         (UnaryOp::Not, _) if d.is_integer() => mask_u8(d, format!("(~{a})")),
-        (_, DType::F32 | DType::F64) if op.is_transcendental() => math::unary(h, op, d, a)
-            .map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?,
+        (_, DType::F32 | DType::F64) if op.is_transcendental() => math::unary(h, op, d, a),
         _ => return Err(unsupported(format!("{op} of {d}"))),
     };
     Ok(s)
@@ -64,9 +63,7 @@ pub fn binary(h: &mut Helpers, op: BinaryOp, d: DType, a: &str, b: &str) -> Resu
         BinaryOp::Div if complex => format!("{}({a}, {b})", h.cdiv(d)),
         BinaryOp::Div if float => format!("({a} / {b})"),
         BinaryOp::Div if d.is_integer() => format!("{}({a}, {b})", h.div_int(d)),
-        BinaryOp::Pow if float => {
-            math::pow(h, d, a, b).map_err(|reason| WgpuError::NotAccurate { dtype: d, reason })?
-        }
+        BinaryOp::Pow if float => format!("{}({a}, {b})", pow::pow(h, d)),
         BinaryOp::Min | BinaryOp::Max if float => {
             format!("{}({a}, {b})", h.fminmax(d, op == BinaryOp::Max))
         }
@@ -169,6 +166,16 @@ pub fn cast(h: &mut Helpers, from: DType, to: DType, a: &str) -> String {
             format!("(!({a} == {}))", lit(from, 0))
         };
     }
+    if from == DType::Bool && to.is_complex() {
+        let r = to.real();
+        return format!(
+            "{}(select({}, {}, {a}), {})",
+            ty(to),
+            lit(r, 0),
+            lit(r, 1),
+            h.zero(r)
+        );
+    }
     if from == DType::Bool {
         return format!("select({}, {}, {a})", lit(to, 0), lit(to, 1));
     }
@@ -180,7 +187,7 @@ pub fn cast(h: &mut Helpers, from: DType, to: DType, a: &str) -> String {
     }
     if to.is_complex() {
         let r = cast(h, from, to.real(), a);
-        return format!("{}({r}, {})", ty(to), lit(to.real(), 0));
+        return format!("{}({r}, {})", ty(to), h.zero(to.real()));
     }
     match (from.is_float(), to.is_float()) {
         (true, true) => format!("{}({a})", ty(to)),

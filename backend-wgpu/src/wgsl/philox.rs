@@ -1,7 +1,8 @@
 //! Philox4x32-10 in WGSL, with the 32×32→64-bit product built from 16-bit halves (WGSL
 //! has no `mulhi`), and the four draws of `gpuarrays_core::kernel::random` on top. Every
 //! step before the final `log`/`cos`/`sqrt` of a normal draw is exact, so uniforms are
-//! bit-identical to the CPU reference.
+//! bit-identical to the CPU reference; normal draws use the software `log` and `cos` of
+//! [`super::math`] and [`super::trig`].
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
@@ -10,8 +11,8 @@ use gpuarrays_core::kernel::random::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1}
 use super::helpers::Helpers;
 use super::types::{f32_lit, f64_lit};
 
-/// Registers `philox(counter, key) -> vec4<u32>` and returns its name.
-pub fn philox(h: &mut Helpers) -> String {
+/// Registers `mulhilo(a, b) -> vec2<u32>`: the 64-bit product `a·b` as (high, low) words.
+pub fn mulhilo(h: &mut Helpers) -> String {
     h.raw("mulhilo", || {
         "fn mulhilo(a: u32, b: u32) -> vec2<u32> {
   let a0 = a & 0xffffu;
@@ -28,7 +29,12 @@ pub fn philox(h: &mut Helpers) -> String {
 }
 "
         .to_string()
-    });
+    })
+}
+
+/// Registers `philox(counter, key) -> vec4<u32>` and returns its name.
+pub fn philox(h: &mut Helpers) -> String {
+    mulhilo(h);
     h.raw("philox", || {
         format!(
             "fn philox(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {{
@@ -53,16 +59,8 @@ pub fn philox(h: &mut Helpers) -> String {
     })
 }
 
-/// The expression of a draw of `dist` in `dtype` from the words `r` (a `vec4<u32>` name),
-/// or why it is refused (normal f64 needs f64 `log` and `cos` to C accuracy).
-pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Result<String, String> {
-    if dist == Distribution::Normal && dtype == DType::F64 {
-        return Err(super::math::not_accurate("a normal draw (its cos)", dtype));
-    }
-    Ok(draw_any(h, dist, dtype, r))
-}
-
-fn draw_any(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> String {
+/// The expression of a draw of `dist` in `dtype` from the words `r` (a `vec4<u32>` name).
+pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> String {
     let m24 = f32_lit(1.0 / 16_777_216.0);
     let m53 = f64_lit(1.0 / 9_007_199_254_740_992.0);
     let unit64 = |a: &str, b: &str| {
@@ -72,12 +70,14 @@ fn draw_any(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Strin
         (Distribution::Uniform, DType::F64) => unit64(&format!("{r}.x"), &format!("{r}.y")),
         (Distribution::Uniform, _) => format!("(f32({r}.x >> 8u) * {m24})"),
         (Distribution::Normal, DType::F64) => {
+            let log = super::math::log(h, dtype);
+            let cos = super::trig::sin_cos(h, dtype, true);
             let name = h.raw("normal_f64", || {
                 format!(
                     "fn normal_f64(r: vec4<u32>) -> f64 {{
   let u1 = {} + {m53};
   let u2 = {};
-  return sqrt(-2.0lf * log(u1)) * cos({} * u2);
+  return sqrt(-2.0lf * {log}(u1)) * {cos}({} * u2);
 }}
 ",
                     unit64("r.x", "r.y"),
@@ -88,12 +88,14 @@ fn draw_any(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Strin
             format!("{name}({r})")
         }
         (Distribution::Normal, _) => {
+            let log = super::math::log(h, DType::F32);
+            let cos = super::trig::sin_cos(h, DType::F32, true);
             let name = h.raw("normal_f32", || {
                 format!(
                     "fn normal_f32(r: vec4<u32>) -> f32 {{
   let u1 = f32((r.x >> 8u) + 1u) * {m24};
   let u2 = f32(r.y >> 8u) * {m24};
-  return sqrt(-2.0f * log(u1)) * cos({} * u2);
+  return sqrt(-2.0f * {log}(u1)) * {cos}({} * u2);
 }}
 ",
                     f32_lit(std::f32::consts::TAU)

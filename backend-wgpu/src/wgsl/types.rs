@@ -26,6 +26,9 @@ pub enum Class {
     F64,
     /// `array<u64>`.
     U64,
+    /// `array<vec4<u32>>`: four 32-bit elements per load or store (contiguous operands of
+    /// the vectorised elementwise kernels, reductions and scans).
+    V4,
 }
 
 impl Class {
@@ -42,6 +45,16 @@ impl Class {
             Class::W32 => "u32",
             Class::F64 => "f64",
             Class::U64 => "u64",
+            Class::V4 => "vec4<u32>",
+        }
+    }
+
+    /// Bytes of one array element of the binding.
+    pub const fn bytes(self) -> u64 {
+        match self {
+            Class::W32 => 4,
+            Class::F64 | Class::U64 => 8,
+            Class::V4 => 16,
         }
     }
 }

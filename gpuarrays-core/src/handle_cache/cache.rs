@@ -6,7 +6,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use super::destroy::Destroyer;
 use super::inner::{Arrival, Inner, Victim};

@@ -1,7 +1,9 @@
 //! Running destructors: outside the lock, one at a time, never unwinding into the cache.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
+
+use crate::sync::AtomicU64;
 
 use super::inner::Victim;
 

@@ -6,14 +6,16 @@
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
+mod blas;
 mod state;
 
 pub use state::{Completion, FakeOp};
 
 use super::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
+    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
+    WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -40,6 +42,9 @@ pub struct FakeConfig {
     pub strict_binding: bool,
     /// How long a synchronize waits for manual work before failing instead of deadlocking.
     pub sync_timeout: Duration,
+    /// Whether the simulated BLAS library is installed (`false`: `blas_create` fails with
+    /// `LibraryNotFound`, as on a machine without cuBLAS/rocBLAS).
+    pub blas_available: bool,
 }
 
 impl Default for FakeConfig {
@@ -55,6 +60,7 @@ impl Default for FakeConfig {
             },
             strict_binding: true,
             sync_timeout: Duration::from_secs(10),
+            blas_available: true,
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The test double's bookkeeping: streams, queued work, events, memory, graphs, and the
 //! operation log that tests inspect.
 
-use crate::platform::{DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle, codes};
+use crate::platform::{
+    BlasHandle, BlasMath, BlasType, DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle,
+    codes,
+};
 use std::collections::{BTreeMap, HashMap};
 
 /// How a piece of held work completes.
@@ -61,6 +64,17 @@ pub enum FakeOp {
         /// The kernel.
         function: FunctionHandle,
     },
+    /// `blas_gemm`.
+    Gemm {
+        /// The stream.
+        stream: StreamHandle,
+        /// The BLAS handle.
+        handle: BlasHandle,
+        /// The element type.
+        dtype: BlasType,
+        /// The precision asked for.
+        math: BlasMath,
+    },
     /// `launch_graph`.
     LaunchGraph {
         /// The stream.
@@ -80,6 +94,7 @@ impl FakeOp {
             | FakeOp::Wait { stream, .. }
             | FakeOp::Copy { stream, .. }
             | FakeOp::Launch { stream, .. }
+            | FakeOp::Gemm { stream, .. }
             | FakeOp::LaunchGraph { stream, .. } => *stream,
         }
     }
@@ -112,6 +127,17 @@ pub(super) struct Work {
 pub(super) struct FakeEvent {
     pub device: DeviceId,
     pub waits_for: Vec<u64>,
+    /// Created with timing; the host time of its last record.
+    pub timing: bool,
+    pub recorded_at: Option<std::time::Instant>,
+}
+
+/// A BLAS handle of the double.
+#[derive(Debug)]
+pub(super) struct FakeBlas {
+    pub device: DeviceId,
+    /// Products run with it.
+    pub uses: usize,
 }
 
 #[derive(Debug)]
@@ -137,6 +163,9 @@ pub(super) struct State {
     pub execs: HashMap<u64, Vec<FakeOp>>,
     pub log: Vec<FakeOp>,
     pub bound: HashMap<std::thread::ThreadId, DeviceId>,
+    pub blas: HashMap<u64, FakeBlas>,
+    pub blas_created: usize,
+    pub blas_destroyed: usize,
 }
 
 impl State {

@@ -1,0 +1,289 @@
+//! The WGSL of a fused elementwise kernel: the program as one function
+//! `eval(j, jl, ...)` giving the output element at linear index `j` (`jl` relative to the
+//! dispatch), and an entry point in one of three shapes:
+//! - **scalar**: one thread per output element;
+//! - **vec4**: one thread per four consecutive output elements of a 32-bit type, loading
+//!   each 32-bit contiguous input whose offset is a multiple of four as one `vec4<u32>`
+//!   word (passed to `eval` as its four lanes) and storing the four results as one word:
+//!   128-bit memory accesses, as the hardware's bandwidth wants;
+//! - **bytes**: bool/u8 outputs, one thread per output *word* (no two threads write one
+//!   word).
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{Access as OpAccess, Node, Program};
+
+use crate::error::{Result, invalid};
+use crate::pipeline::Access;
+use crate::wgsl::header::{self, WORKGROUP};
+use crate::wgsl::helpers::Helpers;
+use crate::wgsl::types::{self, Class, is_byte, units};
+use crate::wgsl::{ops, philox};
+
+/// Where each operand is bound and how it is read: everything the source depends on
+/// besides the program.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    pub ndim: usize,
+    pub inputs: Vec<OpAccess>,
+    /// Inputs the vec4 kernel reads as whole `vec4<u32>` words (others: element loads).
+    pub vec4_inputs: Vec<bool>,
+    /// The vec4 kernel (four outputs per thread) rather than the scalar one.
+    pub vec4: bool,
+    /// Binding index of each input, then of the output.
+    pub binding: Vec<usize>,
+    pub storage: Vec<(Class, Access)>,
+}
+
+/// Word positions of the parameter block: 0 threads, 1 first output index, 2 output
+/// offset (units, relative to its window), 3 elements in the dispatch, then the shape, each
+/// input's offset (and strides), each scalar.
+pub(crate) struct Slots {
+    pub shape: usize,
+    pub input_off: Vec<usize>,
+    pub scalar: Vec<usize>,
+    /// A word left 0: the imaginary part of real-to-complex casts (see `Helpers::zero`).
+    pub zero: usize,
+    pub words: usize,
+    pub f64_view: bool,
+}
+
+pub(crate) fn slots(program: &Program, layout: &Layout) -> Slots {
+    let mut w = 4 + layout.ndim;
+    let mut input_off = Vec::new();
+    for a in &layout.inputs {
+        input_off.push(w);
+        w += 1 + if matches!(a, OpAccess::Strided(_)) {
+            layout.ndim
+        } else {
+            0
+        };
+    }
+    let mut scalar = Vec::new();
+    let mut f64_view = false;
+    for d in &program.scalars {
+        let words = d.size().div_ceil(4);
+        if words >= 2 && w % 2 == 1 {
+            w += 1;
+        }
+        scalar.push(w);
+        w += words.max(1);
+        f64_view |= matches!(d, DType::F64 | DType::C64);
+    }
+    Slots {
+        shape: 4,
+        input_off,
+        scalar,
+        zero: w,
+        words: w + 1,
+        f64_view,
+    }
+}
+
+fn scalar_expr(d: DType, w: usize) -> String {
+    match d {
+        DType::Bool => format!("(prm({w}u) != 0u)"),
+        DType::U8 => format!("(prm({w}u) & 0xffu)"),
+        DType::U32 => format!("prm({w}u)"),
+        DType::I32 => format!("bitcast<i32>(prm({w}u))"),
+        DType::F32 => format!("bitcast<f32>(prm({w}u))"),
+        DType::C32 => format!(
+            "vec2<f32>(bitcast<f32>(prm({w}u)), bitcast<f32>(prm({}u)))",
+            w + 1
+        ),
+        DType::U64 => format!("((u64(prm({}u)) << 32u) | u64(prm({w}u)))", w + 1),
+        DType::I64 => format!(
+            "bitcast<i64>((u64(prm({}u)) << 32u) | u64(prm({w}u)))",
+            w + 1
+        ),
+        DType::F64 => format!("pf[{}u]", w / 2),
+        DType::C64 => format!("vec2<f64>(pf[{}u], pf[{}u])", w / 2, w / 2 + 1),
+    }
+}
+
+/// Whether elements of `d` can travel as the lanes of a `vec4<u32>` word.
+pub fn is_word(d: DType) -> bool {
+    matches!(d, DType::F32 | DType::I32 | DType::U32)
+}
+
+/// The value of type `d` held in the u32 word `w`.
+fn from_word(d: DType, w: &str) -> String {
+    match d {
+        DType::U32 => w.to_string(),
+        _ => format!("bitcast<{}>({w})", types::ty(d)),
+    }
+}
+
+/// The WGSL source of `program` with `layout`.
+pub fn source(program: &Program, layout: &Layout) -> Result<String> {
+    let s = slots(program, layout);
+    let mut h = Helpers::default();
+    h.set_zero_word(s.zero);
+    let out = program.output_dtype();
+    if layout.vec4 && !is_word(out) {
+        return Err(invalid(format!(
+            "a vec4 elementwise kernel with {out} output"
+        )));
+    }
+    let vec4_input = |slot: usize| layout.vec4 && layout.vec4_inputs.get(slot) == Some(&true);
+    let ob = format!("b{}", layout.binding[layout.inputs.len()] + 1);
+    let mut body = String::new();
+    if layout
+        .inputs
+        .iter()
+        .any(|a| matches!(a, OpAccess::Strided(_)))
+    {
+        body.push_str("  var r = j;\n");
+        for k in (1..layout.ndim).rev() {
+            body.push_str(&format!(
+                "  let i{k} = r % prm({}u);\n  r = r / prm({}u);\n",
+                s.shape + k,
+                s.shape + k
+            ));
+        }
+        body.push_str("  let i0 = r;\n");
+    }
+    for (i, ins) in program.instrs.iter().enumerate() {
+        let dt = |k: u32| -> Result<DType> {
+            program
+                .instrs
+                .get(k as usize)
+                .filter(|_| (k as usize) < i)
+                .map(|x| x.dtype)
+                .ok_or_else(|| invalid(format!("instruction {i} uses %{k}")))
+        };
+        let e = match ins.node {
+            Node::Input(slot) => {
+                let slot = slot as usize;
+                let access = layout
+                    .inputs
+                    .get(slot)
+                    .ok_or_else(|| invalid(format!("input {slot} of {}", layout.inputs.len())))?;
+                if vec4_input(slot) {
+                    from_word(ins.dtype, &format!("x{slot}"))
+                } else {
+                    let off = s.input_off[slot];
+                    let u = units(ins.dtype);
+                    let pos = match access {
+                        OpAccess::Contiguous => format!("prm({off}u) + jl * {u}u"),
+                        OpAccess::Broadcast => format!("prm({off}u)"),
+                        OpAccess::Strided(_) => {
+                            let mut p = format!("prm({off}u)");
+                            for k in 0..layout.ndim {
+                                p.push_str(&format!(" + i{k} * prm({}u)", off + 1 + k));
+                            }
+                            p
+                        }
+                    };
+                    types::load(
+                        ins.dtype,
+                        &format!("b{}", layout.binding[slot] + 1),
+                        &format!("({pos})"),
+                    )
+                }
+            }
+            Node::Scalar(slot) => {
+                let w = *s
+                    .scalar
+                    .get(slot as usize)
+                    .ok_or_else(|| invalid(format!("scalar {slot}")))?;
+                scalar_expr(ins.dtype, w)
+            }
+            Node::Index => "i64(j)".to_string(),
+            Node::Unary(op, a) => ops::unary(&mut h, op, dt(a)?, &format!("v{a}"))?,
+            Node::Binary(op, a, b) => {
+                ops::binary(&mut h, op, dt(a)?, &format!("v{a}"), &format!("v{b}"))?
+            }
+            Node::Cast(to, a) => ops::cast(&mut h, dt(a)?, to, &format!("v{a}")),
+            Node::Select(c, a, b) => {
+                dt(c)?;
+                dt(a)?;
+                dt(b)?;
+                format!("select(v{b}, v{a}, v{c})")
+            }
+            Node::Random(dist, slot) => {
+                let w = *s
+                    .scalar
+                    .get(slot as usize)
+                    .ok_or_else(|| invalid(format!("seed scalar {slot}")))?;
+                let f = philox::philox(&mut h);
+                let r = format!(
+                    "{f}(vec4<u32>(j, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
+                    w + 1
+                );
+                body.push_str(&format!("  let r{i} = {r};\n"));
+                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
+            }
+        };
+        body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));
+    }
+    let last = program
+        .instrs
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| invalid("an empty program"))?;
+    let word_inputs: Vec<usize> = (0..layout.inputs.len())
+        .filter(|&k| vec4_input(k))
+        .collect();
+    let params: String = word_inputs.iter().map(|k| format!(", x{k}: u32")).collect();
+    let store = if layout.vec4 {
+        let mut st = String::from("  let jl = t * 4u;\n");
+        for &k in &word_inputs {
+            st.push_str(&format!(
+                "  let a{k} = b{}[(prm({}u) >> 2u) + t];\n",
+                layout.binding[k] + 1,
+                s.input_off[k]
+            ));
+        }
+        let lanes: Vec<String> = ["x", "y", "z", "w"]
+            .iter()
+            .enumerate()
+            .map(|(q, lane)| {
+                let args: String = word_inputs
+                    .iter()
+                    .map(|k| format!(", a{k}.{lane}"))
+                    .collect();
+                format!("bitcast<u32>(eval(prm(1u) + jl + {q}u, jl + {q}u{args}))")
+            })
+            .collect();
+        st.push_str(&format!(
+            "  {ob}[(prm(2u) >> 2u) + t] = vec4<u32>({});\n",
+            lanes.join(", ")
+        ));
+        st
+    } else if is_byte(out) {
+        format!(
+            "  let w = (prm(2u) >> 2u) + t;
+  var word = {ob}[w];
+  for (var k = 0u; k < 4u; k++) {{
+    let p = w * 4u + k;
+    if (p >= prm(2u) && p - prm(2u) < prm(3u)) {{
+      let jl = p - prm(2u);
+      let v = {};
+      word = (word & ~(0xffu << (k * 8u))) | (v << (k * 8u));
+    }}
+  }}
+  {ob}[w] = word;
+",
+            types::byte_of(out, "eval(prm(1u) + jl, jl)")
+        )
+    } else {
+        format!(
+            "  let jl = t;\n  {}\n",
+            types::store(
+                out,
+                &ob,
+                &format!("prm(2u) + jl * {}u", units(out)),
+                "eval(prm(1u) + jl, jl)"
+            )
+        )
+    };
+    let mut src = header::declarations(s.words, &layout.storage, s.f64_view);
+    src.push_str(&h.emit());
+    src.push_str(&format!(
+        "fn eval(j: u32, jl: u32{params}) -> {} {{\n{body}  return v{last};\n}}\n",
+        types::ty(out)
+    ));
+    src.push_str(&header::entry(WORKGROUP));
+    src.push_str(&format!("  if (t >= prm(0u)) {{ return; }}\n{store}}}\n"));
+    Ok(src)
+}

@@ -1,0 +1,458 @@
+//! Reductions over the middle axis of an (outer, len, inner) view: choosing the kernels,
+//! splitting long axes into segments, and binding operands larger than one storage binding.
+//!
+//! **Plan.** A level reduces `len` to `S` segments per output (`S = 1`: to the output). The
+//! first level over f32/i32/u32 rows (`inner == 1`) of sums, products, minima and maxima
+//! uses [`rows`] (vec4 loads, the bandwidth path); everything else [`general`] with a
+//! workgroup or a thread per (output, segment). While `S > 1`, the partial states (values,
+//! and indices for argmin/argmax) are reduced by the next level, until one remains.
+//!
+//! **Large operands.** Every (output, segment) group reads one contiguous range of the
+//! input, and consecutive groups read consecutive ranges, so a level is dispatched in
+//! ranges of groups whose input and output windows each fit in
+//! `max_storage_buffer_binding_size`; segments are made short enough that one group's
+//! range fits. Offsets relative to a window may be "negative" (the window starts after the
+//! operand's first element): the kernels add them in wrapping u32 arithmetic, so positions
+//! inside the window come out right. The one case that cannot be split this way is an
+//! `inner` extent (elements after the reduced axis) larger than a binding: a typed
+//! [`WgpuError::LimitExceeded`].
+
+mod general;
+mod rows;
+
+pub(crate) use general::{Pass, Sink, Source};
+
+use gpuarrays_core::kernel::ReduceArgs;
+
+use super::temp::{pack, temp_dtype};
+use crate::buffer::WgpuBuffer;
+use crate::context::Context;
+use crate::dispatch::{self, BindingPlan};
+use crate::error::{Result, WgpuError, invalid};
+use crate::pipeline::{Access, ShaderSpec};
+use crate::wgsl::header;
+use crate::wgsl::types::{self, Class, unit_bytes};
+
+#[cfg(test)]
+pub(crate) use general::source as general_source;
+#[cfg(test)]
+pub(crate) use rows::source as rows_source;
+
+/// Where a level reads: the array, or the partial states of the previous level.
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    values: &'a WgpuBuffer,
+    /// Offset of the first element, in elements of the values' type.
+    offset: usize,
+    indices: Option<&'a WgpuBuffer>,
+    source: Source,
+}
+
+/// Which kernel a level runs and how it splits the axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Rows,
+    General { lanes: u32 },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Level {
+    kernel: Kernel,
+    /// Segments per output.
+    segments: usize,
+    /// Elements per segment.
+    seg: usize,
+}
+
+/// Runs a reduction.
+pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
+    let outputs = a.outer * a.inner;
+    if outputs == 0 || a.len == 0 {
+        return Err(invalid("a reduction with no outputs or an empty axis"));
+    }
+    let total = a.outer as u64 * a.len as u64 * a.inner as u64;
+    if total >= u32::MAX as u64 / 2 {
+        return Err(WgpuError::LimitExceeded {
+            what: format!("a reduction over {total} elements"),
+            requested: total,
+            limit: u32::MAX as u64 / 2,
+            limit_name: "elements per kernel (32-bit indices)",
+            adapter: ctx.adapter_name.clone(),
+            hint: "reduce parts of the array separately",
+        });
+    }
+    let input = Input {
+        values: a.input,
+        offset: a.input_offset,
+        indices: None,
+        source: Source::Array,
+    };
+    level(ctx, a, input, a.len)
+}
+
+/// The largest span of one binding, in bytes (less the alignment slack of its start).
+fn capacity(ctx: &Context) -> u64 {
+    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
+    ctx.limits
+        .max_storage_buffer_binding_size
+        .saturating_sub(2 * align)
+}
+
+fn plan(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    input: &Input<'_>,
+    len: usize,
+) -> Result<Level> {
+    let outputs = a.outer * a.inner;
+    let elem = match input.source {
+        Source::Array => a.dtype.size(),
+        Source::Partial => temp_dtype(a.dtype).size(),
+    } as u64;
+    let rows_ok = input.source == Source::Array && a.inner == 1 && rows::applies(a.op, a.dtype);
+    let (kernel, mut segments) = if rows_ok && len > 64 {
+        let mut s = len.div_ceil(16384);
+        if a.outer * s < 1024 {
+            s = s.max((1024 / a.outer).min(len.div_ceil(1024)));
+        }
+        (Kernel::Rows, s)
+    } else if len > 64 && (a.inner == 1 || outputs < 2048) {
+        // Partial states are few: one workgroup per output reads up to 64 Ki of them.
+        let long = if input.source == Source::Array {
+            4096
+        } else {
+            65536
+        };
+        let s = if len > long {
+            1024usize.div_ceil(outputs).min(len.div_ceil(2048)).max(1)
+        } else {
+            1
+        };
+        (Kernel::General { lanes: 256 }, s)
+    } else {
+        // Enough threads to fill a large GPU (132 SMs × 2048 on the H200).
+        let s = if outputs < 262_144 && len > 256 {
+            262_144usize.div_ceil(outputs).min(len.div_ceil(64)).max(1)
+        } else {
+            1
+        };
+        (Kernel::General { lanes: 1 }, s)
+    };
+    // One group's input range must fit in a binding (with room for the others' ranges).
+    let cap = capacity(ctx);
+    let inner_bytes = a.inner as u64 * elem;
+    if inner_bytes > cap / 2 {
+        return Err(WgpuError::LimitExceeded {
+            what: format!(
+                "a reduction whose {} elements after the reduced axis",
+                a.inner
+            ),
+            requested: inner_bytes,
+            limit: cap / 2,
+            limit_name: "max_storage_buffer_binding_size (half of it, for one group's range)",
+            adapter: ctx.adapter_name.clone(),
+            hint: "reduce a transposed copy (the axis last) or split the array",
+        });
+    }
+    let max_seg = ((cap / 2) / inner_bytes).max(1) as usize;
+    segments = segments.max(len.div_ceil(max_seg)).min(len);
+    let mut seg = len.div_ceil(segments);
+    if kernel == Kernel::Rows {
+        seg = seg.div_ceil(4) * 4;
+    }
+    let segments = len.div_ceil(seg);
+    Ok(Level {
+        kernel,
+        segments,
+        seg,
+    })
+}
+
+/// Reduces `input` (an (outer, len, inner) view) to the output, through partial levels.
+fn level(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    input: Input<'_>,
+    len: usize,
+) -> Result<()> {
+    let lv = plan(ctx, a, &input, len)?;
+    if lv.segments == 1 {
+        return final_pass(ctx, a, &input, len, lv);
+    }
+    let arg = general::is_arg(a.op);
+    let td = temp_dtype(a.dtype);
+    let n_part = a.outer * lv.segments * a.inner;
+    let values = ctx.alloc(n_part * td.size())?;
+    let indices = if arg {
+        match ctx.alloc(n_part * 4) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                ctx.release(values);
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
+    let r = (|| {
+        let sink = Dest {
+            buffer: &values,
+            offset_bytes: 0,
+            unit: unit_bytes(td),
+            per_group: types::units(td) as u64,
+            class: Class::of(td),
+            indices: indices.as_ref(),
+        };
+        dispatch_level(ctx, a, &input, len, lv, Sink::Partial, &sink)?;
+        let next = Input {
+            values: &values,
+            offset: 0,
+            indices: indices.as_ref(),
+            source: Source::Partial,
+        };
+        level(ctx, a, next, lv.segments)
+    })();
+    ctx.release(values);
+    if let Some(b) = indices {
+        ctx.release(b);
+    }
+    r
+}
+
+/// Where a pass writes: group `q` writes `per_group` units at `offset_bytes + q·per_group`.
+struct Dest<'a> {
+    buffer: &'a WgpuBuffer,
+    offset_bytes: u64,
+    unit: u64,
+    per_group: u64,
+    class: Class,
+    /// Partial indices (argmin/argmax partial passes).
+    indices: Option<&'a WgpuBuffer>,
+}
+
+/// The last level: writes the output (bool outputs through a word temporary).
+fn final_pass(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    input: &Input<'_>,
+    len: usize,
+    lv: Level,
+) -> Result<()> {
+    let outputs = a.outer * a.inner;
+    let out_d =
+        a.op.result_dtype(a.dtype)
+            .map_err(|e| invalid(e.to_string()))?;
+    if types::is_byte(out_d) {
+        let temp = ctx.alloc(outputs * 4)?;
+        let sink = Dest {
+            buffer: &temp,
+            offset_bytes: 0,
+            unit: 4,
+            per_group: 1,
+            class: Class::W32,
+            indices: None,
+        };
+        let r = dispatch_level(ctx, a, input, len, lv, Sink::Final, &sink)
+            .and_then(|()| pack(ctx, &temp, out_d, a.output, a.output_offset, outputs));
+        ctx.release(temp);
+        return r;
+    }
+    let sink = if general::is_arg(a.op) {
+        // i64 positions as (low, high) word pairs.
+        Dest {
+            buffer: a.output,
+            offset_bytes: a.output_offset as u64 * 8,
+            unit: 4,
+            per_group: 2,
+            class: Class::W32,
+            indices: None,
+        }
+    } else {
+        Dest {
+            buffer: a.output,
+            offset_bytes: a.output_offset as u64 * out_d.size() as u64,
+            unit: unit_bytes(out_d),
+            per_group: types::units(out_d) as u64,
+            class: Class::of(out_d),
+            indices: None,
+        }
+    };
+    dispatch_level(ctx, a, input, len, lv, Sink::Final, &sink)
+}
+
+/// Element range `[lo, hi)` of the (outer, len, inner) view that groups `q0..q1` read.
+fn span(lv: Level, len: usize, inner: usize, q0: usize, q1: usize) -> (u64, u64) {
+    let decode = |q: usize| {
+        let i = q % inner;
+        let r = q / inner;
+        (r / lv.segments, r % lv.segments, i)
+    };
+    let (o0, s0, i0) = decode(q0);
+    let (o1, s1, i1) = decode(q1 - 1);
+    let k_end = ((s1 + 1) * lv.seg).min(len);
+    let lo = (o0 * len + s0 * lv.seg) * inner + i0;
+    let hi = (o1 * len + k_end - 1) * inner + i1 + 1;
+    (lo as u64, hi as u64)
+}
+
+/// Runs one level's pass over all its groups, in ranges whose windows fit.
+fn dispatch_level(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    input: &Input<'_>,
+    len: usize,
+    lv: Level,
+    sink: Sink,
+    dest: &Dest<'_>,
+) -> Result<()> {
+    let groups = a.outer * lv.segments * a.inner;
+    let in_d = match input.source {
+        Source::Array => a.dtype,
+        Source::Partial => temp_dtype(a.dtype),
+    };
+    let esize = in_d.size() as u64;
+    let cap = capacity(ctx);
+    let fits = |q0: usize, q1: usize| {
+        let (lo, hi) = span(lv, len, a.inner, q0, q1);
+        let out = (q1 - q0) as u64 * dest.per_group * dest.unit;
+        (hi - lo) * esize <= cap && out <= cap && (hi - lo) * 4 <= cap
+    };
+    let mut spec: Option<ShaderSpec> = None;
+    let mut q0 = 0usize;
+    while q0 < groups {
+        let mut step = groups - q0;
+        while step > 1 && !fits(q0, q0 + step) {
+            step = step.div_ceil(2);
+        }
+        let q1 = q0 + step;
+        dispatch_range(ctx, a, input, len, lv, sink, dest, (q0, q1), &mut spec)?;
+        q0 = q1;
+    }
+    Ok(())
+}
+
+/// Relative offset in units of `unit` bytes of `byte` against a window starting at
+/// `start`, as the wrapping u32 the kernels add.
+fn rel(byte: u64, start: u64, unit: u64) -> u32 {
+    ((byte as i64 - start as i64) / unit as i64) as u32
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dispatch_range(
+    ctx: &Context,
+    a: &ReduceArgs<'_, WgpuBuffer>,
+    input: &Input<'_>,
+    len: usize,
+    lv: Level,
+    sink: Sink,
+    dest: &Dest<'_>,
+    (q0, q1): (usize, usize),
+    spec: &mut Option<ShaderSpec>,
+) -> Result<()> {
+    let in_d = match input.source {
+        Source::Array => a.dtype,
+        Source::Partial => temp_dtype(a.dtype),
+    };
+    let esize = in_d.size() as u64;
+    let ub = unit_bytes(in_d);
+    let (lo, hi) = span(lv, len, a.inner, q0, q1);
+    let base = input.offset as u64 * esize;
+    let (in_lo, in_hi) = (base + lo * esize, base + hi * esize);
+    let (out_lo, out_hi) = (
+        dest.offset_bytes + q0 as u64 * dest.per_group * dest.unit,
+        dest.offset_bytes + q1 as u64 * dest.per_group * dest.unit,
+    );
+    let mut plan = BindingPlan::default();
+    match lv.kernel {
+        Kernel::Rows => {
+            let bv = plan.add(input.values, Class::V4, Access::Read, in_lo, in_hi);
+            let bs = plan.add(input.values, Class::W32, Access::Read, in_lo, in_hi);
+            let bo = plan.add(dest.buffer, dest.class, Access::ReadWrite, out_lo, out_hi);
+            let w = plan.windows(ctx)?;
+            if spec.is_none() {
+                let layout = plan.layout();
+                *spec = Some(ShaderSpec {
+                    label: format!("reduce_rows[{} {}]", a.op, a.dtype),
+                    source: rows::source(a.op, a.dtype, &layout, bv, bs, bo)?,
+                    storage: layout.iter().map(|x| x.1).collect(),
+                });
+            }
+            let params = [
+                q1 as u32,
+                len as u32,
+                lv.seg as u32,
+                lv.segments as u32,
+                rel(base, w[bs].start, 4),
+                rel(dest.offset_bytes, w[bo].start, dest.unit),
+                q0 as u32,
+            ];
+            let Some(spec) = spec.as_ref() else {
+                return Err(invalid("no kernel"));
+            };
+            dispatch::launch(ctx, spec, &params, &plan, &w, false, (q1 - q0) as u64)
+        }
+        Kernel::General { lanes } => {
+            let bin = plan.add(input.values, Class::of(in_d), Access::Read, in_lo, in_hi);
+            let bidx = input.indices.map(|b| {
+                plan.add(
+                    b,
+                    Class::W32,
+                    Access::Read,
+                    (input.offset as u64 + lo) * 4,
+                    (input.offset as u64 + hi) * 4,
+                )
+            });
+            let bo = plan.add(dest.buffer, dest.class, Access::ReadWrite, out_lo, out_hi);
+            let bout_idx = dest.indices.map(|b| {
+                plan.add(
+                    b,
+                    Class::W32,
+                    Access::ReadWrite,
+                    q0 as u64 * 4,
+                    q1 as u64 * 4,
+                )
+            });
+            let w = plan.windows(ctx)?;
+            if spec.is_none() {
+                let pass = Pass {
+                    op: a.op,
+                    dtype: a.dtype,
+                    source: input.source,
+                    sink,
+                    lanes,
+                };
+                let layout = plan.layout();
+                *spec = Some(ShaderSpec {
+                    label: format!(
+                        "reduce[{} {} {:?}->{:?} x{lanes}]",
+                        a.op, a.dtype, input.source, sink
+                    ),
+                    source: general::source(&pass, &layout, bin, bidx, bo, bout_idx)?,
+                    storage: layout.iter().map(|x| x.1).collect(),
+                });
+            }
+            let params = [
+                q1 as u32,
+                len as u32,
+                a.inner as u32,
+                lv.seg as u32,
+                lv.segments as u32,
+                rel(base, w[bin].start, ub),
+                rel(dest.offset_bytes, w[bo].start, dest.unit),
+                bidx.map_or(0, |b| rel(input.offset as u64 * 4, w[b].start, 4)),
+                q0 as u32,
+                bout_idx.map_or(0, |b| rel(0, w[b].start, 4)),
+            ];
+            let Some(spec) = spec.as_ref() else {
+                return Err(invalid("no kernel"));
+            };
+            let threads = (q1 - q0) as u64;
+            let groups = if lanes > 1 {
+                threads
+            } else {
+                threads.div_ceil(header::WORKGROUP as u64)
+            };
+            dispatch::launch(ctx, spec, &params, &plan, &w, false, groups)
+        }
+    }
+}

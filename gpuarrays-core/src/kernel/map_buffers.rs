@@ -1,0 +1,303 @@
+//! Re-typing a kernel description's buffers: `Args<'_, A>` → `Args<'_, B>`.
+//!
+//! A backend that wraps other backends (the facade's runtime-chosen `AnyBackend`, a
+//! delegating test backend) receives descriptions over its own buffer type and must hand the
+//! wrapped backend the same description over *its* buffer type. `try_map_buffers` rebuilds a
+//! description with every buffer reference passed through a function that may refuse it
+//! (a buffer of another backend: a typed error, never a panic). Positions, shapes and types
+//! are copied unchanged; buffers are visited in a fixed order (inputs, then outputs).
+
+use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SortArgs};
+use super::elementwise::{ElementwiseArgs, Operand};
+
+impl<'a, A> Operand<'a, A> {
+    /// This operand with its buffer mapped by `f`.
+    pub fn try_map_buffer<B, E>(
+        &self,
+        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
+    ) -> Result<Operand<'a, B>, E> {
+        Ok(Operand {
+            buffer: f(self.buffer)?,
+            dtype: self.dtype,
+            offset: self.offset,
+            strides: self.strides.clone(),
+        })
+    }
+}
+
+impl<'a, A> ElementwiseArgs<'a, A> {
+    /// These arguments with every buffer (inputs in order, then the output) mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<ElementwiseArgs<'a, B>, E> {
+        let mut inputs = Vec::with_capacity(self.inputs.len());
+        for input in &self.inputs {
+            inputs.push(input.try_map_buffer(&mut f)?);
+        }
+        Ok(ElementwiseArgs {
+            shape: self.shape.clone(),
+            inputs,
+            scalars: self.scalars.clone(),
+            output: self.output.try_map_buffer(&mut f)?,
+        })
+    }
+}
+
+impl<'a, A> ReduceArgs<'a, A> {
+    /// These arguments with the input, then the output buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<ReduceArgs<'a, B>, E> {
+        Ok(ReduceArgs {
+            op: self.op,
+            dtype: self.dtype,
+            input: f(self.input)?,
+            input_offset: self.input_offset,
+            outer: self.outer,
+            len: self.len,
+            inner: self.inner,
+            output: f(self.output)?,
+            output_offset: self.output_offset,
+        })
+    }
+}
+
+impl<'a, A> ScanArgs<'a, A> {
+    /// These arguments with the input, then the output buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<ScanArgs<'a, B>, E> {
+        Ok(ScanArgs {
+            op: self.op,
+            dtype: self.dtype,
+            input: f(self.input)?,
+            input_offset: self.input_offset,
+            outer: self.outer,
+            len: self.len,
+            inner: self.inner,
+            output: f(self.output)?,
+            output_offset: self.output_offset,
+        })
+    }
+}
+
+impl<'a, A> SortArgs<'a, A> {
+    /// These arguments with the buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
+    ) -> Result<SortArgs<'a, B>, E> {
+        Ok(SortArgs {
+            dtype: self.dtype,
+            buffer: f(self.buffer)?,
+            offset: self.offset,
+            rows: self.rows,
+            len: self.len,
+        })
+    }
+}
+
+impl<'a, A> FindArgs<'a, A> {
+    /// These arguments with the input buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
+    ) -> Result<FindArgs<'a, B>, E> {
+        Ok(FindArgs {
+            input: f(self.input)?,
+            offset: self.offset,
+            len: self.len,
+        })
+    }
+}
+
+impl<'a, A> MatmulArgs<'a, A> {
+    /// These arguments with the buffers `a`, `b`, then the output mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<MatmulArgs<'a, B>, E> {
+        Ok(MatmulArgs {
+            dtype: self.dtype,
+            batch: self.batch,
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            a: f(self.a)?,
+            a_offset: self.a_offset,
+            a_batch_stride: self.a_batch_stride,
+            b: f(self.b)?,
+            b_offset: self.b_offset,
+            b_batch_stride: self.b_batch_stride,
+            output: f(self.output)?,
+            output_offset: self.output_offset,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+    use crate::kernel::{ReduceOp, ScanOp};
+    use crate::scalar::Scalar;
+
+    /// Two "backends'" buffers: mapping keeps the index, refusing names it.
+    #[derive(Debug, PartialEq)]
+    enum Either {
+        Left(u32),
+        Right(u32),
+    }
+
+    fn left(b: &Either) -> Result<&u32, String> {
+        match b {
+            Either::Left(x) => Ok(x),
+            Either::Right(x) => Err(format!("right {x}")),
+        }
+    }
+
+    fn operand(buffer: &Either, offset: usize) -> Operand<'_, Either> {
+        Operand {
+            buffer,
+            dtype: DType::F32,
+            offset,
+            strides: vec![3, -1],
+        }
+    }
+
+    #[test]
+    fn elementwise_maps_every_buffer_in_order_and_keeps_the_layout() {
+        let (x, y, z) = (Either::Left(1), Either::Left(2), Either::Left(3));
+        let args = ElementwiseArgs {
+            shape: vec![4, 3],
+            inputs: vec![operand(&x, 5), operand(&y, 6)],
+            scalars: vec![Scalar::F32(1.5)],
+            output: operand(&z, 7),
+        };
+        let mut seen = Vec::new();
+        let mapped = args
+            .try_map_buffers(|b| {
+                seen.push(b as *const Either);
+                left(b)
+            })
+            .unwrap();
+        assert_eq!(seen, [&x as *const _, &y as *const _, &z as *const _]);
+        assert_eq!(mapped.shape, args.shape);
+        assert_eq!(mapped.scalars, args.scalars);
+        assert_eq!(
+            mapped.inputs.iter().map(|o| *o.buffer).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(*mapped.output.buffer, 3);
+        for (m, a) in mapped
+            .inputs
+            .iter()
+            .chain([&mapped.output])
+            .zip(args.inputs.iter().chain([&args.output]))
+        {
+            assert_eq!(
+                (m.dtype, m.offset, &m.strides),
+                (a.dtype, a.offset, &a.strides)
+            );
+        }
+    }
+
+    #[test]
+    fn a_refused_buffer_is_the_error() {
+        let (x, y) = (Either::Left(1), Either::Right(9));
+        let args = ElementwiseArgs {
+            shape: vec![2],
+            inputs: vec![operand(&x, 0)],
+            scalars: vec![],
+            output: operand(&y, 0),
+        };
+        assert_eq!(args.try_map_buffers(left).unwrap_err(), "right 9");
+        let reduce = ReduceArgs {
+            op: ReduceOp::Sum,
+            dtype: DType::I32,
+            input: &y,
+            input_offset: 0,
+            outer: 1,
+            len: 2,
+            inner: 1,
+            output: &x,
+            output_offset: 0,
+        };
+        assert_eq!(reduce.try_map_buffers(left).unwrap_err(), "right 9");
+        let sort = SortArgs {
+            dtype: DType::U8,
+            buffer: &y,
+            offset: 0,
+            rows: 1,
+            len: 2,
+        };
+        assert!(sort.try_map_buffers(left).is_err());
+    }
+
+    #[test]
+    fn axis_kernels_keep_every_position() {
+        let (a, b, c) = (Either::Left(1), Either::Left(2), Either::Left(3));
+        let scan = ScanArgs {
+            op: ScanOp::Prod,
+            dtype: DType::F64,
+            input: &a,
+            input_offset: 4,
+            outer: 5,
+            len: 6,
+            inner: 7,
+            output: &b,
+            output_offset: 8,
+        };
+        let s = scan.try_map_buffers(left).unwrap();
+        assert_eq!(
+            (*s.input, *s.output, s.op, s.dtype),
+            (1, 2, ScanOp::Prod, DType::F64)
+        );
+        assert_eq!(
+            (s.input_offset, s.outer, s.len, s.inner, s.output_offset),
+            (4, 5, 6, 7, 8)
+        );
+        let find = FindArgs {
+            input: &c,
+            offset: 3,
+            len: 9,
+        };
+        let f = find.try_map_buffers(left).unwrap();
+        assert_eq!((*f.input, f.offset, f.len), (3, 3, 9));
+        let mm = MatmulArgs {
+            dtype: DType::C64,
+            batch: 2,
+            m: 3,
+            n: 4,
+            k: 5,
+            a: &a,
+            a_offset: 6,
+            a_batch_stride: 7,
+            b: &b,
+            b_offset: 8,
+            b_batch_stride: 0,
+            output: &c,
+            output_offset: 9,
+        };
+        let m = mm.try_map_buffers(left).unwrap();
+        assert_eq!((*m.a, *m.b, *m.output), (1, 2, 3));
+        assert_eq!(
+            (
+                m.dtype,
+                m.batch,
+                m.m,
+                m.n,
+                m.k,
+                m.a_offset,
+                m.a_batch_stride,
+                m.b_offset,
+                m.b_batch_stride,
+                m.output_offset
+            ),
+            (DType::C64, 2, 3, 4, 5, 6, 7, 8, 0, 9)
+        );
+    }
+}

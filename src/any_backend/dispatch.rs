@@ -1,0 +1,132 @@
+//! `impl Backend for AnyBackend`: each method matches once on the variant and forwards to
+//! the wrapped backend, re-typing buffers on the way (a buffer of another variant is
+//! `Error::DeviceMismatch`).
+
+use gpuarrays_core::kernel::{
+    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+};
+use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
+
+use super::buffer::AnyBuffer;
+use super::retype::with_retyped;
+use super::variant::BackendVariant;
+use super::{AnyBackend, match_variant};
+
+/// `buffer` as backend `b`'s own buffer, or the mismatch error naming both sides.
+fn own<'a, V: BackendVariant>(b: &V, op: &str, buffer: &'a AnyBuffer) -> Result<&'a V::Buffer> {
+    V::unwrap_buffer(buffer).ok_or_else(|| Error::DeviceMismatch {
+        op: op.to_string(),
+        a: b.device().to_string(),
+        b: format!("a buffer of the {} backend", buffer.kind()),
+    })
+}
+
+fn elementwise<V: BackendVariant>(
+    b: &V,
+    program: &Program,
+    args: &ElementwiseArgs<'_, AnyBuffer>,
+) -> Result<()> {
+    with_retyped(
+        args,
+        |x| own(b, "elementwise", x),
+        |args| b.elementwise(program, args),
+    )
+}
+
+fn find<V: BackendVariant>(b: &V, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {
+    let args = args.try_map_buffers(|x| own(b, "find", x))?;
+    let (positions, count) = b.find(&args)?;
+    Ok((V::wrap_buffer(positions), count))
+}
+
+fn alloc<V: BackendVariant>(b: &V, bytes: usize) -> Result<AnyBuffer> {
+    b.alloc(bytes).map(V::wrap_buffer)
+}
+
+fn release<V: BackendVariant>(b: &V, buffer: AnyBuffer) {
+    match V::take_buffer(buffer) {
+        Ok(own) => b.release(own),
+        Err(other) => tracing::error!(
+            device = %b.device(),
+            buffer = ?other,
+            "release of a buffer of another backend; dropping it instead (a bug in the caller)"
+        ),
+    }
+}
+
+impl Backend for AnyBackend {
+    type Buffer = AnyBuffer;
+
+    fn name(&self) -> &'static str {
+        match_variant!(self, b => b.name())
+    }
+
+    fn device(&self) -> &DeviceInfo {
+        match_variant!(self, b => b.device())
+    }
+
+    fn supports(&self, dtype: DType, op: OpKind) -> Support {
+        match_variant!(self, b => b.supports(dtype, op))
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {
+        match_variant!(self, b => alloc(b, bytes))
+    }
+
+    fn release(&self, buffer: AnyBuffer) {
+        match_variant!(self, b => release(b, buffer))
+    }
+
+    fn write(&self, dst: &AnyBuffer, byte_offset: usize, src: &[u8]) -> Result<()> {
+        match_variant!(self, b => b.write(own(b, "write", dst)?, byte_offset, src))
+    }
+
+    fn read(&self, src: &AnyBuffer, byte_offset: usize, dst: &mut [u8]) -> Result<()> {
+        match_variant!(self, b => b.read(own(b, "read", src)?, byte_offset, dst))
+    }
+
+    fn copy(
+        &self,
+        src: &AnyBuffer,
+        src_byte_offset: usize,
+        dst: &AnyBuffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        match_variant!(self, b => b.copy(
+            own(b, "copy", src)?,
+            src_byte_offset,
+            own(b, "copy", dst)?,
+            dst_byte_offset,
+            bytes,
+        ))
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        match_variant!(self, b => b.synchronize())
+    }
+
+    fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => elementwise(b, program, args))
+    }
+
+    fn reduce(&self, args: &ReduceArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.reduce(&args.try_map_buffers(|x| own(b, "reduce", x))?))
+    }
+
+    fn scan(&self, args: &ScanArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.scan(&args.try_map_buffers(|x| own(b, "scan", x))?))
+    }
+
+    fn sort(&self, args: &SortArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.sort(&args.try_map_buffers(|x| own(b, "sort", x))?))
+    }
+
+    fn find(&self, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {
+        match_variant!(self, b => find(b, args))
+    }
+
+    fn matmul(&self, args: &MatmulArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.matmul(&args.try_map_buffers(|x| own(b, "matmul", x))?))
+    }
+}
