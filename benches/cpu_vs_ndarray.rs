@@ -10,7 +10,10 @@
 //!
 //! Both sides use rayon's global pool (one thread per core). Before timing, each pair of
 //! results is compared once, so the two sides are known to compute the same thing.
-//! Results and their discussion: docs/results/2026-11-29-cpu-vs-ndarray.md.
+//! Results and their discussion: docs/results/2026-11-29-cpu-vs-ndarray.md (before the
+//! CPU backend's performance work) and docs/results/2026-12-01-cpu-vs-ndarray.md (after).
+//! `python3 benches/criterion_table.py <stdout>` makes the tables: each gpuarrays row's
+//! ratio is to its group's parallel ndarray row.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -102,9 +105,6 @@ fn bench_fused(c: &mut Criterion, cpu: &CpuBackend) {
                 (x.ex() * A + y.ex()).max(0.0).eval_into(&mut out).unwrap();
             })
         });
-        g.bench_function("gpuarrays eval (allocates)", |b| {
-            b.iter(|| black_box((x.ex() * A + y.ex()).max(0.0).eval::<f32>().unwrap()))
-        });
         g.bench_function("ndarray Zip::par_for_each", |b| {
             b.iter(|| {
                 Zip::from(&mut nout)
@@ -123,11 +123,30 @@ fn bench_fused(c: &mut Criterion, cpu: &CpuBackend) {
         });
         g.finish();
 
-        // What the memory system allows: a parallel copy (one read, one write per element).
+        // The same expression into a new array each time: both sides allocate the output
+        // and fault its pages in.
+        let mut g = c.benchmark_group(format!("fused_axpy_relu_alloc/{label}"));
+        configure(&mut g, n);
+        g.throughput(Throughput::Bytes(12 * n as u64));
+        g.bench_function("gpuarrays eval (allocates)", |b| {
+            b.iter(|| black_box((x.ex() * A + y.ex()).max(0.0).eval::<f32>().unwrap()))
+        });
+        g.bench_function("ndarray Zip::par_map_collect (allocates)", |b| {
+            b.iter(|| {
+                black_box(
+                    Zip::from(&nx)
+                        .and(&ny)
+                        .par_map_collect(|&x, &y| (A * x + y).max(0.0)),
+                )
+            })
+        });
+        g.finish();
+
+        // A copy (one read, one write per element): what the memory system allows.
         let mut g = c.benchmark_group(format!("copy/{label}"));
         configure(&mut g, n);
         g.throughput(Throughput::Bytes(8 * n as u64));
-        g.bench_function("ndarray copy par (bandwidth reference)", |b| {
+        g.bench_function("ndarray Zip::par_for_each (o = x)", |b| {
             b.iter(|| Zip::from(&mut nout).and(&nx).par_for_each(|o, &x| *o = x))
         });
         g.bench_function("gpuarrays copy into", |b| {

@@ -120,7 +120,7 @@ impl Backend for CpuBackend {
         dst_off: usize,
         bytes: usize,
     ) -> Result<()> {
-        Ok(src.copy_to(src_off, dst, dst_off, bytes)?)
+        self.install(|| src.copy_to(src_off, dst, dst_off, bytes))
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -128,10 +128,16 @@ impl Backend for CpuBackend {
     }
 
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, CpuBuffer>) -> Result<()> {
+        if crate::elementwise::single_task(args) {
+            return Ok(crate::elementwise::run(program, args)?);
+        }
         self.install(|| crate::elementwise::run(program, args))
     }
 
     fn reduce(&self, args: &ReduceArgs<'_, CpuBuffer>) -> Result<()> {
+        if crate::reduce::runs_inline(args) {
+            return Ok(crate::reduce::run(args)?);
+        }
         self.install(|| crate::reduce::run(args))
     }
 

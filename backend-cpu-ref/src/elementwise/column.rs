@@ -1,13 +1,23 @@
-//! `Col`: a chunk of values of one element type, the unit the evaluator works on. A column
-//! of length 1 stands for a value broadcast over the whole chunk (scalars, broadcast inputs).
+//! Columns: the values of one instruction over one block of outputs, the unit the evaluator
+//! works on. A column of length 1 stands for a value broadcast over the whole block (scalars,
+//! broadcast inputs).
+//!
+//! Three shapes of the same idea:
+//! - [`Col`] owns its values (an instruction's result);
+//! - [`ColRef`] borrows them, either from a `Col` or straight from an input buffer: a
+//!   contiguous input is read in place, never copied (profiling the earlier evaluator, which
+//!   copied every input into a fresh column, put 20% of an in-place `max(a·y + b, 0)` in
+//!   `memmove`);
+//! - [`Pool`] keeps the vectors of finished blocks, so a task allocates its columns while its
+//!   first block runs and reuses them afterwards (the earlier evaluator allocated one vector
+//!   per instruction per chunk; the stores into fresh pages of those vectors were the hottest
+//!   instructions of the profile).
 
-use gpuarrays_core::kernel::Operand;
-use gpuarrays_core::{Complex32, Complex64, DType, Element, Scalar, dispatch_dtype};
+use gpuarrays_core::{Complex32, Complex64, DType, Element, dispatch_dtype};
 
-use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
 
-/// A chunk of values.
+/// A block of values of one element type (owned).
 pub(crate) enum Col {
     Bool(Vec<bool>),
     U8(Vec<u8>),
@@ -21,216 +31,194 @@ pub(crate) enum Col {
     C64(Vec<Complex64>),
 }
 
-macro_rules! col_from {
-    ($($V:ident: $t:ty),*) => {$(
-        impl From<Vec<$t>> for Col {
-            fn from(v: Vec<$t>) -> Col { Col::$V(v) }
-        }
-    )*};
+/// A block of values of one element type (borrowed).
+#[derive(Clone, Copy)]
+pub(crate) enum ColRef<'a> {
+    Bool(&'a [bool]),
+    U8(&'a [u8]),
+    I32(&'a [i32]),
+    U32(&'a [u32]),
+    I64(&'a [i64]),
+    U64(&'a [u64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    C32(&'a [Complex32]),
+    C64(&'a [Complex64]),
 }
-col_from!(Bool: bool, U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64, C32: Complex32, C64: Complex64);
+
+/// One block of the output, written in place by the last instruction (see [`Sink`]). There
+/// is no bool variant: bool outputs are bytes, written through a column.
+pub(crate) enum ColMut<'a> {
+    U8(&'a mut [u8]),
+    I32(&'a mut [i32]),
+    U32(&'a mut [u32]),
+    I64(&'a mut [i64]),
+    U64(&'a mut [u64]),
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+    C32(&'a mut [Complex32]),
+    C64(&'a mut [Complex64]),
+}
+
+/// An element type columns can hold, with its [`Col`]/[`ColRef`]/[`ColMut`] variants and its
+/// free list in a [`Pool`].
+pub(crate) trait ColElem: Element {
+    fn owned(v: Vec<Self>) -> Col;
+    fn borrowed(v: &[Self]) -> ColRef<'_>;
+    /// The output slice, if it holds this type.
+    fn out_slice(out: ColMut<'_>) -> Option<&mut [Self]>;
+    fn free(pool: &mut Pool) -> &mut Vec<Vec<Self>>;
+}
+
+macro_rules! col_elem {
+    ($($V:ident: $t:ty => $field:ident),*) => {
+        /// Free column vectors, one list per element type.
+        #[derive(Default)]
+        pub(crate) struct Pool {
+            bool: Vec<Vec<bool>>,
+            $($field: Vec<Vec<$t>>,)*
+        }
+        impl ColElem for bool {
+            #[inline]
+            fn owned(v: Vec<bool>) -> Col { Col::Bool(v) }
+            #[inline]
+            fn borrowed(v: &[bool]) -> ColRef<'_> { ColRef::Bool(v) }
+            #[inline]
+            fn out_slice(_: ColMut<'_>) -> Option<&mut [bool]> { None }
+            #[inline]
+            fn free(pool: &mut Pool) -> &mut Vec<Vec<bool>> { &mut pool.bool }
+        }
+        $(
+            impl ColElem for $t {
+                #[inline]
+                fn owned(v: Vec<$t>) -> Col { Col::$V(v) }
+                #[inline]
+                fn borrowed(v: &[$t]) -> ColRef<'_> { ColRef::$V(v) }
+                #[inline(always)]
+                fn out_slice(out: ColMut<'_>) -> Option<&mut [$t]> {
+                    match out {
+                        ColMut::$V(s) => Some(s),
+                        _ => None,
+                    }
+                }
+                #[inline]
+                fn free(pool: &mut Pool) -> &mut Vec<Vec<$t>> { &mut pool.$field }
+            }
+        )*
+    };
+}
+col_elem!(U8: u8 => u8, I32: i32 => i32, U32: u32 => u32, I64: i64 => i64,
+    U64: u64 => u64, F32: f32 => f32, F64: f64 => f64, C32: Complex32 => c32,
+    C64: Complex64 => c64);
+
+/// What an instruction produced: a column, or its values already written to the output.
+pub(crate) enum Produced {
+    Col(Col),
+    Written,
+}
+
+/// Where an instruction's values go: a pooled column, or, for the last instruction where
+/// nothing it reads overlaps the output, straight into the block's output slice. Writing
+/// the output directly saves a copy of every block (measured: about a third of an
+/// in-place `max(a·y + b, 0)` on 1 M f32 in cache went to that copy).
+pub(crate) struct Sink<'s, 'o> {
+    pub(crate) pool: &'s mut Pool,
+    pub(crate) out: Option<ColMut<'o>>,
+}
+
+impl Sink<'_, '_> {
+    /// Stores the values of `it` (the block's length, or one value broadcast over it).
+    #[inline(always)]
+    pub(crate) fn put<R: ColElem>(
+        self,
+        it: impl ExactSizeIterator<Item = R>,
+    ) -> Result<Produced, CpuError> {
+        let Some(out) = self.out else {
+            return Ok(Produced::Col(self.pool.collect(it)));
+        };
+        let Some(out) = R::out_slice(out) else {
+            return Err(invalid(format!("a {} result for the output", R::DTYPE)));
+        };
+        let mut it = it;
+        match it.len() {
+            n if n == out.len() => {
+                for (o, v) in out.iter_mut().zip(it) {
+                    *o = v;
+                }
+            }
+            1 => {
+                if let Some(v) = it.next() {
+                    out.fill(v);
+                }
+            }
+            n => {
+                return Err(invalid(format!(
+                    "{n} values for a block of {} outputs",
+                    out.len()
+                )));
+            }
+        }
+        Ok(Produced::Written)
+    }
+}
+
+impl Pool {
+    /// An empty vector, reusing a returned one (and its capacity) where there is one.
+    #[inline(always)]
+    pub(crate) fn take<T: ColElem>(&mut self) -> Vec<T> {
+        T::free(self).pop().unwrap_or_default()
+    }
+
+    /// A column holding the values of `it`, in a reused vector.
+    ///
+    /// Written as a plain loop rather than `Vec::extend`: std's `extend` was compiled as a
+    /// function of its own, outside the AVX2 copies of the instructions (see
+    /// `multiversion.rs`), and so ran with SSE2 (42% of a profile).
+    #[inline(always)]
+    pub(crate) fn collect<T: ColElem>(&mut self, it: impl ExactSizeIterator<Item = T>) -> Col {
+        let mut v = self.take::<T>();
+        v.reserve(it.len());
+        let mut written = 0;
+        for (slot, x) in v.spare_capacity_mut().iter_mut().zip(it) {
+            slot.write(x);
+            written += 1;
+        }
+        // SAFETY: the first `written` slots of the spare capacity were initialised above (the
+        // vector was empty, so they follow its length 0).
+        unsafe { v.set_len(written) };
+        T::owned(v)
+    }
+
+    /// Returns a column's vector for reuse.
+    pub(crate) fn give(&mut self, c: Col) {
+        dispatch_dtype!(c, Col(v: T) => {
+            let mut v = v;
+            v.clear();
+            T::free(self).push(v)
+        })
+    }
+}
 
 impl Col {
+    pub(crate) fn as_ref(&self) -> ColRef<'_> {
+        dispatch_dtype!(self, Col(v: T) => T::borrowed(v))
+    }
+}
+
+impl ColRef<'_> {
+    /// The bytes it spans, as addresses `[start, end)`.
+    pub(crate) fn span(&self) -> (usize, usize) {
+        dispatch_dtype!(self, ColRef(v: T) => {
+            let start = v.as_ptr() as usize;
+            (start, start + std::mem::size_of_val(*v))
+        })
+    }
+
     pub(crate) fn dtype(&self) -> DType {
-        dispatch_dtype!(self, Col(_v: T) => T::DTYPE)
+        dispatch_dtype!(self, ColRef(_v: T) => T::DTYPE)
     }
 
     pub(crate) fn len(&self) -> usize {
-        dispatch_dtype!(self, Col(v: T) => v.len())
-    }
-
-    /// A length-1 column holding `s`.
-    pub(crate) fn scalar(s: Scalar) -> Col {
-        dispatch_dtype!(s, Scalar(v: T) => Col::from(vec![v]))
-    }
-}
-
-/// Walks the buffer positions of an operand over a range of output linear indices.
-pub(crate) struct Layout {
-    pub(crate) shape: Vec<usize>,
-    pub(crate) strides: Vec<isize>,
-    pub(crate) offset: isize,
-}
-
-impl Layout {
-    pub(crate) fn of<B>(shape: &[usize], op: &Operand<'_, B>) -> Layout {
-        Layout {
-            shape: shape.to_vec(),
-            strides: op.strides.clone(),
-            offset: op.offset as isize,
-        }
-    }
-
-    /// Whether every stride is 0 (one value everywhere).
-    pub(crate) fn is_broadcast(&self) -> bool {
-        self.strides.iter().all(|&s| s == 0)
-    }
-
-    /// Whether positions are consecutive (1-D, stride 1).
-    pub(crate) fn is_contiguous(&self) -> bool {
-        self.strides.len() == 1 && self.strides[0] == 1
-    }
-
-    /// Checks that every position lies inside `0..capacity` elements.
-    pub(crate) fn check(&self, capacity: usize) -> Result<(), CpuError> {
-        if self.shape.contains(&0) {
-            return Ok(());
-        }
-        let (mut lo, mut hi) = (self.offset, self.offset);
-        for (&d, &s) in self.shape.iter().zip(&self.strides) {
-            let span = (d as isize - 1) * s;
-            if span < 0 { lo += span } else { hi += span }
-        }
-        if lo < 0 || hi as usize >= capacity {
-            return Err(invalid(format!(
-                "an operand reaching elements {lo}..={hi} of a {capacity}-element buffer"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Positions of output linear indices `start..start + len`.
-    pub(crate) fn positions(&self, start: usize, len: usize) -> Vec<isize> {
-        let nd = self.shape.len();
-        let mut idx = vec![0usize; nd];
-        let mut rem = start;
-        for d in (0..nd).rev() {
-            idx[d] = rem % self.shape[d];
-            rem /= self.shape[d];
-        }
-        let mut pos = self.offset
-            + idx
-                .iter()
-                .zip(&self.strides)
-                .map(|(&i, &s)| i as isize * s)
-                .sum::<isize>();
-        let mut out = Vec::with_capacity(len);
-        for _ in 0..len {
-            out.push(pos);
-            let mut d = nd;
-            while d > 0 {
-                d -= 1;
-                idx[d] += 1;
-                pos += self.strides[d];
-                if idx[d] < self.shape[d] {
-                    break;
-                }
-                pos -= self.strides[d] * self.shape[d] as isize;
-                idx[d] = 0;
-            }
-        }
-        out
-    }
-}
-
-/// Reads `len` elements of type `T` (given as raw loads) for output indices `start..`.
-fn gather_typed<T: Copy>(
-    buf: &CpuBuffer,
-    layout: &Layout,
-    start: usize,
-    len: usize,
-) -> Result<Vec<T>, CpuError> {
-    let base = buf.ptr::<T>(0, 0)? as *const T;
-    if layout.is_broadcast() {
-        // SAFETY: `Layout::check` was called on this operand for the buffer's capacity.
-        return Ok(vec![unsafe { base.offset(layout.offset).read() }]);
-    }
-    if layout.is_contiguous() {
-        let first = layout.offset + start as isize;
-        // SAFETY: as above; the range first..first+len lies inside the checked span.
-        let s = unsafe { std::slice::from_raw_parts(base.offset(first), len) };
-        return Ok(s.to_vec());
-    }
-    // SAFETY: as above; every position comes from the checked layout.
-    Ok(layout
-        .positions(start, len)
-        .into_iter()
-        .map(|p| unsafe { base.offset(p).read() })
-        .collect())
-}
-
-/// Reads an operand's values for output indices `start..start + len` into a column.
-pub(crate) fn gather(
-    buf: &CpuBuffer,
-    dtype: DType,
-    layout: &Layout,
-    start: usize,
-    len: usize,
-) -> Result<Col, CpuError> {
-    Ok(match dtype {
-        DType::Bool => Col::Bool(
-            gather_typed::<u8>(buf, layout, start, len)?
-                .into_iter()
-                .map(|b| b != 0)
-                .collect(),
-        ),
-        DType::U8 => Col::U8(gather_typed(buf, layout, start, len)?),
-        DType::I32 => Col::I32(gather_typed(buf, layout, start, len)?),
-        DType::U32 => Col::U32(gather_typed(buf, layout, start, len)?),
-        DType::I64 => Col::I64(gather_typed(buf, layout, start, len)?),
-        DType::U64 => Col::U64(gather_typed(buf, layout, start, len)?),
-        DType::F32 => Col::F32(gather_typed(buf, layout, start, len)?),
-        DType::F64 => Col::F64(gather_typed(buf, layout, start, len)?),
-        DType::C32 => Col::C32(gather_typed(buf, layout, start, len)?),
-        DType::C64 => Col::C64(gather_typed(buf, layout, start, len)?),
-    })
-}
-
-fn scatter_typed<T: Copy>(
-    buf: &CpuBuffer,
-    layout: &Layout,
-    start: usize,
-    len: usize,
-    v: &[T],
-) -> Result<(), CpuError> {
-    let base = buf.ptr::<T>(0, 0)?;
-    let value = |i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    if layout.is_contiguous() {
-        for i in 0..len {
-            // SAFETY: the output layout was checked; rayon chunks write disjoint ranges.
-            unsafe {
-                base.offset(layout.offset + (start + i) as isize)
-                    .write(value(i))
-            };
-        }
-    } else {
-        for (i, p) in layout.positions(start, len).into_iter().enumerate() {
-            // SAFETY: as above.
-            unsafe { base.offset(p).write(value(i)) };
-        }
-    }
-    Ok(())
-}
-
-/// Writes a column to an operand's positions for output indices `start..start + len`.
-pub(crate) fn scatter(
-    buf: &CpuBuffer,
-    dtype: DType,
-    layout: &Layout,
-    start: usize,
-    len: usize,
-    col: &Col,
-) -> Result<(), CpuError> {
-    if col.dtype() != dtype || (col.len() != len && col.len() != 1) {
-        return Err(invalid(format!(
-            "a {} result of {} values for {len} {dtype} outputs",
-            col.dtype(),
-            col.len()
-        )));
-    }
-    match col {
-        Col::Bool(v) => {
-            let bytes: Vec<u8> = v.iter().map(|&b| b as u8).collect();
-            scatter_typed(buf, layout, start, len, &bytes)
-        }
-        Col::U8(v) => scatter_typed(buf, layout, start, len, v),
-        Col::I32(v) => scatter_typed(buf, layout, start, len, v),
-        Col::U32(v) => scatter_typed(buf, layout, start, len, v),
-        Col::I64(v) => scatter_typed(buf, layout, start, len, v),
-        Col::U64(v) => scatter_typed(buf, layout, start, len, v),
-        Col::F32(v) => scatter_typed(buf, layout, start, len, v),
-        Col::F64(v) => scatter_typed(buf, layout, start, len, v),
-        Col::C32(v) => scatter_typed(buf, layout, start, len, v),
-        Col::C64(v) => scatter_typed(buf, layout, start, len, v),
+        dispatch_dtype!(self, ColRef(v: T) => v.len())
     }
 }
