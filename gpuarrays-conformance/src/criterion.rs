@@ -57,7 +57,8 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
         | Op::Binary(BinaryOp::Min | BinaryOp::Max)
         | Op::BinaryLit(BinaryOp::Min | BinaryOp::Max)
         | Op::Sort
-        | Op::Matmul => ZeroSigns::Either,
+        | Op::Matmul
+        | Op::Fft(_) => ZeroSigns::Either,
         Op::Reduce(ReduceOp::Prod, _) | Op::Scan(ScanOp::Prod, _) if complex => ZeroSigns::Either,
         _ => ZeroSigns::Match,
     };
