@@ -11,6 +11,7 @@ pub fn open() -> Option<WgpuBackend> {
     match WgpuBackend::with_options(&WgpuOptions {
         adapter: None,
         profile: Profile::Adapter,
+        binding_limit: None,
     }) {
         Ok(b) => Some(b),
         Err(e) => {

@@ -1,0 +1,15 @@
+# Sourced by the H200 scripts: unpacks the binaries once, sets the common environment.
+if [[ ! -d .gpu/bin ]]; then tar xJf .gpu/bin.tar.xz -C .gpu; fi
+source .gpu/env.sh
+export GPUARRAYS_KERNEL_CACHE=/tmp/gakc PYTHONUNBUFFERED=1
+mkdir -p "$OUT"
+# step NAME SECONDS CMD...: runs CMD with a time limit, its output in $OUT/NAME.log,
+# and prints "NAME: rc=N (Ts)" plus the log's last lines.
+step() {
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: rc=$rc ($((SECONDS - t0)) s)"
+  grep -v XDG_RUNTIME_DIR "$OUT/$name.log" | tail -n "${TAIL:-4}"
+}
