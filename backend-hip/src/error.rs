@@ -294,6 +294,9 @@ pub mod codes {
     pub const LAUNCH_FAILURE: i32 = 719;
     /// The operation is not permitted while capturing.
     pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
+    /// The capture was invalidated by an operation not permitted during it (e.g. a device
+    /// synchronisation); ending it fails with this code.
+    pub const STREAM_CAPTURE_INVALIDATED: i32 = 901;
 }
 
 #[cfg(test)]
