@@ -149,9 +149,11 @@ pub enum HipError {
         reason: String,
     },
 
-    /// An operation would have been recorded into another thread's graph capture.
+    /// An operation would have been recorded into a graph capture where it must not be: into
+    /// another thread's capture, or (a host copy, a free) into any capture, since it has to
+    /// happen now.
     #[error(
-        "stream {stream:#x} is capturing a graph; {what} must not be recorded into another thread's capture. Retry after the capture ends, or use your own stream"
+        "stream {stream:#x} is capturing a graph; {what} must not be recorded into the capture (it belongs to another thread's graph, or must happen now). Retry after the capture ends, or use another stream"
     )]
     StreamCapturing {
         /// The raw stream handle.

@@ -1,5 +1,6 @@
-//! `LastUse` rules (recycled streams, ownership transfer, graph capture with a concurrent free)
-//! and the caching memory pool (reuse rules, out-of-memory). Double and, where present, GPU.
+//! Use-record rules (recycled streams, ordering after another thread's use, graph capture
+//! with a concurrent free) and the caching memory pool (reuse rules, out-of-memory, capture).
+//! Double and, where present, GPU.
 
 mod common;
 
@@ -7,7 +8,7 @@ use common::*;
 use gpuarrays_hip::memory::class_size;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp};
 use gpuarrays_hip::platform::{CaptureMode, WorkStatus};
-use gpuarrays_hip::{HipError, LastUse, RuntimeConfig, StreamPriority};
+use gpuarrays_hip::{Access, HipError, RuntimeConfig, StreamPriority, Use};
 use std::sync::Arc;
 
 /// A buffer whose recorded stream went to another thread: its work is complete, so the free
@@ -100,7 +101,7 @@ fn a_free_is_never_recorded_into_a_capture_on_a_recycled_stream() {
         });
         let captured_stream = capturing_rx.recv().unwrap();
         assert_eq!(
-            a.last_use().unwrap().stream().handle(),
+            a.uses().last_write().unwrap().stream().handle(),
             captured_stream,
             "[{}] same stream, recycled",
             h.name
@@ -154,7 +155,7 @@ fn free_into_a_live_owners_capture_is_deferred() {
 }
 
 #[test]
-fn ownership_transfer_waits_and_takes_the_callers_stream() {
+fn a_use_on_another_thread_waits_and_records_the_callers_stream() {
     // The "skipped wait" finding: a wrapper of the thread's stream, a long kernel, then a read
     // from another thread must wait and see the value.
     for h in default_harnesses() {
@@ -173,11 +174,13 @@ fn ownership_transfer_waits_and_takes_the_callers_stream() {
         let (b2, d2, fake) = (buf.clone(), d.clone(), h.fake.clone());
         let reader = std::thread::spawn(move || {
             let caller = d2.thread_stream().unwrap();
-            b2.use_on(&caller).unwrap();
-            let lu = b2.last_use().unwrap();
+            // A write (the memset above left the write on `w`): ordered after it, recorded.
+            d2.enqueue(&caller, &[Access::write(&b2)], |_| Ok(()))
+                .unwrap();
+            let uses = b2.uses();
             assert!(
-                lu.stream().same_as(&caller),
-                "the transfer takes the caller's stream"
+                uses.last_write().unwrap().stream().same_as(&caller),
+                "the record takes the caller's stream object"
             );
             if let Some(f) = fake {
                 assert!(f.log().iter().any(
@@ -192,15 +195,14 @@ fn ownership_transfer_waits_and_takes_the_callers_stream() {
             }
             caller
         });
-        let caller = reader.join().unwrap();
+        reader.join().unwrap();
         hold.release();
         let mut out = vec![0u8; 256];
         let d3 = d.clone();
         let b3 = buf.clone();
-        let c2 = caller.clone();
         std::thread::spawn(move || {
-            d3.platform().bind_device(D0).unwrap();
-            b3.copy_to_host(&c2, &mut out).unwrap();
+            let mine = d3.thread_stream().unwrap();
+            b3.copy_to_host(&mine, &mut out).unwrap();
             assert!(
                 out.iter().all(|&x| x == 42),
                 "read after the kernel: {:?}",
@@ -219,7 +221,7 @@ fn last_use_waits_only_while_the_generation_is_unchanged() {
         let rt = h.rt.clone();
         let (lu, hold_stream) = on_thread(move || {
             let s = rt.stream(D0).unwrap();
-            (LastUse::new(&s), s)
+            (Use::new(&s), s)
         });
         let events = h.rt.device(D0).unwrap().events().clone();
         assert!(!lu.is_recycled());
@@ -232,10 +234,18 @@ fn last_use_waits_only_while_the_generation_is_unchanged() {
         lu.synchronize(&events).unwrap();
         hold.release();
         if let Some(f) = &h.fake {
+            // The new owner's error is not charged to the old record (finding 5)...
             f.set_stream_error(hold_stream.handle(), 700);
+            let _ = hold_stream.query();
             assert!(
-                matches!(lu.check_errors(), Err(HipError::StreamUnusable { .. })),
-                "errors are still checked"
+                lu.check_errors().is_ok(),
+                "a recycled record's work completed"
+            );
+            // ...but a record of the stream's current generation reports it.
+            let current = Use::new(&hold_stream);
+            assert!(
+                matches!(current.check_errors(), Err(HipError::StreamUnusable { .. })),
+                "errors of the recorded generation are reported"
             );
         }
     }

@@ -124,7 +124,12 @@ fn fake_with(config: FakeConfig) -> (Harness, Arc<FakePlatform>, HipBackend) {
 
 fn assert_no_races(f: &FakePlatform) {
     let races = f.races();
-    assert!(races.is_empty(), "{} race(s):\n{}", races.len(), races.join("\n"));
+    assert!(
+        races.is_empty(),
+        "{} race(s):\n{}",
+        races.len(),
+        races.join("\n")
+    );
 }
 
 /// The streams whose records the waits on `waiter` (from log position `from`) wait for.
@@ -193,7 +198,11 @@ fn a_write_held_before_its_launch_stays_ordered_with_an_earlier_read() {
     let (x, out) = (b.alloc(N * 4).unwrap(), b.alloc(N * 4).unwrap());
     write_f32(&b, &x, 1.0);
     scale(&b, 0, &x, &out, 1.0); // the reader's kernel is compiled before the gate closes
-    let (x, out, src) = (Arc::new(x), Arc::new(out), Arc::new(b.alloc(N * 4).unwrap()));
+    let (x, out, src) = (
+        Arc::new(x),
+        Arc::new(out),
+        Arc::new(b.alloc(N * 4).unwrap()),
+    );
     write_f32(&b, &src, 3.0);
     f.hold_compiles();
     let writer = {
@@ -349,7 +358,10 @@ fn an_error_of_a_recycled_streams_new_owner_does_not_poison_old_records() {
         end_rx.recv().unwrap();
     });
     let new_owner = taken_rx.recv().unwrap();
-    assert!(new_owner.same_as(&old), "the finished thread's stream was reused");
+    assert!(
+        new_owner.same_as(&old),
+        "the finished thread's stream was reused"
+    );
     h.fake().set_stream_error(new_owner.handle(), 719);
     let d = h.rt.device(D0).unwrap();
     let caller = d.thread_stream().unwrap();
@@ -397,8 +409,7 @@ fn many_threads_share_arrays_with_writers_and_derived_views() {
                             // Reader: a view of the middle, summed, and a derived copy
                             // dropped on another thread.
                             let view = shared[i].slice(N / 4..3 * N / 4).unwrap();
-                            let doubled: Array<f32, HipBackend> =
-                                (view.ex() * 2.0).eval().unwrap();
+                            let doubled: Array<f32, HipBackend> = (view.ex() * 2.0).eval().unwrap();
                             let got = doubled.to_vec().unwrap();
                             if real {
                                 let first = got[0];

@@ -501,7 +501,11 @@ fn a_finished_threads_ready_stream_is_taken_by_the_next_thread() {
         assert_eq!(st.reused, 19, "[{}] {st:?}", h.name);
         for w in seen.windows(2) {
             assert!(w[1].0.same_as(&w[0].0), "[{}]", h.name);
-            assert!(w[1].1 > w[0].1, "[{}] each hand-over bumps the generation", h.name);
+            assert!(
+                w[1].1 > w[0].1,
+                "[{}] each hand-over bumps the generation",
+                h.name
+            );
         }
     }
 }
@@ -528,7 +532,11 @@ fn work_that_completes_after_queries_is_picked_up_later() {
         let _ = hold_rx.recv();
     });
     let kept = got_rx.recv().unwrap();
-    assert_eq!(kept.handle(), first, "the keeper took the idle stream `first`");
+    assert_eq!(
+        kept.handle(),
+        first,
+        "the keeper took the idle stream `first`"
+    );
     let rt = h.rt.clone();
     let second = on_thread(move || rt.stream(D0).unwrap());
     assert!(
@@ -647,10 +655,18 @@ fn a_pooled_stream_cannot_be_destroyed_by_another_thread() {
             h.name
         );
         let wrapped = h.rt.wrap_stream(D0, theirs.handle()).unwrap();
-        assert!(wrapped.destroy().is_err(), "[{}] through a wrapped handle", h.name);
+        assert!(
+            wrapped.destroy().is_err(),
+            "[{}] through a wrapped handle",
+            h.name
+        );
         assert!(theirs.is_valid());
         end_tx.send(()).unwrap();
-        assert!(owner.join().unwrap(), "[{}] the owner kept its stream", h.name);
+        assert!(
+            owner.join().unwrap(),
+            "[{}] the owner kept its stream",
+            h.name
+        );
     }
 }
 
@@ -699,7 +715,11 @@ fn a_reused_handle_value_is_never_taken_for_a_destroyed_pooled_stream() {
             assert_eq!(raw, old.handle(), "the double reuses the handle value");
         }
         let w = h.rt.wrap_stream(D0, raw).unwrap();
-        assert!(!w.same_as(&old), "[{}] the destroyed stream's object", h.name);
+        assert!(
+            !w.same_as(&old),
+            "[{}] the destroyed stream's object",
+            h.name
+        );
         assert!(w.is_valid() && !w.is_pooled(), "[{}]", h.name);
         drop(w);
         p.destroy_stream(raw).unwrap();

@@ -39,10 +39,31 @@ pub fn run(
     rows: usize,
     len: usize,
 ) -> Result<()> {
+    run_on(dev, Some(stream), dtype, data, rows, len)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Result<()> {
+    run_on(dev, None, dtype, DevicePtr(0), rows, len)
+}
+
+/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(
+    dev: &DeviceKernels,
+    stream: Option<&Stream>,
+    dtype: DType,
+    data: DevicePtr,
+    rows: usize,
+    len: usize,
+) -> Result<()> {
     if rows == 0 || len <= 1 {
         return Ok(());
     }
     let module = dev.sort.get(&dtype, dev.modules(), || source(dev, dtype))?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let p = len.next_power_of_two();
     let total = (rows * p).next_multiple_of(TILE);
     let keys = dev.scratch(total * key_bytes(dtype), stream)?;

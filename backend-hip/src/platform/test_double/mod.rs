@@ -20,7 +20,7 @@
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
-mod race;
+pub(crate) mod race;
 mod state;
 
 pub use state::{Completion, FakeOp};
@@ -397,7 +397,8 @@ impl FakePlatform {
                 .unwrap_or(now + Duration::from_millis(1))
                 .clamp(now, deadline)
                 .min(now + Duration::from_millis(5));
-            self.changed.wait_until(&mut st, next.max(now + Duration::from_micros(50)));
+            self.changed
+                .wait_until(&mut st, next.max(now + Duration::from_micros(50)));
         }
     }
 
@@ -420,7 +421,14 @@ impl FakePlatform {
 
     /// Tell the race detector that the operation just enqueued on `stream` touches the
     /// allocation at `base`.
-    fn note(&self, st: &mut State, stream: StreamHandle, base: u64, write: bool, what: &'static str) {
+    fn note(
+        &self,
+        st: &mut State,
+        stream: StreamHandle,
+        base: u64,
+        write: bool,
+        what: &'static str,
+    ) {
         let Some(s) = st.stream(stream) else {
             return;
         };

@@ -524,7 +524,8 @@ impl Platform for FakePlatform {
             let Some(base) = Self::allocation_of(&st, w) else {
                 continue;
             };
-            let write = super::super::access_declarations::declared_kind(DevicePtr(w)).unwrap_or(true);
+            let write =
+                super::super::access_declarations::declared_kind(DevicePtr(w)).unwrap_or(true);
             match touched.iter_mut().find(|t| t.0 == base) {
                 Some(t) => t.1 |= write,
                 None => touched.push((base, write)),
@@ -656,7 +657,12 @@ impl FakePlatform {
         let deadline = std::time::Instant::now() + self.config.sync_timeout;
         let mut closed = self.gate.closed.lock();
         while *closed {
-            if self.gate.opened.wait_until(&mut closed, deadline).timed_out() {
+            if self
+                .gate
+                .opened
+                .wait_until(&mut closed, deadline)
+                .timed_out()
+            {
                 return Err(HipError::TestDouble(format!(
                     "compile: held at the gate for {:?} (would deadlock)",
                     self.config.sync_timeout

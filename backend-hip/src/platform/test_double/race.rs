@@ -184,7 +184,15 @@ mod tests {
         d.access(3, 0x30, 1, &clock(&[(3, 1), (1, 1)]), 0x100, true, "free");
         assert!(d.races().is_empty(), "{:?}", d.races());
         // The write covers both reads: a later read ordered after the write only is fine.
-        d.access(4, 0x40, 1, &clock(&[(4, 1), (3, 1)]), 0x100, false, "kernel");
+        d.access(
+            4,
+            0x40,
+            1,
+            &clock(&[(4, 1), (3, 1)]),
+            0x100,
+            false,
+            "kernel",
+        );
         assert!(d.races().is_empty(), "{:?}", d.races());
     }
 
@@ -192,7 +200,15 @@ mod tests {
     fn a_read_unordered_after_a_write_is_a_race() {
         let mut d = detector();
         d.access(1, 0x10, 5, &clock(&[(1, 5)]), 0x100, true, "copy");
-        d.access(2, 0x20, 1, &clock(&[(2, 1), (1, 4)]), 0x100, false, "kernel");
+        d.access(
+            2,
+            0x20,
+            1,
+            &clock(&[(2, 1), (1, 4)]),
+            0x100,
+            false,
+            "kernel",
+        );
         assert_eq!(d.races().len(), 1);
     }
 }

@@ -8,8 +8,10 @@
 //! double needs no worker threads.
 
 use super::race::{Clock, RaceDetector};
-use crate::platform::{CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle};
 use crate::platform::codes;
+use crate::platform::{
+    CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle,
+};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -276,7 +278,12 @@ impl State {
     }
 
     /// Like [`State::enqueue`], with a completion rule and work on other streams to wait for.
-    pub fn enqueue_work(&mut self, op: FakeOp, completion: Completion, deps: Vec<(u64, u64)>) -> bool {
+    pub fn enqueue_work(
+        &mut self,
+        op: FakeOp,
+        completion: Completion,
+        deps: Vec<(u64, u64)>,
+    ) -> bool {
         let handle = op.stream();
         let Some(uid) = self.handles.get(&handle.0).copied() else {
             return false;
@@ -296,7 +303,12 @@ impl State {
 
     /// Queue a piece of work on stream `uid`; returns its id. Instant work with nothing
     /// before it completes at once and is not kept.
-    pub fn push_work(&mut self, uid: u64, completion: Completion, deps: Vec<(u64, u64)>) -> Option<u64> {
+    pub fn push_work(
+        &mut self,
+        uid: u64,
+        completion: Completion,
+        deps: Vec<(u64, u64)>,
+    ) -> Option<u64> {
         let host = self.races.host_clock().clone();
         let s = self.streams.get_mut(&uid)?;
         s.seq += 1;
@@ -308,7 +320,10 @@ impl State {
             .filter(|(_, id)| self.work.contains_key(id))
             .collect();
         let s = self.streams.get_mut(&uid)?;
-        if s.pending.is_empty() && deps.is_empty() && completion == Completion::After(Duration::ZERO) {
+        if s.pending.is_empty()
+            && deps.is_empty()
+            && completion == Completion::After(Duration::ZERO)
+        {
             s.last_done_at = Instant::now();
             return None;
         }
@@ -417,7 +432,12 @@ impl State {
             let Some(s) = self.streams.get(&uid) else {
                 continue;
             };
-            let upto: Vec<u64> = s.pending.iter().copied().take_while(|&id| id <= last).collect();
+            let upto: Vec<u64> = s
+                .pending
+                .iter()
+                .copied()
+                .take_while(|&id| id <= last)
+                .collect();
             for id in upto {
                 if let Some(w) = self.work.get_mut(&id)
                     && matches!(w.completion, Completion::AfterQueries(_))
