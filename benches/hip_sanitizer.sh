@@ -30,7 +30,7 @@ run() {
   while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
   shift
   local log="$logs/$tool-$name.log" t0=$SECONDS
-  timeout 300 "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
+  timeout 150 "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
   local rc=$? line
   line=$(grep -E "ERROR SUMMARY" "$log" | tail -1)
   local tests

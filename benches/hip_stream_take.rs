@@ -16,7 +16,9 @@
 //! thread under two owner tokens: it measured the same-thread path twice. See
 //! `docs/results/2026-11-29-hip-runtime.md`.)
 
+// Shared with the stress and soak programs; this one needs no output checks or races.
 #[path = "common/hip_target.rs"]
+#[allow(dead_code)]
 mod hip_target;
 
 use gpuarrays::Array;
@@ -37,7 +39,10 @@ fn run() -> Result<(), String> {
     let samples: usize = arg("--samples", 2000)?;
     let target = match Target::open(&platform, false) {
         Ok(t) => t,
-        Err(e) if platform == "gpu" && std::env::var("GPUARRAYS_REQUIRE_GPU").as_deref() != Ok("1") => {
+        Err(e)
+            if platform == "gpu"
+                && std::env::var("GPUARRAYS_REQUIRE_GPU").as_deref() != Ok("1") =>
+        {
             println!("hip_stream_take: skipped: {e}");
             return Ok(());
         }
@@ -81,7 +86,9 @@ fn run() -> Result<(), String> {
     }
     let (m1, p1, x1) = stats(&mut first);
     let (m2, p2, x2) = stats(&mut again);
-    println!("# {platform}: {samples} samples; a new thread's first stream, a finished thread's ready stream in the pool");
+    println!(
+        "# {platform}: {samples} samples; a new thread's first stream, a finished thread's ready stream in the pool"
+    );
     println!("take,path,median_ns,p90_ns,max_ns,samples,reused_from_pool");
     println!("take,finished-thread-ready-stream,{m1:.0},{p1:.0},{x1:.0},{samples},{reused_takes}");
     println!("take,same-thread-lease,{m2:.0},{p2:.0},{x2:.0},{samples},-");

@@ -485,13 +485,26 @@ fn reductions_agree_with_numpy() {
                 }
             }
             // Products over short axes of values that include NaN, ±inf and ±0 (no
-            // overflow, so the result class does not depend on the order).
-            let tame = tame_values(rng, dtype, 5 * 7);
-            let a = rec.array(dtype, &[5, 7], &tame);
-            for axis in [None, Some(1)] {
-                let j = json!({"op": "reduce", "fn": "prod", "axis": axis, "kind": "tame"});
-                let id = format!("reduce/prod/{dtype}/tame/{axis:?}");
-                rec.case(id, j, dtype, &[&a], run_reduce(&a, "prod", axis));
+            // overflow, so the result class does not depend on the order); complex values
+            // with infinite and NaN parts too.
+            for (kind, with_inf) in [("tame", false), ("tame_special", true)] {
+                let tame = tame_values(rng, dtype, 5 * 7, with_inf);
+                let a = rec.array(dtype, &[5, 7], &tame);
+                for axis in [None, Some(1)] {
+                    let j = json!({"op": "reduce", "fn": "prod", "axis": axis, "kind": kind});
+                    let id = format!("reduce/prod/{dtype}/{kind}/{axis:?}");
+                    rec.case(id, j, dtype, &[&a], run_reduce(&a, "prod", axis));
+                }
+            }
+            // Every pair of special values combined once (a lane of two along axis 0), and
+            // each alone (lanes of one along axis 1): one operation, no order.
+            let (pairs, alone) = special_lanes(rec, dtype);
+            for f in ["sum", "prod", "mean", "min", "max", "argmin", "argmax"] {
+                for (a, axis, kind) in [(&pairs, 0, "pairs"), (&alone, 1, "alone")] {
+                    let j = json!({"op": "reduce", "fn": f, "axis": axis, "kind": kind});
+                    let id = format!("reduce/{f}/{dtype}/{kind}");
+                    rec.case(id, j, dtype, &[a], run_reduce(a, f, Some(axis)));
+                }
             }
         }
         // Large inputs, split across threads.
@@ -522,9 +535,29 @@ fn reductions_agree_with_numpy() {
     });
 }
 
+/// The special values of `dtype` as `[2, S²]` (column `j` holds specials `j / S` and
+/// `j mod S`) and as `[S, 1]`.
+fn special_lanes(rec: &mut Recorder, dtype: DType) -> (In, In) {
+    let sp = specials(dtype);
+    let k = sp.len();
+    let pairs: Vec<Scalar> = (0..2 * k * k)
+        .map(|i| {
+            if i < k * k {
+                sp[i / k]
+            } else {
+                sp[(i - k * k) % k]
+            }
+        })
+        .collect();
+    (
+        rec.array(dtype, &[2, k * k], &pairs),
+        rec.array(dtype, &[k, 1], &sp),
+    )
+}
+
 /// Few, tame values: floats from {NaN, ±inf, ±0, ±1, 2, -0.5}, complex parts from
-/// {0, ±1, 2}, integers in [-3, 3].
-fn tame_values(rng: &mut Rng, dtype: DType, n: usize) -> Vec<Scalar> {
+/// {0, ±1, 2} (with `with_inf`, also ±inf and NaN), integers in [-3, 3].
+fn tame_values(rng: &mut Rng, dtype: DType, n: usize, with_inf: bool) -> Vec<Scalar> {
     let floats = [
         f64::NAN,
         f64::INFINITY,
@@ -539,8 +572,20 @@ fn tame_values(rng: &mut Rng, dtype: DType, n: usize) -> Vec<Scalar> {
     (0..n)
         .map(|_| {
             if dtype.is_complex() {
-                let parts = [0.0, 1.0, -1.0, 2.0];
-                values::complex(dtype, rng.pick(&parts), rng.pick(&parts))
+                let parts: &[f64] = if with_inf {
+                    &[
+                        0.0,
+                        1.0,
+                        -1.0,
+                        2.0,
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NAN,
+                    ]
+                } else {
+                    &[0.0, 1.0, -1.0, 2.0]
+                };
+                values::complex(dtype, rng.pick(parts), rng.pick(parts))
             } else if dtype.is_float() {
                 Scalar::F64(rng.pick(&floats)).cast(dtype)
             } else {
@@ -613,13 +658,31 @@ fn scans_sorts_finds_agree_with_numpy() {
                     rec.case(id, json!({"op": "find_first"}), dtype, &[&a], r);
                 }
             }
-            // Products over short axes with NaN, ±inf, ±0.
-            let tame = tame_values(rng, dtype, 5 * 7);
-            let a = rec.array(dtype, &[5, 7], &tame);
-            let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>()
-                .and_then(|t| t.cumprod(1)).and_then(|x| Out::typed(&x)));
-            let j = json!({"op": "scan", "fn": "cumprod", "axis": 1, "kind": "tame"});
-            rec.case(format!("scan/cumprod/{dtype}/tame"), j, dtype, &[&a], r);
+            // Products over short axes with NaN, ±inf, ±0 (complex: also in one part).
+            for (kind, with_inf) in [("tame", false), ("tame_special", true)] {
+                let tame = tame_values(rng, dtype, 5 * 7, with_inf);
+                let a = rec.array(dtype, &[5, 7], &tame);
+                let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>()
+                    .and_then(|t| t.cumprod(1)).and_then(|x| Out::typed(&x)));
+                let j = json!({"op": "scan", "fn": "cumprod", "axis": 1, "kind": kind});
+                rec.case(format!("scan/cumprod/{dtype}/{kind}"), j, dtype, &[&a], r);
+            }
+            // Every pair of special values, and each alone: the second element of a scan
+            // along an axis of two is one operation.
+            let (pairs, alone) = special_lanes(rec, dtype);
+            for op in [ScanOp::Sum, ScanOp::Prod] {
+                for (a, axis, kind) in [(&pairs, 0, "pairs"), (&alone, 1, "alone")] {
+                    let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>().and_then(|t| {
+                        match op {
+                            ScanOp::Sum => t.cumsum(axis),
+                            ScanOp::Prod => t.cumprod(axis),
+                        }
+                    }).and_then(|x| Out::typed(&x)));
+                    let j = json!({"op": "scan", "fn": op.name(), "axis": axis, "kind": kind});
+                    let id = format!("scan/{}/{dtype}/{kind}", op.name());
+                    rec.case(id, j, dtype, &[a], r);
+                }
+            }
 
             // reverse (np.flip) and permute (np.transpose).
             let a = shaped_input(rng, rec, dtype, &[4, 6, 9], Kind::Mixed);

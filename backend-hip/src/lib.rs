@@ -42,18 +42,23 @@
 //! | the streams that may still use a buffer, and the generation rule | [`BufferUses`], [`Use`] | `stream/use_record.rs` |
 //! | run-time compiled kernels of one device | [`kernels::DeviceKernels`] | `kernels/device_kernels.rs` |
 //! | the kernel families (elementwise, reduce, scan, sort, find, matmul) | functions of [`kernels`] | `kernels/<family>/` or `kernels/<family>.rs` |
+//! | matrix products through cuBLAS / rocBLAS, handles cached per device and leased per thread | [`blas::DeviceBlas`], [`blas::OwnedBlasHandle`] | `blas/` |
+//! | device-side timing (events) | [`backend::HipTimer`] | `backend/timer.rs` |
 //! | the C++ text kernels are built from | [`kernels::cpp`] | `kernels/cpp/` |
 //! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
 //! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
 //! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
 //! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
 //! Each top-level module imports only the ones below it: `sync` ← `ids` ← `error` ←
-//! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `kernels` ← `backend`; within a
-//! layer no file imports a file that imports it back. `tests/module_layers.rs` checks both.
+//! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `backend`;
+//! within a layer no file imports a file that imports it back. `tests/module_layers.rs`
+//! checks both.
 
 pub mod backend;
+pub mod blas;
 pub mod device;
 pub mod error;
 pub mod ids;
@@ -67,7 +72,7 @@ mod sync;
 #[cfg(all(test, loom))]
 mod loom_models;
 
-pub use backend::{HipBackend, HipBuffer};
+pub use backend::{HipBackend, HipBuffer, HipTimer};
 pub use device::{Access, AccessKind, DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};

@@ -1,7 +1,7 @@
 //! The HIP backend on a real GPU: the whole conformance suite against the CPU reference, and
 //! targeted checks of the paths only large inputs reach (split reductions, multi-level
-//! scans, global sort merges, bit-exact random numbers and matmul, determinism, cross-thread
-//! ordering).
+//! scans, global sort merges, bit-exact random numbers and own-kernel matmul, products
+//! through the vendor BLAS, determinism, cross-thread ordering).
 //!
 //! Without a GPU or driver every test prints why and passes; with `GPUARRAYS_REQUIRE_GPU=1`
 //! (set by `.gpu/env.sh` on the GPU machine) a missing GPU fails instead.
@@ -10,6 +10,8 @@ use gpuarrays_conformance::{SuiteConfig, SuiteReport};
 use gpuarrays_core::{Array, Backend};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
+use gpuarrays_hip::blas::MatmulRoute;
+use gpuarrays_hip::kernels::DiskCache;
 
 fn gpu() -> Option<HipBackend> {
     match HipBackend::new(0) {
@@ -308,13 +310,22 @@ fn random_uniforms_and_matmul_are_bit_identical_to_cpu() {
         g.iter().zip(&w).all(|(a, b)| a.to_bits() == b.to_bits()),
         "f64 uniforms differ"
     );
-    // Contraction is off and k is accumulated in order, as on the CPU: equal bits.
+    // The backend's own matmul kernel (the route of integer products, and of floats on
+    // request): contraction off and k accumulated in order, as on the CPU: equal bits. A
+    // backend of its own, so that its route does not change the products of other tests.
+    let own = HipBackend::with_runtime(
+        hip.runtime().clone(),
+        0,
+        DiskCache::from_env().expect("kernel cache"),
+    )
+    .expect("backend");
+    own.set_matmul_route(MatmulRoute::Kernel);
     let (m, k, nn) = (70, 45, 33);
     let a = values(m * k, 8);
     let b = values(k * nn, 9);
-    let g = Array::from_slice(&hip, &[m, k], &a)
+    let g = Array::from_slice(&own, &[m, k], &a)
         .unwrap()
-        .matmul(&Array::from_slice(&hip, &[k, nn], &b).unwrap());
+        .matmul(&Array::from_slice(&own, &[k, nn], &b).unwrap());
     let w = Array::from_slice(&cpu, &[m, k], &a)
         .unwrap()
         .matmul(&Array::from_slice(&cpu, &[k, nn], &b).unwrap());
@@ -345,6 +356,103 @@ fn random_uniforms_and_matmul_are_bit_identical_to_cpu() {
         g.iter().zip(&w).all(|(a, b)| a.to_bits() == b.to_bits()),
         "axpy differs"
     );
+}
+
+/// Products through the vendor BLAS (cuBLAS / rocBLAS): every BLAS type, 2-D, batched,
+/// broadcast on either side and offset views, within the suite's rounding bound of the CPU
+/// reference; and they really went through the library (a handle was created).
+#[test]
+fn vendor_blas_products_match_cpu_within_rounding() {
+    let Some(hip) = gpu() else { return };
+    let cpu = CpuBackend::new();
+    let shapes: [(&[usize], &[usize]); 6] = [
+        (&[257, 300], &[300, 129]),
+        (&[1, 1], &[1, 1]),
+        (&[8, 64, 65], &[8, 65, 33]),
+        (&[8, 64, 65], &[65, 33]),
+        (&[1, 64, 65], &[8, 65, 33]),
+        (&[3, 17, 1], &[3, 1, 19]),
+    ];
+    for (da, db) in shapes {
+        let (na, nb): (usize, usize) = (da.iter().product(), db.iter().product());
+        let (va, vb) = (values(na, 21), values(nb, 22));
+        let k = da[da.len() - 1];
+        // Σ|a||b| ≤ k for values in [-1, 1).
+        let bound = k as f32;
+        let got = Array::from_slice(&hip, da, &va)
+            .and_then(|a| a.matmul(&Array::from_slice(&hip, db, &vb)?))
+            .and_then(|c| c.to_vec())
+            .expect("hip");
+        let want = Array::from_slice(&cpu, da, &va)
+            .and_then(|a| a.matmul(&Array::from_slice(&cpu, db, &vb)?))
+            .and_then(|c| c.to_vec())
+            .expect("cpu");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(close(*g, *w, k, bound), "{da:?}·{db:?} [{i}]: {g} vs {w}");
+        }
+        // f64 and both complex types, same shapes.
+        let to64 = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
+        let g64 = Array::from_slice(&hip, da, &to64(&va))
+            .and_then(|a| a.matmul(&Array::from_slice(&hip, db, &to64(&vb))?))
+            .and_then(|c| c.to_vec())
+            .expect("hip f64");
+        let w64 = Array::from_slice(&cpu, da, &to64(&va))
+            .and_then(|a| a.matmul(&Array::from_slice(&cpu, db, &to64(&vb))?))
+            .and_then(|c| c.to_vec())
+            .expect("cpu f64");
+        for (g, w) in g64.iter().zip(&w64) {
+            assert!(
+                (g - w).abs() <= (k as f64 + 2.0) * f64::EPSILON * k as f64,
+                "f64 {g} vs {w}"
+            );
+        }
+        let c32 = |v: &[f32], s: f32| {
+            v.iter()
+                .map(|&x| gpuarrays_core::Complex32::new(x, x * s))
+                .collect::<Vec<_>>()
+        };
+        let gc = Array::from_slice(&hip, da, &c32(&va, 0.5))
+            .and_then(|a| a.matmul(&Array::from_slice(&hip, db, &c32(&vb, -0.25))?))
+            .and_then(|c| c.to_vec())
+            .expect("hip c32");
+        let wc = Array::from_slice(&cpu, da, &c32(&va, 0.5))
+            .and_then(|a| a.matmul(&Array::from_slice(&cpu, db, &c32(&vb, -0.25))?))
+            .and_then(|c| c.to_vec())
+            .expect("cpu c32");
+        for (g, w) in gc.iter().zip(&wc) {
+            assert!(
+                close(g.re, w.re, 2 * k, 2.0 * bound) && close(g.im, w.im, 2 * k, 2.0 * bound),
+                "c32 {g} vs {w}"
+            );
+        }
+    }
+    // Offsets: a view's rows reach the library at their element offset.
+    let v = values(5 * 6 * 7, 23);
+    let w = values(7 * 4, 24);
+    let a = Array::from_slice(&hip, &[5, 6, 7], &v).expect("a");
+    let bb = Array::from_slice(&hip, &[7, 4], &w).expect("b");
+    let got = a
+        .view(&[2..4, 0..6, 0..7])
+        .and_then(|x| x.matmul(&bb))
+        .and_then(|c| c.to_vec())
+        .expect("hip view");
+    let a = Array::from_slice(&cpu, &[5, 6, 7], &v).expect("a");
+    let bb = Array::from_slice(&cpu, &[7, 4], &w).expect("b");
+    let want = a
+        .view(&[2..4, 0..6, 0..7])
+        .and_then(|x| x.matmul(&bb))
+        .and_then(|c| c.to_vec())
+        .expect("cpu view");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(close(*g, *w, 7, 7.0), "view {g} vs {w}");
+    }
+    if hip.matmul_route() != MatmulRoute::Kernel {
+        assert!(
+            hip.blas().cache().stats().created >= 1,
+            "the products went through the vendor BLAS ({})",
+            hip.blas().version().unwrap_or_else(|e| e.to_string())
+        );
+    }
 }
 
 #[test]

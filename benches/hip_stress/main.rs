@@ -40,7 +40,10 @@ fn run() -> Result<(), String> {
     params.check()?;
     let target = match Target::open(&platform, true) {
         Ok(t) => t,
-        Err(e) if platform == "gpu" && std::env::var("GPUARRAYS_REQUIRE_GPU").as_deref() != Ok("1") => {
+        Err(e)
+            if platform == "gpu"
+                && std::env::var("GPUARRAYS_REQUIRE_GPU").as_deref() != Ok("1") =>
+        {
             println!("hip_stress: skipped: {e}");
             return Ok(());
         }

@@ -39,7 +39,11 @@ impl Params {
             ));
         }
         if self.rounds == 0 || self.rounds >= MAX_ROUNDS {
-            return Err(format!("--rounds {}: between 1 and {}", self.rounds, MAX_ROUNDS - 1));
+            return Err(format!(
+                "--rounds {}: between 1 and {}",
+                self.rounds,
+                MAX_ROUNDS - 1
+            ));
         }
         if self.len < 8 || self.len % 4 != 0 {
             return Err(format!("--len {}: a multiple of 4, at least 8", self.len));
@@ -215,7 +219,9 @@ impl Worker<'_> {
         for r in 0..self.p.rounds {
             let i = (self.t + r) % ARRAYS;
             let lo = self.clocks[i].committed.load(SeqCst);
-            let view = mine[i].slice(len / 4..3 * len / 4).map_err(|e| e.to_string())?;
+            let view = mine[i]
+                .slice(len / 4..3 * len / 4)
+                .map_err(|e| e.to_string())?;
             let derived: Array<f32, HipBackend> =
                 (view.ex() * 2.0 + 1.0).eval().map_err(|e| e.to_string())?;
             let max = derived.max().map_err(|e| e.to_string())?;

@@ -1,12 +1,16 @@
 //! The `gpuarrays` command: `info` (the backends compiled in, the devices each finds, their
-//! capabilities) and `validate` (the conformance suite on each available backend).
+//! capabilities), `validate` (the conformance suite on each available backend) and `bench`
+//! (timed benchmarks of the operations, side by side with PyTorch through
+//! `benches/suite_torch.py`).
 //!
-//! Exit codes: 0 success, 1 a mismatch (validate found a backend computing wrong results),
-//! 2 a usage error or an unavailable backend that was asked for.
+//! Exit codes: 0 success, 1 a mismatch (validate found a backend computing wrong results;
+//! bench: a row failed or `--compare` found a regression), 2 a usage error or an unavailable
+//! backend that was asked for.
 
 #![forbid(unsafe_code)]
 
 mod backends;
+mod bench;
 mod error_chain;
 mod info;
 mod progress;
@@ -32,6 +36,9 @@ enum Command {
     /// Run the conformance suite: GPU backends against the CPU reference, the CPU
     /// reference against the scalar oracle.
     Validate(validate::ValidateArgs),
+    /// Benchmarks of the array operations, timed on the device, with JSON output and
+    /// comparison against an earlier run.
+    Bench(bench::BenchArgs),
 }
 
 /// Exit status of a command.
@@ -57,6 +64,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Info(args) => info::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
     .into()
 }

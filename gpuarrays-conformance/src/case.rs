@@ -162,11 +162,24 @@ impl InputSpec {
 pub struct CaseSpec {
     pub op: Op,
     pub inputs: Vec<InputSpec>,
+    /// The profile of the operation's own drawn values (the fill value, arange's start and
+    /// step); `None`: `General` for fill and full, mostly `Finite` for arange.
+    pub scalars: Option<Profile>,
 }
 
 impl CaseSpec {
     pub fn new(op: Op, inputs: Vec<InputSpec>) -> Self {
-        CaseSpec { op, inputs }
+        CaseSpec {
+            op,
+            inputs,
+            scalars: None,
+        }
+    }
+
+    /// Draws the operation's own values from `profile`.
+    pub fn scalars(mut self, profile: Profile) -> Self {
+        self.scalars = Some(profile);
+        self
     }
 
     /// A short description: shapes and layouts of the inputs.
@@ -220,25 +233,38 @@ impl CaseSpec {
                 }
             })
             .collect();
-        let mut draw = |d: DType, p: Profile| values::value(d, 1, p, &mut rng);
+        let given = self.scalars;
+        let mut draw = |d: DType, p: Profile| values::value(d, 1, given.unwrap_or(p), &mut rng);
         let op = match &self.op {
             Op::Fill(v) => Op::Fill(draw(v.dtype(), Profile::General)),
             Op::Full { dims, value } => Op::Full {
                 dims: dims.clone(),
                 value: draw(value.dtype(), Profile::General),
             },
-            Op::Arange { start, len, .. } => Op::Arange {
-                start: draw(start.dtype(), Profile::Finite),
-                step: draw(start.dtype(), Profile::Finite),
-                len: *len,
-            },
+            Op::Arange { start, len, .. } => {
+                // Mostly moderate values; in one case of four, special ones too.
+                let p = match given {
+                    Some(p) => p,
+                    None if rng.chance(0.25) => Profile::General,
+                    None => Profile::Finite,
+                };
+                Op::Arange {
+                    start: values::value(start.dtype(), 1, p, &mut rng),
+                    step: values::value(start.dtype(), 1, p, &mut rng),
+                    len: *len,
+                }
+            }
             Op::Random {
                 dist, dtype, dims, ..
             } => Op::Random {
                 dist: *dist,
                 dtype: *dtype,
                 dims: dims.clone(),
-                seed: rng.next_u64(),
+                // The extreme seeds, or any other.
+                seed: match rng.below(4) {
+                    0 => rng.pick(&[0, u64::MAX, u32::MAX as u64, 1 << 32]),
+                    _ => rng.next_u64(),
+                },
             },
             other => other.clone(),
         };

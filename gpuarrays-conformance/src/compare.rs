@@ -1,13 +1,15 @@
-//! Comparing a result with the reference under a [`Tolerance`].
+//! Comparing a result with the reference under a [`Criterion`] (a tolerance, and the rules
+//! for special values: see [`crate::criterion`]).
 //!
 //! The error of an element is reported in these units:
 //! - bool and integers: `|got − expected|` (must be 0);
 //! - floats and complex: `|got − expected| / (ε · scale)` ("ε-units"; with `Scale::Value`
-//!   this is the relative error in units of ε, about ULPs); infinite when a NaN or an
-//!   infinity does not match.
+//!   this is the relative error in units of ε, about ULPs); infinite when a NaN, an
+//!   infinity or (where it is specified) the sign of a zero does not match.
 
 use gpuarrays_core::{DType, Scalar};
 
+use crate::criterion::{Criterion, NonFinite, ZeroSigns};
 use crate::host::HostArray;
 use crate::oracle::value::{Wide, widen};
 use crate::tolerance::{Scale, Tolerance, epsilon, tiny};
@@ -22,7 +24,7 @@ pub struct Outcome {
 }
 
 /// Compares `got` with `expected`.
-pub fn compare(expected: &HostArray, got: &HostArray, tol: &Tolerance) -> Outcome {
+pub fn compare(expected: &HostArray, got: &HostArray, criterion: &Criterion) -> Outcome {
     let fail = |msg: String| Outcome {
         max_err: f64::INFINITY,
         mismatch: Some(msg),
@@ -41,16 +43,27 @@ pub fn compare(expected: &HostArray, got: &HostArray, tol: &Tolerance) -> Outcom
         ));
     }
     let t = expected.dtype();
-    let (units, scale) = match tol {
+    let (units, scale) = match &criterion.tolerance {
         Tolerance::Exact => (0.0, &Scale::Value),
         Tolerance::Eps { units, scale } => (*units, scale),
+    };
+    let rules = Rules {
+        signed_zeros: criterion.zeros == ZeroSigns::Match,
     };
     let mut max_err: f64 = 0.0;
     let mut first: Option<String> = None;
     let mut failed = 0usize;
     for i in 0..expected.len() {
         let (e, g) = (expected.data.get(i), got.data.get(i));
-        let err = element_error(t, e, g, element_scale(scale, i, e, t));
+        let by_class = match &criterion.non_finite {
+            NonFinite::ComplexProducts(f) => f.get(i).is_some_and(|&n| n >= 3),
+            NonFinite::Exact => false,
+        };
+        let err = if by_class && non_finite(e) {
+            if non_finite(g) { 0.0 } else { f64::INFINITY }
+        } else {
+            element_error(t, e, g, element_scale(scale, i, e, t), rules)
+        };
         max_err = max_err.max(err);
         if err > units || err.is_nan() {
             failed += 1;
@@ -77,28 +90,49 @@ fn element_scale(scale: &Scale, i: usize, expected: Scalar, t: DType) -> f64 {
     s.max(tiny(t))
 }
 
+/// Whether a complex value has a NaN or infinite part (reals: whether it is NaN or infinite).
+fn non_finite(s: Scalar) -> bool {
+    match widen(s) {
+        Wide::Real(x) => !x.is_finite(),
+        Wide::Complex(z) => !z.re.is_finite() || !z.im.is_finite(),
+        _ => false,
+    }
+}
+
+/// How special values compare (see [`crate::criterion`]).
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    signed_zeros: bool,
+}
+
 /// The error of one element (see the module documentation for units).
-fn element_error(t: DType, e: Scalar, g: Scalar, scale: f64) -> f64 {
+fn element_error(t: DType, e: Scalar, g: Scalar, scale: f64, rules: Rules) -> f64 {
+    let unit = epsilon(t) * scale;
     match (widen(e), widen(g)) {
         (Wide::Bool(a), Wide::Bool(b)) => (a as u8 as f64 - b as u8 as f64).abs(),
         (Wide::Int(a), Wide::Int(b)) => (a - b).unsigned_abs() as f64,
-        (Wide::Real(a), Wide::Real(b)) => real_error(a, b, epsilon(t) * scale),
+        (Wide::Real(a), Wide::Real(b)) => real_error(a, b, unit, rules),
         (Wide::Complex(a), Wide::Complex(b)) => {
             let special = |x: f64| !x.is_finite();
+            let parts =
+                real_error(a.re, b.re, unit, rules).max(real_error(a.im, b.im, unit, rules));
             if special(a.re) || special(a.im) || special(b.re) || special(b.im) {
-                // Component by component: NaN and infinities must match where they are.
-                let unit = epsilon(t) * scale;
-                real_error(a.re, b.re, unit).max(real_error(a.im, b.im, unit))
+                // Part by part: NaN and infinities must match where they are.
+                parts
+            } else if parts.is_infinite() {
+                // A zero of the wrong sign.
+                parts
             } else {
-                (b - a).norm() / (epsilon(t) * scale)
+                (b - a).norm() / unit
             }
         }
         _ => f64::INFINITY,
     }
 }
 
-/// `|b − a| / unit`, with NaN matching NaN, infinities matching exactly, and -0.0 == 0.0.
-fn real_error(a: f64, b: f64, unit: f64) -> f64 {
+/// `|b − a| / unit`, with NaN matching NaN, infinities matching exactly, and zeros of
+/// different signs matching unless `rules.signed_zeros`.
+fn real_error(a: f64, b: f64, unit: f64, rules: Rules) -> f64 {
     if a.is_nan() || b.is_nan() {
         return if a.is_nan() && b.is_nan() {
             0.0
@@ -107,7 +141,12 @@ fn real_error(a: f64, b: f64, unit: f64) -> f64 {
         };
     }
     if a == b {
-        return 0.0;
+        let sign_differs = a == 0.0 && a.is_sign_negative() != b.is_sign_negative();
+        return if sign_differs && rules.signed_zeros {
+            f64::INFINITY
+        } else {
+            0.0
+        };
     }
     if a.is_infinite() || b.is_infinite() {
         return f64::INFINITY;

@@ -18,6 +18,16 @@
 //! block, 2-D to 4-D and (unless `quick`) 2^20+3-element shapes, broadcast pairs, and
 //! derived operands (slices, row views and reinterprets with offsets into larger buffers).
 //!
+//! Inputs mix ordinary values with the [`specials`] of their type: NaN of both signs and
+//! with a payload, ±inf, ±0, subnormals, the smallest normal, MAX, values whose square or
+//! `exp` overflows, float values at the integer-cast limits, integer MIN/MAX, complex
+//! values with one non-finite, subnormal or huge part. Every row also runs on all of them in
+//! order: unary operations and casts on each, binary operations (and a fused expression,
+//! `eval_into`, a matrix product of inner size 1) on every pair, reductions and scans on
+//! every pair along an axis of two and on each alone along an axis of one, sorts and finds
+//! on all. Where a result may depend on the order of evaluation (float sums and products),
+//! the special values are those whose effect does not ([`values::Profile`]).
+//!
 //! - [`run`] compares a backend with the CPU reference (`gpuarrays_cpu_ref::CpuBackend`).
 //! - [`run_cpu_against_oracle`] compares the CPU reference with the scalar [`oracle`]: plain
 //!   sequential loops with wide accumulators, sharing no code with any backend, so the CPU
@@ -39,9 +49,14 @@
 //!
 //! Bool and integer results are exact (integers wrap). A float or complex element passes
 //! when `|got − expected| ≤ units · ε · scale`, where ε is the machine epsilon of the real
-//! type (2^-23 for f32 and c32, 2^-52 for f64 and c64), `scale` is floored at the smallest
-//! normal number, NaN must match NaN, infinities must match exactly and -0.0 equals 0.0.
-//! Complex errors are the modulus of the difference.
+//! type (2^-23 for f32 and c32, 2^-52 for f64 and c64) and `scale` is floored at the smallest
+//! normal number. Complex errors are the modulus of the difference. Special values
+//! ([`criterion`]): NaN matches NaN (any sign or payload); infinities match exactly, part by
+//! part; the sign of a zero must match except where the documentation leaves it open (sums,
+//! means, matmul, min/max, sort order, complex products); a complex product of three or more
+//! factors with a non-finite part must have a non-finite part (which parts, depends on the
+//! order of multiplication). Magnitudes that scales are made of count NaN and infinities as
+//! 0.
 //!
 //! | operation | units | scale |
 //! |---|---|---|
@@ -77,6 +92,7 @@ pub mod case;
 pub mod cases;
 pub mod compare;
 pub mod config;
+pub mod criterion;
 pub mod exec;
 pub mod host;
 pub mod oracle;
@@ -85,6 +101,7 @@ pub mod requirements;
 mod restricted;
 pub mod rng;
 pub mod runner;
+pub mod specials;
 pub mod tolerance;
 pub mod values;
 

@@ -12,13 +12,13 @@ use crate::case::Case;
 use crate::cases::{self, RowSpec};
 use crate::compare::compare;
 use crate::config::{Progress, SuiteConfig};
+use crate::criterion::criterion;
 use crate::exec::execute;
 use crate::host::HostArray;
 use crate::oracle;
 use crate::report::{Row, STATUS_UNSUPPORTED, SuiteReport};
 use crate::requirements::{Needs, needs};
 use crate::rng::case_seed;
-use crate::tolerance::tolerance;
 
 /// What a backend's results are compared with.
 pub enum Reference<'a> {
@@ -224,7 +224,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
     match (got, expected) {
         (Err(e), _) if !auxiliary.is_empty() && reported(&e, &auxiliary) => Verdict::Unsupported,
         (Ok(g), Ok(e)) => {
-            let outcome = compare(&e, &g, &tolerance(case, &e));
+            let outcome = compare(&e, &g, &criterion(case, &e));
             match outcome.mismatch {
                 None => Verdict::Pass {
                     max_err: outcome.max_err,

@@ -1,8 +1,9 @@
-//! How close a result must be to the reference, per operation and element type (the table
-//! is in the crate documentation). Bool and integer results are always exact. A float or
-//! complex element passes when `|got − expected| ≤ units · ε · scale`, with ε the machine
+//! How close a finite result must be to the reference, per operation and element type (the
+//! table is in the crate documentation). Bool and integer results are always exact. A float
+//! or complex element passes when `|got − expected| ≤ units · ε · scale`, with ε the machine
 //! epsilon of the (real) type and `scale` either `|expected|` or a bound on the magnitude of
-//! what was summed; NaN must match NaN and infinities must match exactly.
+//! what was summed. Special values (NaN, infinities, signed zeros) follow
+//! [`crate::criterion`].
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, Distribution, ReduceOp, ScanOp, UnaryOp};
@@ -26,7 +27,7 @@ pub enum Scale {
 /// The tolerance of one case.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tolerance {
-    /// Bit-for-bit (NaN equals NaN; -0.0 equals 0.0).
+    /// Equal values (special values as [`crate::criterion`] says).
     Exact,
     /// `|got − expected| ≤ units · ε · scale`.
     Eps { units: f64, scale: Scale },

@@ -10,7 +10,6 @@
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 
-use gpuarrays::conformance::errors::error_kind;
 use gpuarrays::prelude::*;
 
 mod devices_and_types;
@@ -94,7 +93,7 @@ fn check_error(test: &str, variant: String, message: String) {
 fn expect<T: Debug>(test: &str, r: Result<T>) {
     match r {
         Ok(v) => panic!("{test}: expected an error, got Ok({v:?})"),
-        Err(e) => check_error(test, format!("Error::{}", error_kind(&e)), e.to_string()),
+        Err(e) => check_error(test, format!("Error::{}", e.kind().name()), e.to_string()),
     }
 }
 

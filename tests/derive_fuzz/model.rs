@@ -29,7 +29,7 @@ use gpuarrays::DType;
 /// The most dimensions an array may have (documented limit).
 pub const MAX_DIMS: usize = 8;
 
-/// The error the model predicts, by variant name (as `error_kind` reports it).
+/// The error the model predicts, by variant name (as `Error::kind()` names it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
     RankMismatch,

@@ -1,7 +1,6 @@
 //! Regressions: what the fuzzer found, kept with the seeds that found them (base
 //! `0x6770756172726179`, the default). Each failed before its fix; see docs/safety.md.
 
-use gpuarrays::conformance::errors::error_kind;
 use gpuarrays::prelude::*;
 
 use crate::{Tally, run_case};
@@ -24,7 +23,7 @@ fn regression_reshape_product_that_wraps_to_the_count() {
     let cpu = CpuBackend::new();
     let empty = Array::<i64, _>::from_slice(&cpu, &[1, 1, 0], &[]).unwrap();
     let e = empty.reshape(&[1 << 40, 1 << 40]).unwrap_err();
-    assert_eq!(error_kind(&e), "Reshape", "{e}");
+    assert_eq!(e.kind().name(), "Reshape", "{e}");
     assert!(e.to_string().contains("overflows"), "{e}");
 }
 
@@ -44,7 +43,7 @@ fn regression_reinterpret_of_a_huge_empty_last_dimension() {
     );
     // 2^62 f64 are 2^65 bytes: no u8 shape can describe them.
     let e = empty.reinterpret::<u8>().unwrap_err();
-    assert_eq!(error_kind(&e), "Reinterpret", "{e}");
+    assert_eq!(e.kind().name(), "Reinterpret", "{e}");
 }
 
 /// Uploads checked the element count in dimension order: `[2^40, 2^40, 0]` was refused but
@@ -60,7 +59,7 @@ fn regression_upload_checks_the_product_of_non_zero_dimensions_in_any_order() {
         [1 << 40, 1 << 40, 0],
     ] {
         let e = Array::<f32, _>::from_slice(&cpu, &dims, &[]).unwrap_err();
-        assert_eq!(error_kind(&e), "InvalidArgument", "{dims:?}: {e}");
+        assert_eq!(e.kind().name(), "InvalidArgument", "{dims:?}: {e}");
     }
     for dims in [[0, 1 << 62], [1 << 62, 0]] {
         assert_eq!(

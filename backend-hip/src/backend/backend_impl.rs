@@ -15,7 +15,7 @@ use super::{HipBackend, HipBuffer};
 use crate::device::{Access, refuse_capture};
 use crate::error::HipError;
 use crate::kernels::elementwise::{self, EwOperand};
-use crate::kernels::matmul::{self, MatmulLaunch};
+use crate::kernels::matmul::MatmulLaunch;
 use crate::kernels::reduce::{self, ReduceLaunch};
 use crate::kernels::scan::{self, ScanLaunch};
 use crate::kernels::{find, sort};
@@ -229,9 +229,9 @@ impl HipBackend {
             b_batch_stride: a.b_batch_stride,
             output: a.output.at(a.output_offset, size),
         };
-        matmul::prepare(self.kernels(), &launch)?;
+        let plan = self.matmul_plan(&launch)?;
         self.enqueue(&[a.a, a.b], &[a.output], |stream| {
-            matmul::run(self.kernels(), stream, &launch)
+            self.matmul_run(&plan, &launch, stream)
         })
     }
 }

@@ -20,11 +20,14 @@
 mod backend_impl;
 mod core_error;
 mod hip_buffer;
+mod matmul_plan;
 mod support;
+mod timer;
 
 pub use core_error::to_core;
 pub use hip_buffer::HipBuffer;
 pub use support::supports;
+pub use timer::HipTimer;
 
 use std::sync::Arc;
 
@@ -32,6 +35,7 @@ use gpuarrays_core::DeviceInfo;
 use gpuarrays_core::device::next_device_id;
 use parking_lot::Mutex;
 
+use crate::blas::{DeviceBlas, MatmulRoute};
 use crate::device::DeviceState;
 use crate::error::{HipError, Result};
 use crate::kernels::{DeviceKernels, DiskCache};
@@ -41,6 +45,10 @@ use crate::runtime::HipRuntime;
 struct Inner {
     runtime: Arc<HipRuntime>,
     kernels: DeviceKernels,
+    blas: DeviceBlas,
+    matmul_route: parking_lot::RwLock<MatmulRoute>,
+    /// Whether the fallback from a missing BLAS library to the kernel was reported.
+    blas_fallback_reported: std::sync::atomic::AtomicBool,
     info: DeviceInfo,
 }
 
@@ -108,6 +116,9 @@ impl HipBackend {
         };
         Ok(HipBackend {
             inner: Arc::new(Inner {
+                blas: DeviceBlas::new(state.clone())?,
+                matmul_route: parking_lot::RwLock::new(MatmulRoute::from_env()?),
+                blas_fallback_reported: std::sync::atomic::AtomicBool::new(false),
                 kernels: DeviceKernels::new(state, disk),
                 runtime,
                 info,
@@ -122,6 +133,20 @@ impl HipBackend {
     /// The device's kernel state (module cache and its counters).
     pub fn kernels(&self) -> &DeviceKernels {
         &self.inner.kernels
+    }
+    /// The device's vendor BLAS (handle cache, precision policy).
+    pub fn blas(&self) -> &DeviceBlas {
+        &self.inner.blas
+    }
+    /// Where matrix products of f32, f64 and complex types run (initially from
+    /// `GPUARRAYS_MATMUL`, default [`MatmulRoute::Auto`]).
+    pub fn matmul_route(&self) -> MatmulRoute {
+        *self.inner.matmul_route.read()
+    }
+    /// Sends this device's later matrix products of f32, f64 and complex types by `route`
+    /// (shared by every clone of this backend).
+    pub fn set_matmul_route(&self, route: MatmulRoute) {
+        *self.inner.matmul_route.write() = route;
     }
     /// The runtime's state of this device.
     pub fn device_state(&self) -> &Arc<DeviceState> {

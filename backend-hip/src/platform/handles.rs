@@ -47,6 +47,11 @@ handle!(
     /// An instantiated graph (`CUgraphExec` / `hipGraphExec_t`).
     GraphExecHandle
 );
+handle!(
+    /// A vendor BLAS handle (`cublasHandle_t` / `rocblas_handle`), bound to the device that was
+    /// current when it was created.
+    BlasHandle
+);
 
 impl DevicePtr {
     /// The address `bytes` further on.

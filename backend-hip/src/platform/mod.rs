@@ -11,6 +11,7 @@
 //! must run on a thread that has called [`Platform::bind_device`] for that handle's device;
 //! the runtime layer above does so. Operations that take a [`DeviceId`] bind it themselves.
 
+mod blas_types;
 mod handles;
 mod select;
 mod types;
@@ -23,8 +24,9 @@ pub mod test_double;
 
 pub use crate::error::codes;
 pub use crate::ids::{DeviceId, PlatformKind};
+pub use blas_types::{BlasMath, BlasType, GemmStridedBatched};
 pub use handles::{
-    DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
+    BlasHandle, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
     StreamHandle,
 };
 pub use select::{PLATFORM_ENV, select_platform, select_platform_named};
@@ -86,6 +88,11 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
     fn synchronize_event(&self, event: EventHandle) -> Result<()>;
     /// Destroy an event.
     fn destroy_event(&self, event: EventHandle) -> Result<()>;
+    /// Create an event that records a timestamp (for device-side timing; `create_event`'s
+    /// events do not, which makes their records and waits cheaper).
+    fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle>;
+    /// Milliseconds between two recorded, completed timing events of one device.
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32>;
 
     // ---- memory ----
     /// Stream-ordered allocation on the stream's device.
@@ -164,6 +171,30 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
         config: &LaunchConfig,
         stream: StreamHandle,
         args: &mut [*mut c_void],
+    ) -> Result<()>;
+
+    // ---- vendor BLAS (cuBLAS on NVIDIA, rocBLAS on AMD), loaded at first use ----
+    /// The BLAS library's name and version (e.g. "cuBLAS 13.0.0"), loading it if needed. A
+    /// missing library or symbol is [`crate::HipError::LibraryNotFound`] /
+    /// [`crate::HipError::MissingSymbols`] saying what to install.
+    fn blas_version(&self) -> Result<String>;
+    /// Create a BLAS handle bound to `device`.
+    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle>;
+    /// Destroy a handle created on `device` (the platform binds `device` first). The caller
+    /// must not use the handle afterwards.
+    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()>;
+    /// Set `handle`'s stream to `stream` and precision to `gemm.math`, then enqueue the
+    /// product `gemm` on it. The calling thread must be bound to the handle's device.
+    ///
+    /// # Safety
+    /// Every matrix `gemm` describes (pointers, leading dimensions, strides, batch) must lie
+    /// inside live device allocations of the handle's device until the product has run, and
+    /// the handle must not be used by another thread at the same time.
+    unsafe fn blas_gemm(
+        &self,
+        handle: BlasHandle,
+        stream: StreamHandle,
+        gemm: &GemmStridedBatched,
     ) -> Result<()>;
 
     // ---- graph capture ----

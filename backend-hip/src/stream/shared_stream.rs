@@ -85,7 +85,7 @@ impl Drop for StreamInner {
 
 /// A shared handle to one platform stream. Cloning is cheap; the stream is destroyed when the
 /// last clone of an explicit stream goes, or when its pool retires a pooled one and the last
-/// clone goes (records such as [`super::LastUse`] keep the handle valid until then).
+/// clone goes (records such as [`super::Use`] keep the handle valid until then).
 #[derive(Clone)]
 pub struct Stream(pub(crate) Arc<StreamInner>);
 

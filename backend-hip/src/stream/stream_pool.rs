@@ -274,8 +274,8 @@ impl StreamPool {
         n
     }
 
-    /// The idle streams, oldest first (for the models and tests of the pool).
-    #[cfg(any(test, loom))]
+    /// The idle streams, oldest first (for the loom models of the pool).
+    #[cfg(loom)]
     pub(crate) fn idle_streams(&self) -> Vec<Stream> {
         self.state
             .lock()

@@ -15,9 +15,29 @@ use super::types::{int_bounds, ty};
 pub struct Helpers {
     defs: BTreeMap<String, String>,
     order: Vec<String>,
+    /// A parameter word that always holds 0 (see [`Helpers::zero`]).
+    zero_word: Option<usize>,
 }
 
 impl Helpers {
+    /// Declares that parameter word `w` of the kernel always holds 0.
+    pub fn set_zero_word(&mut self, w: usize) {
+        self.zero_word = Some(w);
+    }
+
+    /// A +0 of the real type `d` that the shader compiler cannot see is zero: read from the
+    /// parameter block where the kernel has a zero word, a literal otherwise. Drivers fold
+    /// `x · 0.0` to `0.0` when the zero is a constant (Vulkan does not promise IEEE
+    /// infinities and NaN; lavapipe does fold), which turns `(i + 0i)·(s + ∞i)` into
+    /// `i·s + i·∞i` instead of the documented `NaN + ...` of `0·∞`.
+    pub fn zero(&self, d: DType) -> String {
+        match (self.zero_word, d) {
+            (Some(w), DType::F64) => format!("f64(bitcast<f32>(prm({w}u)))"),
+            (Some(w), _) => format!("bitcast<f32>(prm({w}u))"),
+            (None, d) => super::types::lit(d, 0),
+        }
+    }
+
     /// Records helper `name` with definition `def` (the first definition wins).
     fn add(&mut self, name: &str, def: impl FnOnce() -> String) {
         if !self.defs.contains_key(name) {

@@ -214,9 +214,12 @@ fn tanh(h: &mut Helpers, d: DType) -> String {
     let small = flit(d, 0.625);
     let em = expm1_small(h, d);
     let exp = exp(h, d);
+    let nan = h.isnan(d);
     h.raw(&name, || {
         format!(
             "fn {name}(x: {t}) -> {t} {{
+  // ±0 (and NaN) are their own tanh; the sign of a zero would be lost below.
+  if (x == {zero} || {nan}(x)) {{ return x; }}
   if (x > {big}) {{ return {one}; }}
   if (x < -{big}) {{ return -{one}; }}
   let ax = abs(x);

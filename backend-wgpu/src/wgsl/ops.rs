@@ -166,6 +166,16 @@ pub fn cast(h: &mut Helpers, from: DType, to: DType, a: &str) -> String {
             format!("(!({a} == {}))", lit(from, 0))
         };
     }
+    if from == DType::Bool && to.is_complex() {
+        let r = to.real();
+        return format!(
+            "{}(select({}, {}, {a}), {})",
+            ty(to),
+            lit(r, 0),
+            lit(r, 1),
+            h.zero(r)
+        );
+    }
     if from == DType::Bool {
         return format!("select({}, {}, {a})", lit(to, 0), lit(to, 1));
     }
@@ -177,7 +187,7 @@ pub fn cast(h: &mut Helpers, from: DType, to: DType, a: &str) -> String {
     }
     if to.is_complex() {
         let r = cast(h, from, to.real(), a);
-        return format!("{}({r}, {})", ty(to), lit(to.real(), 0));
+        return format!("{}({r}, {})", ty(to), h.zero(to.real()));
     }
     match (from.is_float(), to.is_float()) {
         (true, true) => format!("{}({a})", ty(to)),

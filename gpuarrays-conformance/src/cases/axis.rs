@@ -3,7 +3,7 @@
 
 use gpuarrays_core::DType;
 
-use super::{LARGE, ODD, RowSpec, Sizes, inp, reinterpret_or_slice};
+use super::{LARGE, ODD, RowSpec, Sizes, all_specials, inp, reinterpret_or_slice, special_count};
 use crate::case::{CaseSpec, InputSpec, Layout, Op};
 use crate::values::Profile;
 
@@ -122,6 +122,7 @@ fn sort_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         ]);
     }
     let profiles = [Profile::General, Profile::Finite];
+    let n = special_count(d);
     specs
         .into_iter()
         .enumerate()
@@ -129,6 +130,11 @@ fn sort_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
             let x = inp(d, &dims).layout(l).profile(profiles[i % 2]);
             one(Op::Sort, x)
         })
+        // Every special value, in one row and in rows of three (NaN of both signs last).
+        .chain([
+            one(Op::Sort, all_specials(d, &[n])),
+            one(Op::Sort, all_specials(d, &[n, 3])),
+        ])
         .collect()
 }
 
@@ -149,6 +155,8 @@ fn find_cases(s: &Sizes, d: DType, op: Op) -> Vec<CaseSpec> {
         // Error: a 0-d array.
         (vec![], Layout::Plain, Profile::Sparse(0.5)),
     ];
+    // Every special value: NaN and subnormals are non-zero, -0.0 is zero.
+    specs.push((vec![special_count(d)], Layout::Plain, Profile::AllSpecials));
     if !s.quick {
         specs.push((vec![LARGE], Layout::Plain, Profile::Sparse(0.001)));
         specs.push((vec![LARGE], Layout::Plain, Profile::Sparse(0.5)));
@@ -185,16 +193,27 @@ fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
             (vec![8, 64, 65], vec![8, 65, 33], Layout::Plain),
         ]);
     }
+    // Finite values, then with NaN, ±inf, ±0 and subnormals (whose effect on a sum of
+    // products does not depend on its order), in turn.
+    let profiles = [Profile::Finite, Profile::WithInf];
+    let n = special_count(d);
     specs
         .into_iter()
-        .map(|(a, b, l)| {
+        .enumerate()
+        .map(|(i, (a, b, l))| {
+            let p = profiles[i % 2];
             CaseSpec::new(
                 Op::Matmul,
                 vec![
-                    inp(d, &a).layout(l).profile(Profile::Finite),
-                    inp(d, &b).layout(l).profile(Profile::Finite),
+                    inp(d, &a).layout(l).profile(p),
+                    inp(d, &b).layout(l).profile(p),
                 ],
             )
         })
+        // An inner size of one: every product of two special values, once.
+        .chain([CaseSpec::new(
+            Op::Matmul,
+            vec![all_specials(d, &[n, 1]), all_specials(d, &[1, n])],
+        )])
         .collect()
 }

@@ -76,16 +76,20 @@ fn fill_cases(d: DType) -> Vec<CaseSpec> {
 
 fn arange_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
     let lens = s.with_large(vec![0, 1, 7, ODD], vec![LARGE]);
-    lens.into_iter()
-        .map(|len| {
-            let op = Op::Arange {
-                start: from_int(0, d),
-                step: from_int(1, d),
-                len,
-            };
-            CaseSpec::new(op, vec![])
-        })
-        .collect()
+    let op = |len| Op::Arange {
+        start: from_int(0, d),
+        step: from_int(1, d),
+        len,
+    };
+    let mut v: Vec<CaseSpec> = lens
+        .into_iter()
+        .map(|len| CaseSpec::new(op(len), vec![]))
+        .collect();
+    // A special start and step (0·∞ is NaN in `i·step`, also for i = 0), several times.
+    for _ in 0..3 {
+        v.push(CaseSpec::new(op(9), vec![]).scalars(Profile::AllSpecials));
+    }
+    v
 }
 
 fn assign_cases(d: DType) -> Vec<CaseSpec> {

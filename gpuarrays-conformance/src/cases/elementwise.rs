@@ -4,7 +4,10 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, UnaryOp};
 
-use super::{RowSpec, Sizes, derived, inp, other_dtype, reinterpret_or_slice, single_inputs};
+use super::{
+    RowSpec, Sizes, all_specials, derived, inp, other_dtype, reinterpret_or_slice, single_inputs,
+    special_count,
+};
 use crate::case::{CaseSpec, InputSpec, Layout, Op};
 use crate::values::Profile;
 
@@ -13,6 +16,7 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
         for d in DType::ALL {
             let cases = single_inputs(s, d, Profile::General)
                 .into_iter()
+                .chain([all_specials(d, &[special_count(d)])])
                 .map(|i| CaseSpec::new(Op::Unary(op), vec![i]))
                 .collect();
             rows.push(RowSpec::new(op.name(), d, cases));
@@ -54,6 +58,12 @@ fn pair(op: Op, a: InputSpec, b: InputSpec) -> CaseSpec {
     CaseSpec::new(op, vec![a, b])
 }
 
+/// `op` on a column of every special value against a row of them: every pair once.
+fn special_pairs(op: Op, d: DType) -> CaseSpec {
+    let n = special_count(d);
+    pair(op, all_specials(d, &[n, 1]), all_specials(d, &[n]))
+}
+
 fn binary_cases(s: &Sizes, op: BinaryOp, d: DType) -> Vec<CaseSpec> {
     let o = Op::Binary(op);
     let mut v: Vec<CaseSpec> = s
@@ -81,6 +91,11 @@ fn binary_cases(s: &Sizes, op: BinaryOp, d: DType) -> Vec<CaseSpec> {
         inp(d, &[4]).layout(r),
     ));
     v.push(CaseSpec::new(Op::BinaryLit(op), vec![inp(d, &[3, 5])]));
+    v.push(special_pairs(o.clone(), d));
+    v.push(CaseSpec::new(
+        Op::BinaryLit(op),
+        vec![all_specials(d, &[special_count(d)])],
+    ));
     // Errors: operands of two types; shapes that do not broadcast.
     v.push(pair(o.clone(), inp(d, &[4]), inp(other_dtype(d), &[4])));
     v.push(pair(o, inp(d, &[3]), inp(d, &[4])));
@@ -92,7 +107,10 @@ fn cast_inputs(s: &Sizes, d: DType) -> Vec<InputSpec> {
     if !s.quick {
         dims.push(vec![super::LARGE]);
     }
-    let plain = dims.into_iter().map(|x| inp(d, &x));
+    let plain = dims
+        .into_iter()
+        .map(|x| inp(d, &x))
+        .chain([all_specials(d, &[special_count(d)])]);
     let derived = derived(d)
         .into_iter()
         .take(3)
@@ -109,6 +127,8 @@ fn select_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         .map(|dims| tri(inp(b, dims), inp(d, dims), inp(d, dims)))
         .collect();
     v.push(tri(inp(b, &[3, 1]), inp(d, &[4]), inp(d, &[])));
+    let n = special_count(d);
+    v.push(tri(inp(b, &[n]), all_specials(d, &[n]), inp(d, &[n])));
     v.push(tri(inp(b, &[]), inp(d, &[2, 3]), inp(d, &[2, 3])));
     v.push(tri(inp(b, &[2, 1, 4]), inp(d, &[3, 1]), inp(d, &[4])));
     v.push(tri(
@@ -131,6 +151,7 @@ fn fused_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
     for (a, b) in BROADCAST_PAIRS.iter().take(3) {
         v.push(pair(Op::Fused, inp(d, a), inp(d, b)));
     }
+    v.push(special_pairs(Op::Fused, d));
     v.push(pair(
         Op::Fused,
         inp(d, &[super::ODD]).layout(Layout::Slice),
@@ -162,6 +183,12 @@ fn eval_into_cases(d: DType) -> Vec<CaseSpec> {
     v.push(into(
         inp(d, &[3, 4]).layout(Layout::Slice),
         vec![inp(d, &[3, 4]), inp(d, &[4])],
+        &plain,
+    ));
+    let n = special_count(d);
+    v.push(into(
+        inp(d, &[n, n]).layout(Layout::Slice),
+        vec![all_specials(d, &[n, 1]), all_specials(d, &[n])],
         &plain,
     ));
     v.push(into(

@@ -127,6 +127,16 @@ pub fn other_dtype(dtype: DType) -> DType {
     }
 }
 
+/// How many special values `dtype` has ([`crate::specials::specials`]).
+pub fn special_count(dtype: DType) -> usize {
+    crate::specials::specials(dtype).len()
+}
+
+/// An input of shape `dims` holding the special values of `dtype` in order.
+pub fn all_specials(dtype: DType, dims: &[usize]) -> InputSpec {
+    InputSpec::new(dtype, dims).profile(Profile::AllSpecials)
+}
+
 /// Shorthand for an input of shape `dims`.
 pub fn inp(dtype: DType, dims: &[usize]) -> InputSpec {
     InputSpec::new(dtype, dims)

@@ -4,7 +4,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};
 
-use super::{LARGE, ODD, RowSpec, Sizes, inp, reinterpret_or_slice};
+use super::{LARGE, ODD, RowSpec, Sizes, all_specials, inp, reinterpret_or_slice, special_count};
 use crate::case::{CaseSpec, InputSpec, Layout, Op};
 use crate::values::Profile;
 
@@ -61,12 +61,18 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
     }
 }
 
-/// Input profiles, used in turn: sums mostly finite (float results depend on order, so
-/// infinities only where their effect does not), products near one, extremes with NaN.
+/// Input profiles, used in turn: float sums and products depend on the order of evaluation,
+/// so their special values are those whose effect does not (see [`Profile`]); order-free
+/// reductions take everything.
 fn profiles(op: ReduceOp) -> Vec<Profile> {
     match op {
-        ReduceOp::Sum => vec![Profile::Finite, Profile::WithInf],
-        ReduceOp::Prod => vec![Profile::NearOne],
+        ReduceOp::Sum => vec![Profile::Finite, Profile::WithInf, Profile::HugeSum],
+        ReduceOp::Prod => vec![
+            Profile::NearOne,
+            Profile::NearOneSpecial,
+            Profile::Tiny,
+            Profile::Huge,
+        ],
         _ => vec![Profile::General, Profile::Finite],
     }
 }
@@ -98,7 +104,14 @@ fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseS
     inputs.push(inp(d, &[ODD]).layout(Layout::Slice));
     inputs.push(inp(d, &[2, 3, 4]).layout(Layout::RowView));
     inputs.push(inp(d, &[7]).layout(reinterpret_or_slice(d)));
-    cycle(inputs, p)
+    let mut inputs = cycle(inputs, p);
+    // Every special value at once (NaN among them decides most results, in any order), and
+    // a few of them alone, in pairs and 0-d.
+    inputs.push(all_specials(d, &[special_count(d)]));
+    for dims in [&[][..], &[1], &[1], &[2], &[2]] {
+        inputs.push(all_specials(d, dims));
+    }
+    inputs
         .into_iter()
         .map(|i| CaseSpec::new(op(()), vec![i]))
         .collect()
@@ -139,9 +152,18 @@ fn per_axis(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(usize) -> Op) -> Vec
         .iter()
         .map(|(dims, _, l)| inp(d, dims).layout(*l))
         .collect();
-    cycle(inputs, p)
+    let mut cases: Vec<CaseSpec> = cycle(inputs, p)
         .into_iter()
         .zip(&specs)
         .map(|(i, (_, axis, _))| CaseSpec::new(op(*axis), vec![i]))
-        .collect()
+        .collect();
+    // Every pair of special values combined once (a lane of two along axis 0), and every
+    // special value alone (lanes of one along axis 1).
+    let n = special_count(d);
+    cases.push(CaseSpec::new(
+        op(0),
+        vec![inp(d, &[2, n * n]).profile(Profile::SpecialPairs)],
+    ));
+    cases.push(CaseSpec::new(op(1), vec![all_specials(d, &[n, 1])]));
+    cases
 }

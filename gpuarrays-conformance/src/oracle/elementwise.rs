@@ -77,8 +77,8 @@ pub fn binary_value(op: BinaryOp, a: Scalar, b: Scalar, out: DType) -> Scalar {
         (Wide::Complex(x), Wide::Complex(y)) => match op {
             Add => from_complex(x + y, out),
             Sub => from_complex(x - y, out),
-            Mul => from_complex(complex_mul(x, y), out),
-            Div => from_complex(complex_div(x, y), out),
+            Mul => from_complex(complex_mul(x, y, out), out),
+            Div => from_complex(complex_div(x, y, out), out),
             Eq => Scalar::Bool(x.re == y.re && x.im == y.im),
             Ne => Scalar::Bool(!(x.re == y.re && x.im == y.im)),
             _ => from_real(f64::NAN, out),

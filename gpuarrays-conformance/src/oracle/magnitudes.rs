@@ -9,13 +9,16 @@ use super::index::{numel, split};
 use super::value::{Wide, widen};
 use crate::host::{HostArray, HostData};
 
-/// |x| of any value (complex: modulus; bool: 0 or 1).
+/// |x| of any value (complex: modulus; bool: 0 or 1), counting NaN and infinite values or
+/// parts as 0: they compare exactly, and tolerances are for the finite rest (the real part of
+/// a sum whose imaginary part is infinite is measured against the finite terms).
 pub fn magnitude(s: Scalar) -> f64 {
+    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
     match widen(s) {
         Wide::Bool(b) => b as u8 as f64,
         Wide::Int(x) => (x as f64).abs(),
-        Wide::Real(x) => x.abs(),
-        Wide::Complex(z) => z.re.hypot(z.im),
+        Wide::Real(x) => finite(x).abs(),
+        Wide::Complex(z) => finite(z.re).hypot(finite(z.im)),
     }
 }
 

@@ -1,10 +1,14 @@
 //! The oracle of matrix products: three plain loops per output element, accumulating in
-//! i128 (integers, modulo 2^128), compensated f64 (reals) or compensated complex f64.
+//! i128 (integers, modulo 2^128), compensated f64 (reals) or compensated complex f64. Each
+//! product of two elements is rounded in the element type (so it overflows, or turns
+//! infinities into NaN, where the element type's arithmetic does); only the sum is wide.
 
 use gpuarrays_core::{Complex64, DType};
 
 use super::rules::{self, DTYPE_MISMATCH, Expected, RANK_MISMATCH, SHAPE_MISMATCH};
-use super::value::{CompensatedSum, Wide, complex_mul, from_complex, from_int, from_real, widen};
+use super::value::{
+    CompensatedSum, Wide, complex_mul, from_complex, from_int, from_real, round_to, widen,
+};
 use crate::host::{HostArray, HostData};
 
 /// (batch, rows, cols, is 3-D) of a 2-D or 3-D shape.
@@ -59,9 +63,9 @@ fn dot(terms: impl Iterator<Item = (Wide, Wide)>, t: DType) -> gpuarrays_core::S
     for pair in terms {
         match pair {
             (Wide::Int(x), Wide::Int(y)) => int = int.wrapping_add(x.wrapping_mul(y)),
-            (Wide::Real(x), Wide::Real(y)) => re.add(x * y),
+            (Wide::Real(x), Wide::Real(y)) => re.add(round_to(t, x * y)),
             (Wide::Complex(x), Wide::Complex(y)) => {
-                let p = complex_mul(x, y);
+                let p = complex_mul(x, y, t);
                 re.add(p.re);
                 im.add(p.im);
             }

@@ -7,7 +7,8 @@ use gpuarrays_core::{Complex64, DType, Scalar};
 use super::index::{numel, split};
 use super::rules::{self, EMPTY_REDUCTION, Expected};
 use super::value::{
-    Accumulator, CompensatedSum, Product, Wide, from_complex, from_int, from_real, truthy, widen,
+    Accumulator, CompensatedSum, Product, Wide, complex_div, from_complex, from_int, from_real,
+    round_to, truthy, widen,
 };
 use crate::host::{HostArray, HostData};
 
@@ -150,14 +151,16 @@ fn reduce_lanes(
     }))
 }
 
-/// The typed `mean`/`mean_axis`: the exact sum over `n`, rounded once.
+/// The typed `mean`/`mean_axis`: the sum (exact, then rounded to the element type, as a
+/// `sum` returns it) divided by `n` in the element type; complex means divide by `n + 0i`
+/// with the documented division formula, so an infinite part makes the other part NaN.
 pub fn mean(axis: Option<usize>, a: &HostArray) -> Result<HostArray, Expected> {
     let t = rules::mean(a.dtype())?;
     let l = lanes(&a.dims, axis)?;
     if l.len == 0 {
         return Err(EMPTY_REDUCTION);
     }
-    let n = l.len as f64;
+    let n = round_to(t, l.len as f64);
     Ok(per_lane(a, &l, t, |lane| {
         let (mut re, mut im) = (CompensatedSum::default(), CompensatedSum::default());
         for &x in lane {
@@ -170,10 +173,12 @@ pub fn mean(axis: Option<usize>, a: &HostArray) -> Result<HostArray, Expected> {
                 _ => {}
             }
         }
+        let (re, im) = (round_to(t, re.value()), round_to(t, im.value()));
         if t.is_complex() {
-            from_complex(Complex64::new(re.value() / n, im.value() / n), t)
+            let q = complex_div(Complex64::new(re, im), Complex64::new(n, 0.0), t);
+            from_complex(q, t)
         } else {
-            from_real(re.value() / n, t)
+            from_real(round_to(t, re / n), t)
         }
     }))
 }

@@ -177,53 +177,89 @@ impl Accumulator {
 }
 
 /// A product accumulator: i128 modulo 2^128 for integers (whose residue modulo 2^bits is
-/// the wrapped product), f64 for reals, `Complex<f64>` for complex.
+/// the wrapped product); for floats and complex numbers, the product both in f64 (its value)
+/// and rounded in the element type operation by operation (where it overflows, and which
+/// parts are NaN or infinite). A product starts from its first factor, never from the
+/// identity: for complex values `(1 + 0i)·z` is not `z` when a part of `z` is infinite
+/// (`0·∞` is NaN), and the documented product of one element is that element. The identity
+/// is only the value of an empty product.
 #[derive(Debug, Clone, Copy)]
-pub enum Product {
-    Int(i128),
-    Real(f64),
-    Complex(Complex64),
+pub struct Product {
+    dtype: DType,
+    acc: Option<(Wide, Wide)>,
 }
 
 impl Product {
     pub fn new(dtype: DType) -> Self {
-        if dtype.is_complex() {
-            Product::Complex(Complex64::new(1.0, 0.0))
-        } else if dtype.is_float() {
-            Product::Real(1.0)
-        } else {
-            Product::Int(1)
-        }
+        Product { dtype, acc: None }
     }
 
     pub fn mul(&mut self, s: Scalar) {
-        match (self, widen(s)) {
-            (Product::Int(acc), Wide::Int(x)) => *acc = acc.wrapping_mul(x),
-            (Product::Real(acc), Wide::Real(x)) => *acc *= x,
-            (Product::Complex(acc), Wide::Complex(z)) => *acc = complex_mul(*acc, z),
-            _ => {}
-        }
+        let x = widen(s);
+        let t = self.dtype;
+        self.acc = Some(match self.acc {
+            None => (x, x),
+            Some((wide, typed)) => match (wide, typed, x) {
+                (Wide::Int(a), _, Wide::Int(b)) => {
+                    let p = Wide::Int(a.wrapping_mul(b));
+                    (p, p)
+                }
+                (Wide::Real(a), Wide::Real(n), Wide::Real(b)) => {
+                    (Wide::Real(a * b), Wide::Real(round_to(t, n * b)))
+                }
+                (Wide::Complex(a), Wide::Complex(n), Wide::Complex(b)) => (
+                    Wide::Complex(complex_mul(a, b, DType::C64)),
+                    Wide::Complex(complex_mul(n, b, t)),
+                ),
+                _ => (wide, typed),
+            },
+        });
     }
 
+    /// The product narrowed to `dtype`: the element type's product where that is not finite,
+    /// otherwise the (more accurate) wide one; 1 for an empty product.
     pub fn value(&self, dtype: DType) -> Scalar {
-        match self {
-            Product::Int(x) => from_int(*x, dtype),
-            Product::Real(x) => from_real(*x, dtype),
-            Product::Complex(z) => from_complex(*z, dtype),
+        match self.acc {
+            None => from_int(1, dtype),
+            Some((wide, typed)) => {
+                let special = match typed {
+                    Wide::Real(x) => !x.is_finite(),
+                    Wide::Complex(z) => !z.re.is_finite() || !z.im.is_finite(),
+                    _ => false,
+                };
+                narrow(if special { typed } else { wide }, dtype)
+            }
         }
     }
 }
 
-/// `(a + bi)(c + di) = (ac - bd) + (ad + bc)i`.
-pub fn complex_mul(x: Complex64, y: Complex64) -> Complex64 {
-    Complex64::new(x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re)
+/// `x` rounded to the real type of `t` (f32 for f32 and c32; f64 unchanged).
+pub fn round_to(t: DType, x: f64) -> f64 {
+    if t.real() == DType::F32 {
+        x as f32 as f64
+    } else {
+        x
+    }
 }
 
-/// `(a + bi)/(c + di) = (ac + bd)/(c² + d²) + i(bc - ad)/(c² + d²)` (the documented formula).
-pub fn complex_div(x: Complex64, y: Complex64) -> Complex64 {
-    let den = y.re * y.re + y.im * y.im;
+/// `(a + bi)(c + di) = (ac - bd) + (ad + bc)i`, every operation rounded in the real type of
+/// `t` (so c32 products overflow, and cancel infinities, where f32 arithmetic does; f64
+/// arithmetic rounded to f32 after each operation is f32 arithmetic).
+pub fn complex_mul(x: Complex64, y: Complex64, t: DType) -> Complex64 {
+    let r = |v: f64| round_to(t, v);
     Complex64::new(
-        (x.re * y.re + x.im * y.im) / den,
-        (x.im * y.re - x.re * y.im) / den,
+        r(r(x.re * y.re) - r(x.im * y.im)),
+        r(r(x.re * y.im) + r(x.im * y.re)),
+    )
+}
+
+/// `(a + bi)/(c + di) = (ac + bd)/(c² + d²) + i(bc - ad)/(c² + d²)` (the documented formula),
+/// every operation rounded in the real type of `t`.
+pub fn complex_div(x: Complex64, y: Complex64, t: DType) -> Complex64 {
+    let r = |v: f64| round_to(t, v);
+    let den = r(r(y.re * y.re) + r(y.im * y.im));
+    Complex64::new(
+        r(r(r(x.re * y.re) + r(x.im * y.im)) / den),
+        r(r(r(x.im * y.re) - r(x.re * y.im)) / den),
     )
 }

@@ -13,7 +13,8 @@ use crate::error::{Error, Result};
 ///
 /// | op | input | output | semantics |
 /// |---|---|---|---|
-/// | `Sum`, `Prod` | numeric | same | integers wrap; floats in any order (tolerance) |
+/// | `Sum` | numeric | same | integers wrap; floats in any order (tolerance) |
+/// | `Prod` | numeric | same | integers wrap; floats in any order (tolerance), starting from the first element, never from 1 (see the [module docs](super#special-values)) |
 /// | `Min`, `Max` | ordered | same | a NaN anywhere gives NaN |
 /// | `ArgMin`, `ArgMax` | ordered | i64 | index along the axis of the first extreme; the first NaN wins if any |
 /// | `Any`, `All` | bool | bool | logical or / and |
@@ -22,8 +23,10 @@ use crate::error::{Error, Result};
 /// identity itself for `Sum`, `Prod`, `Any`, `All` over zero elements.
 ///
 /// Unspecified (backends may differ; comparisons treat `-0.0 == 0.0`): the sign of a zero
-/// produced by `Sum`, `Min` or `Max`, and which of `-0.0` and `0.0` `ArgMin`/`ArgMax` pick
-/// when both are present (the first of the equal values, by index, is the rule).
+/// produced by `Sum`, `Min` or `Max` (or by a complex `Prod`); `ArgMin`/`ArgMax` pick the
+/// first of equal values by index, and `-0.0` equals `0.0`. The pattern of NaN and infinite
+/// parts of a complex `Prod` of three or more factors with a non-finite part is unspecified
+/// too (see the [module docs](super#special-values)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
     Sum,
@@ -118,12 +121,13 @@ pub struct ReduceArgs<'a, Buf> {
     pub output_offset: usize,
 }
 
-/// Inclusive scans.
+/// Inclusive scans. Element `k` along the axis combines elements `0..=k`, so element 0 is
+/// the first element itself (for `Prod` too: see the [module docs](super#special-values)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScanOp {
     /// Cumulative sum (integers wrap).
     Sum,
-    /// Cumulative product (integers wrap).
+    /// Cumulative product (integers wrap), starting from the first element.
     Prod,
 }
 

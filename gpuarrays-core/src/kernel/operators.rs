@@ -32,7 +32,7 @@ pub enum UnaryOp {
 ///
 /// | op | types | semantics |
 /// |---|---|---|
-/// | `Add`, `Sub`, `Mul` | numeric | integers wrap; complex as usual |
+/// | `Add`, `Sub`, `Mul` | numeric | integers wrap; complex `(ac-bd) + i(ad+bc)`, with no recovery of infinities (`(1+0i)·(6+∞i)` is `NaN+∞i`) |
 /// | `Div` | numeric | integers truncate toward zero, `x / 0 == 0`, `MIN / -1 == MIN`; floats IEEE; complex `(ac+bd)/(c²+d²) + i(bc-ad)/(c²+d²)` |
 /// | `Pow` | f32, f64 | C `pow` |
 /// | `Min`, `Max` | ordered (not complex) | a NaN operand gives NaN (NumPy `minimum`/`maximum`) |

@@ -69,6 +69,11 @@ __device__ GaA ga_block_exclusive_scan(GaA v, GaA* total) {
 /// The C++ definitions of one way of combining values of an element type: the accumulator
 /// `GaA`, `ga_map` (element and its index along the axis → accumulator), `ga_combine`,
 /// `ga_identity`, `ga_finish` (accumulator → stored output), and shuffles of `GaA`.
+///
+/// `ga_identity()` must be neutral for every value, special ones included
+/// (`ga_combine(ga_identity(), a) == a`): the kernels pad partial warps, tiles and empty
+/// splits with it. Scans also store accumulators of non-empty ranges as elements
+/// (`ga_finish`) and read them back with `ga_map`, so for scans that round trip must be exact.
 #[derive(Debug, Clone)]
 pub struct Combiner {
     /// C++ text defining the above, to be followed by [`LIBRARY`].
@@ -79,20 +84,75 @@ pub struct Combiner {
     pub out_dtype: DType,
 }
 
+/// The bytes of one accumulator `GaA` of `op` over `t` (what host code sizes partials by;
+/// each combiner's C++ asserts it).
+pub fn acc_bytes(op: ReduceOp, t: DType) -> usize {
+    match op {
+        ReduceOp::ArgMin | ReduceOp::ArgMax => 16,
+        // A complex value and a flag, padded to the alignment of its parts.
+        ReduceOp::Prod if t.is_complex() => t.size() + t.real().size(),
+        _ => t.size(),
+    }
+}
+
+/// `static_assert` that `GaA` has the size the host allocates for it.
+fn size_check(bytes: usize) -> String {
+    format!(
+        "static_assert(sizeof(GaA) == {bytes}, \"accumulator size differs from the host's\");\n"
+    )
+}
+
 fn simple(t: DType, combine: String, identity: &str) -> Combiner {
     let c = cty(t);
     let definitions = format!(
         "typedef {c} GaA;\n\
+         {check}\
          GA_INLINE GaA ga_map(const {c} x, const i64 k) {{ (void)k; return x; }}\n\
          GA_INLINE GaA ga_combine(const GaA a, const GaA b) {{ return {combine}; }}\n\
          GA_INLINE GaA ga_identity() {{ return {identity}; }}\n\
          GA_INLINE {m} ga_finish(const GaA a) {{ return {fin}; }}\n",
         m = super::element_types::mty(t),
         fin = store(t, "a"),
+        check = size_check(t.size()),
     );
     Combiner {
         definitions,
         acc_bytes: t.size(),
+        out_dtype: t,
+    }
+}
+
+/// A product of complex values that starts from its first factor. No complex value is
+/// neutral under the textbook product: `(1 + 0i)·z` turns an infinite part of `z` into NaN
+/// in the other part (`0·∞`), so padding with `1 + 0i` would change products of special
+/// values (the CPU reference's product of the one element `6 + ∞i` is `6 + ∞i`, not
+/// `NaN + ∞i`). The accumulator carries a flag "holds a factor"; the identity is the empty
+/// accumulator, which `ga_combine` skips, so every kernel computes exactly the product of
+/// the elements (`gpuarrays_core::kernel::ReduceOp`).
+fn complex_product(t: DType) -> Combiner {
+    let c = cty(t);
+    let bytes = acc_bytes(ReduceOp::Prod, t);
+    let definitions = format!(
+        "struct GaA {{ {c} v; bool some; }};\n\
+         {check}\
+         GA_INLINE GaA ga_acc(const {c} v, const bool some) {{ GaA r; r.v = v; r.some = some; return r; }}\n\
+         GA_INLINE GaA ga_map(const {c} x, const i64 k) {{ (void)k; return ga_acc(x, true); }}\n\
+         GA_INLINE GaA ga_combine(const GaA a, const GaA b) {{\n\
+           if (!a.some) return b;\n\
+           if (!b.some) return a;\n\
+           return ga_acc(ga_cmul(a.v, b.v), true);\n\
+         }}\n\
+         GA_INLINE GaA ga_identity() {{ return ga_acc({one}, false); }}\n\
+         GA_INLINE {c} ga_finish(const GaA a) {{ return a.v; }}\n\
+         GA_INLINE GaA ga_shfl_down(const GaA a, int d) {{ return ga_acc(::ga_shfl_down(a.v, d), ::ga_shfl_down(a.some, d)); }}\n\
+         GA_INLINE GaA ga_shfl_up(const GaA a, int d) {{ return ga_acc(::ga_shfl_up(a.v, d), ::ga_shfl_up(a.some, d)); }}\n\
+         GA_INLINE GaA ga_shfl_idx(const GaA a, int l) {{ return ga_acc(::ga_shfl_idx(a.v, l), ::ga_shfl_idx(a.some, l)); }}\n",
+        one = one(t),
+        check = size_check(bytes),
+    );
+    Combiner {
+        definitions,
+        acc_bytes: bytes,
         out_dtype: t,
     }
 }
@@ -115,6 +175,7 @@ fn arg(t: DType, want_min: bool) -> Combiner {
     // lower index. Symmetric, so any tree gives the first extreme (the first NaN if any).
     let definitions = format!(
         "struct GaA {{ {c} v; i64 i; }};\n\
+         {check}\
          GA_INLINE GaA ga_arg(const {c} v, const i64 i) {{ GaA r; r.v = v; r.i = i; return r; }}\n\
          GA_INLINE GaA ga_map(const {c} x, const i64 k) {{ return ga_arg(x, k); }}\n\
          GA_INLINE GaA ga_combine(const GaA a, const GaA b) {{\n\
@@ -133,10 +194,11 @@ fn arg(t: DType, want_min: bool) -> Combiner {
          GA_INLINE GaA ga_shfl_idx(const GaA a, int l) {{ return ga_arg(::ga_shfl_idx(a.v, l), ::ga_shfl_idx(a.i, l)); }}\n",
         an = nan("a.v"),
         bn = nan("b.v"),
+        check = size_check(acc_bytes(ReduceOp::ArgMin, t)),
     );
     Combiner {
         definitions,
-        acc_bytes: 16,
+        acc_bytes: acc_bytes(ReduceOp::ArgMin, t),
         out_dtype: DType::I64,
     }
 }
@@ -146,6 +208,10 @@ pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
     let bin = |o: BinaryOp| expressions::binary(o, t, "a", "b");
     Ok(match op {
         ReduceOp::Sum => simple(t, bin(BinaryOp::Add)?, zero(t)),
+        ReduceOp::Prod if t.is_complex() => {
+            bin(BinaryOp::Mul)?;
+            complex_product(t)
+        }
         ReduceOp::Prod => simple(t, bin(BinaryOp::Mul)?, one(t)),
         ReduceOp::Min => simple(t, bin(BinaryOp::Min)?, greatest(t)),
         ReduceOp::Max => simple(t, bin(BinaryOp::Max)?, least(t)),

@@ -48,13 +48,6 @@ pub fn source(dev: &DeviceKernels, op: ReduceOp, dtype: DType) -> Result<KernelS
     ))
 }
 
-fn acc_bytes(op: ReduceOp, t: DType) -> usize {
-    match op {
-        ReduceOp::ArgMin | ReduceOp::ArgMax => 16,
-        _ => t.size(),
-    }
-}
-
 fn grid(items: usize, block: u32) -> u32 {
     items.div_ceil(block as usize).clamp(1, i32::MAX as usize) as u32
 }
@@ -124,7 +117,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let chunk = len.div_ceil(bpr).next_multiple_of(step);
         bpr = len.div_ceil(chunk);
         let partial = if bpr > 1 {
-            Some(dev.scratch(outer * bpr * acc_bytes(r.op, r.dtype), stream)?)
+            Some(dev.scratch(outer * bpr * combine::acc_bytes(r.op, r.dtype), stream)?)
         } else {
             None
         };
@@ -162,7 +155,10 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
     let ksplit = len.div_ceil(splits);
     let splits = len.div_ceil(ksplit);
     let partial = if splits > 1 {
-        Some(dev.scratch(outer * splits * inner * acc_bytes(r.op, r.dtype), stream)?)
+        Some(dev.scratch(
+            outer * splits * inner * combine::acc_bytes(r.op, r.dtype),
+            stream,
+        )?)
     } else {
         None
     };

@@ -21,6 +21,11 @@
 //! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
 //! sequentially (coalesced across threads); splits after the first start from a carry
 //! computed the same way.
+//!
+//! Tile totals, split totals and carries live in memory as elements (`ga_finish`, read back
+//! with `ga_map`): the recursive scan of the totals is the same scan, and the accumulator
+//! `GaA` may be larger than an element (a complex product carries a "holds a factor" flag,
+//! see `cpp::combine`). Every stored total covers at least one element.
 
 use gpuarrays_core::DType;
 
@@ -90,7 +95,7 @@ GA_INLINE void ga_tile_apply_store(GaA* tile, {m}* yr, const i64 cnt, const GaA 
   __syncthreads();
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 tpr) {{
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
     const i64 o = b / tpr, t = b % tpr;
     const i64 start = t * GA_TILE;
@@ -99,11 +104,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __rest
     GaA acc = ga_identity();
     for (i64 e = threadIdx.x; e < cnt; e += blockDim.x) acc = ga_combine(acc, ga_map({xe}, start + e));
     acc = ga_block_reduce(acc);
-    if (threadIdx.x == 0) agg[b] = acc;
+    if (threadIdx.x == 0) agg[b] = ga_finish(acc);
   }}
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__ x, {m}* y, const GaA* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr, const int has_carry) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__ x, {m}* y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr, const int has_carry) {{
   __shared__ GaA tile[GA_PAD(GA_TILE)];
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
     const i64 o = b / tpr, t = b % tpr;
@@ -115,7 +120,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
     GaA prefix = ga_tile_load_scan(tile, xr, start, cnt, &total);
     bool has = threadIdx.x > 0;
     if (t > 0 && has_carry) {{
-      const GaA c = carry[o * tpr + t - 1];
+      const GaA c = ga_map(carry[o * tpr + t - 1], 0);
       prefix = has ? ga_combine(c, prefix) : c;
       has = true;
     }}
@@ -124,16 +129,16 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
 }}
 
 // ---- single pass: decoupled look-back with a forward fold (deterministic) ----
-#define GA_AW ((sizeof(GaA) + 7) / 8)
-union GaAWords {{ GaA a; u64 w[2]; }};
+#define GA_AW ((sizeof({m}) + 7) / 8)
+union GaAWords {{ {m} a; u64 w[2]; }};
 GA_INLINE void ga_publish(u64* slot, const GaA v) {{
-  GaAWords u; u.w[0] = 0; u.w[1] = 0; u.a = v;
+  GaAWords u; u.w[0] = 0; u.w[1] = 0; u.a = ga_finish(v);
   for (int i = 0; i < (int)GA_AW; ++i) ((volatile u64*)slot)[i] = u.w[i];
 }}
 GA_INLINE GaA ga_fetch(const u64* slot) {{
   GaAWords u; u.w[0] = 0; u.w[1] = 0;
   for (int i = 0; i < (int)GA_AW; ++i) u.w[i] = ((volatile const u64*)slot)[i];
-  return u.a;
+  return ga_map(u.a, 0);
 }}
 // flags[b]: 0 nothing yet, 1 total of tile b in totals[b], 2 inclusive prefix in incl[b].
 __global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict__ x, {m}* y, u32* flags, u64* totals, u64* incl, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr) {{
@@ -216,23 +221,23 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict
   }}
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, GaA* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
     const i64 k0 = s * ksplit;
     const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
     GaA acc = ga_identity();
     for (i64 k = k0; k < k1; ++k) acc = ga_combine(acc, ga_map({xc}, k));
-    agg[t] = acc;
+    agg[t] = ga_finish(acc);
   }}
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ x, {m}* y, const GaA* __restrict__ carry, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit, const int has_carry) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ x, {m}* y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit, const int has_carry) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
     const i64 k0 = s * ksplit;
     const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
-    GaA acc = (s > 0 && has_carry) ? carry[t - inner] : ga_identity();
+    GaA acc = (s > 0 && has_carry) ? ga_map(carry[t - inner], 0) : ga_identity();
     for (i64 k = k0; k < k1; ++k) {{
       const i64 idx = (o * len + k) * inner + i;
       acc = ga_combine(acc, ga_map({xi}, k));

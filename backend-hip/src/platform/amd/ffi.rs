@@ -58,6 +58,7 @@ pub const HIP: SymbolSpec = SymbolSpec {
         "hipEventQuery",
         "hipEventSynchronize",
         "hipEventDestroy",
+        "hipEventElapsedTime",
         "hipMallocAsync",
         "hipFreeAsync",
         "hipMemcpyHtoDAsync",
@@ -114,6 +115,12 @@ macro_rules! fn_table {
         }
 
         impl $name {
+            /// Every symbol with its Rust signature as written here, so that tests can compare
+            /// the table with the C prototypes of the library's published headers.
+            pub const SIGNATURES: &'static [(&'static str, &'static str)] = &[
+                $( (stringify!($sym), stringify!(fn($($arg),*) $(-> $ret)?)), )*
+            ];
+
             /// Build the table from resolved addresses. Required symbols are present: the
             /// resolver returned an error otherwise.
             pub fn from_table(t: &SymbolTable) -> Option<$name> {
@@ -134,6 +141,9 @@ macro_rules! fn_table {
         unsafe { std::mem::transmute::<usize, $f>($t.get($s)?) }
     };
 }
+
+/// The table macro, for the other hand-written tables of the AMD platform (rocBLAS).
+pub(crate) use fn_table;
 
 fn_table!(HipFns {
     hipInit: fn(u32) -> i32,
@@ -162,6 +172,7 @@ fn_table!(HipFns {
     hipEventQuery: fn(HipEvent) -> i32,
     hipEventSynchronize: fn(HipEvent) -> i32,
     hipEventDestroy: fn(HipEvent) -> i32,
+    hipEventElapsedTime: fn(*mut f32, HipEvent, HipEvent) -> i32,
     hipMallocAsync: fn(*mut *mut c_void, usize, HipStream) -> i32,
     hipFreeAsync: fn(*mut c_void, HipStream) -> i32,
     hipMemcpyHtoDAsync: fn(*mut c_void, *mut c_void, usize, HipStream) -> i32,

@@ -4,6 +4,7 @@
 mod compile;
 pub mod ffi;
 mod platform_impl;
+pub mod rocblas;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{
@@ -131,6 +132,8 @@ fn load_rtc(
 pub struct AmdPlatform {
     libs: AmdLibraries,
     devices: usize,
+    /// rocBLAS, loaded at the first BLAS call (or why it is unusable).
+    rocblas: std::sync::OnceLock<std::result::Result<rocblas::Rocblas, HipError>>,
 }
 
 // SAFETY: the platform holds library handles and plain function pointers; HIP's API is
@@ -144,7 +147,11 @@ impl AmdPlatform {
     pub fn new() -> Result<AmdPlatform> {
         let libs = load_libraries()?;
         let f = libs.hip_fns;
-        let mut p = AmdPlatform { libs, devices: 0 };
+        let mut p = AmdPlatform {
+            libs,
+            devices: 0,
+            rocblas: std::sync::OnceLock::new(),
+        };
         // SAFETY: hipInit takes flags only.
         p.check("hipInit", unsafe { (f.hipInit)(0) })?;
         let mut n = 0i32;
@@ -159,6 +166,21 @@ impl AmdPlatform {
 
     pub(crate) fn f(&self) -> &HipFns {
         &self.libs.hip_fns
+    }
+
+    /// rocBLAS, loaded once; the error is kept and returned on every later call.
+    pub(crate) fn rocblas(&self) -> Result<&rocblas::Rocblas> {
+        self.rocblas
+            .get_or_init(|| {
+                let loaded = rocblas::load_rocblas();
+                match &loaded {
+                    Ok(r) => tracing::debug!(path = %r.lib.path, "rocBLAS loaded"),
+                    Err(e) => tracing::info!(error = %e, "rocBLAS unavailable"),
+                }
+                loaded
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     pub(crate) fn rtc(&self) -> Result<&RtcFns> {

@@ -3,9 +3,10 @@
 use super::{AmdPlatform, ffi::attr, find_arch};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
+    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
+    WorkStatus, codes,
 };
 use std::ffi::{CString, c_void};
 
@@ -216,6 +217,26 @@ impl Platform for AmdPlatform {
         })
     }
 
+    fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
+        self.bind_device(device)?;
+        let mut e = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; 0 = hipEventDefault (timing enabled).
+        self.check("hipEventCreateWithFlags", unsafe {
+            (self.f().hipEventCreateWithFlags)(&mut e, 0)
+        })?;
+        Ok(EventHandle(e as usize as u64))
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+        let mut ms = 0f32;
+        // SAFETY: valid out-pointer; events created on this platform (HIP reports events
+        // without timing or not yet recorded as errors).
+        self.check("hipEventElapsedTime", unsafe {
+            (self.f().hipEventElapsedTime)(&mut ms, p(start.0), p(end.0))
+        })?;
+        Ok(ms)
+    }
+
     fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the stream's device is current (contract).
@@ -343,6 +364,40 @@ impl Platform for AmdPlatform {
                 std::ptr::null_mut(),
             )
         })
+    }
+
+    fn blas_version(&self) -> Result<String> {
+        self.rocblas()?.version()
+    }
+
+    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
+        let r = self.rocblas()?;
+        self.bind_device(device)?;
+        let mut h = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the handle binds to the current device, `device`.
+        r.check("rocblas_create_handle", unsafe {
+            (r.fns.rocblas_create_handle)(&mut h)
+        })?;
+        Ok(BlasHandle(h as usize as u64))
+    }
+
+    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
+        let r = self.rocblas()?;
+        self.bind_device(device)?;
+        // SAFETY: the caller passes a handle created on `device` that nobody uses any more.
+        r.check("rocblas_destroy_handle", unsafe {
+            (r.fns.rocblas_destroy_handle)(p(handle.0))
+        })
+    }
+
+    unsafe fn blas_gemm(
+        &self,
+        handle: BlasHandle,
+        stream: StreamHandle,
+        gemm: &GemmStridedBatched,
+    ) -> Result<()> {
+        // SAFETY: the caller upholds the trait's contract, which is Rocblas::gemm's.
+        unsafe { self.rocblas()?.gemm(p(handle.0), p(stream.0), gemm) }
     }
 
     fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {

@@ -3,6 +3,7 @@
 //! ([`symbols`]) before cudarc is touched, and every cudarc call runs under `catch_unwind` so
 //! that an unexpected panic in the binding becomes [`HipError::BindingPanicked`].
 
+mod blas;
 mod compile;
 mod platform_impl;
 pub mod symbols;
@@ -24,6 +25,10 @@ pub struct NvidiaPlatform {
     contexts: Vec<usize>,
     /// Whether each device supports stream-ordered allocation.
     pools_supported: Vec<bool>,
+    /// Whether the driver has `cuEventElapsedTime_v2` (device-side timing).
+    has_elapsed_time: bool,
+    /// cuBLAS, loaded and preflighted at the first BLAS call (or why it is unusable).
+    cublas: std::sync::OnceLock<std::result::Result<LoadedLibrary, HipError>>,
 }
 
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -90,7 +95,7 @@ impl NvidiaPlatform {
     /// Load libcuda (and NVRTC), resolve every symbol, initialise the driver and retain each
     /// device's primary context.
     pub fn new() -> Result<NvidiaPlatform> {
-        let (driver, _table) = symbols::preflight_driver()?;
+        let (driver, table) = symbols::preflight_driver()?;
         let nvrtc = symbols::preflight_nvrtc().map(|(lib, _)| lib);
         if let Err(e) = &nvrtc {
             tracing::info!(error = %e, "NVRTC unavailable: run-time compilation will fail");
@@ -107,6 +112,8 @@ impl NvidiaPlatform {
             nvrtc,
             contexts: Vec::new(),
             pools_supported: Vec::new(),
+            has_elapsed_time: table.has("cuEventElapsedTime_v2"),
+            cublas: std::sync::OnceLock::new(),
         };
         for ordinal in 0..count.max(0) {
             let dev = p.cu_device(DeviceId(ordinal as usize))?;

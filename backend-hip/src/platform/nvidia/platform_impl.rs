@@ -3,9 +3,10 @@
 use super::{NvidiaPlatform, cu, cu_call, event, guarded, stream};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
+    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
+    WorkStatus,
 };
 use std::ffi::{CString, c_void};
 
@@ -183,6 +184,37 @@ impl Platform for NvidiaPlatform {
         })
     }
 
+    fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
+        self.bind_device(device)?;
+        let mut e: cu::CUevent = std::ptr::null_mut();
+        let flags = cu::CUevent_flags::CU_EVENT_DEFAULT as u32;
+        // SAFETY: `e` is a valid out-pointer; the device's context is current.
+        cu_call("cuEventCreate", || unsafe {
+            cu::cuEventCreate(&mut e, flags)
+        })?;
+        Ok(EventHandle(e as usize as u64))
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+        if !self.has_elapsed_time {
+            return Err(HipError::MissingSymbols {
+                platform: PlatformKind::Nvidia,
+                library: "the NVIDIA driver (libcuda)",
+                path: self._driver.path.clone(),
+                missing: vec!["cuEventElapsedTime_v2".into()],
+                hint: "device-side timing needs an NVIDIA driver for CUDA 12.8 or newer",
+            });
+        }
+        let mut ms = 0f32;
+        // SAFETY: `ms` is a valid out-pointer; both events were created by this platform
+        // (the driver reports events without timing or not yet recorded as errors); the
+        // symbol was resolved by the preflight (checked above).
+        cu_call("cuEventElapsedTime_v2", || unsafe {
+            cu::cuEventElapsedTime_v2(&mut ms, event(start), event(end))
+        })?;
+        Ok(ms)
+    }
+
     fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
         let mut p: cu::CUdeviceptr = 0;
         if self.pools_supported.iter().all(|&b| b) {
@@ -325,6 +357,30 @@ impl Platform for NvidiaPlatform {
                 std::ptr::null_mut(),
             )
         })
+    }
+
+    fn blas_version(&self) -> Result<String> {
+        self.cublas_version()
+    }
+
+    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
+        self.context(device)?;
+        self.cublas_create(device)
+    }
+
+    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
+        self.context(device)?;
+        self.cublas_destroy(device, handle)
+    }
+
+    unsafe fn blas_gemm(
+        &self,
+        handle: BlasHandle,
+        stream: StreamHandle,
+        gemm: &GemmStridedBatched,
+    ) -> Result<()> {
+        // SAFETY: the caller upholds the trait's contract, which is cublas_gemm's.
+        unsafe { self.cublas_gemm(handle, stream, gemm) }
     }
 
     fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {

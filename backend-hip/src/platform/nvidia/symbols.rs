@@ -65,7 +65,9 @@ pub const DRIVER: SymbolSpec = SymbolSpec {
         "cuGraphDestroy",
         "cuGraphExecDestroy",
     ],
-    optional: &[],
+    // Device-side timing (`event_elapsed_ms`) only; CUDA 12.8+ drivers. cudarc's CUDA 13
+    // bindings have only this name.
+    optional: &["cuEventElapsedTime_v2"],
 };
 
 /// NVRTC symbols (cudarc's names).
@@ -86,10 +88,32 @@ pub const NVRTC: SymbolSpec = SymbolSpec {
     optional: &[],
 };
 
+/// cuBLAS symbols (cudarc's names), resolved at the first matrix product, not at platform
+/// creation: libcublas is large and most programs never multiply matrices. All exist since
+/// CUDA 11.0.
+pub const CUBLAS: SymbolSpec = SymbolSpec {
+    required: &[
+        "cublasCreate_v2",
+        "cublasDestroy_v2",
+        "cublasSetStream_v2",
+        "cublasSetMathMode",
+        "cublasGetProperty",
+        "cublasGetStatusName",
+        "cublasGetStatusString",
+        "cublasSgemmStridedBatched",
+        "cublasDgemmStridedBatched",
+        "cublasCgemmStridedBatched",
+        "cublasZgemmStridedBatched",
+    ],
+    optional: &[],
+};
+
 const DRIVER_HINT: &str =
     "install the NVIDIA driver (libcuda.so.1), or set GPUARRAYS_HIP_PLATFORM=amd on an AMD machine";
 const NVRTC_HINT: &str =
     "install CUDA's NVRTC (libnvrtc.so, CUDA 12 or newer) and put its directory on LD_LIBRARY_PATH";
+
+const CUBLAS_HINT: &str = "install CUDA's cuBLAS (libcublas.so and libcublasLt.so, CUDA 12 or newer) and put its directory on LD_LIBRARY_PATH, or set GPUARRAYS_MATMUL=kernel to use gpuarrays' own matrix kernel";
 
 /// The library names cudarc tries for `names`, in cudarc's order.
 pub fn cudarc_candidates(names: &[&str]) -> Vec<String> {
@@ -133,6 +157,25 @@ pub fn preflight_nvrtc() -> Result<(LoadedLibrary, SymbolTable)> {
         &lib,
         &NVRTC,
         NVRTC_HINT,
+    )?;
+    Ok((lib, table))
+}
+
+/// Open libcublas as cudarc will and resolve every cuBLAS symbol.
+pub fn preflight_cublas() -> Result<(LoadedLibrary, SymbolTable)> {
+    let lib = open_first(
+        PlatformKind::Nvidia,
+        "CUDA's cuBLAS (libcublas)",
+        "CUDA's cuBLAS",
+        &cudarc_candidates(&["cublas"]),
+        CUBLAS_HINT,
+    )?;
+    let table = SymbolTable::resolve(
+        PlatformKind::Nvidia,
+        "CUDA's cuBLAS (libcublas)",
+        &lib,
+        &CUBLAS,
+        CUBLAS_HINT,
     )?;
     Ok((lib, table))
 }

@@ -20,15 +20,17 @@
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
+mod blas;
 pub(crate) mod race;
 mod state;
 
 pub use state::{Completion, FakeOp};
 
 use super::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
+    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
+    WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -65,6 +67,9 @@ pub struct FakeConfig {
     pub detect_races: bool,
     /// Keep the log of operations ([`FakePlatform::log`]); long soak runs turn it off.
     pub keep_log: bool,
+    /// Whether the simulated BLAS library is installed (`false`: `blas_create` fails with
+    /// `LibraryNotFound`, as on a machine without cuBLAS/rocBLAS).
+    pub blas_available: bool,
 }
 
 impl Default for FakeConfig {
@@ -85,6 +90,7 @@ impl Default for FakeConfig {
             reuse_stream_handles: true,
             detect_races: true,
             keep_log: true,
+            blas_available: true,
         }
     }
 }

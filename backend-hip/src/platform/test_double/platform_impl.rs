@@ -194,6 +194,8 @@ impl Platform for FakePlatform {
                 device,
                 waits_for: None,
                 clock: Default::default(),
+                timing: false,
+                recorded_at: None,
             },
         );
         Ok(EventHandle(h))
@@ -221,6 +223,7 @@ impl Platform for FakePlatform {
         if !capturing {
             ev.waits_for = pending;
             ev.clock = clock;
+            ev.recorded_at = Some(std::time::Instant::now());
         }
         let op = FakeOp::Record { stream, event };
         if capturing {
@@ -289,6 +292,39 @@ impl Platform for FakePlatform {
             Some(_) => Ok(()),
             None => Err(api("destroy_event", codes::INVALID_HANDLE, "no such event")),
         }
+    }
+
+    fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
+        let e = self.create_event(device)?;
+        if let Some(ev) = self.state.lock().events.get_mut(&e.0) {
+            ev.timing = true;
+        }
+        Ok(e)
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+        let st = self.state.lock();
+        let at = |e: EventHandle| match st.events.get(&e.0) {
+            Some(ev) if ev.timing => ev.recorded_at.ok_or_else(|| {
+                api(
+                    "event_elapsed_ms",
+                    codes::INVALID_VALUE,
+                    "event not recorded",
+                )
+            }),
+            Some(_) => Err(api(
+                "event_elapsed_ms",
+                codes::INVALID_VALUE,
+                "event created without timing",
+            )),
+            None => Err(api(
+                "event_elapsed_ms",
+                codes::INVALID_HANDLE,
+                "no such event",
+            )),
+        };
+        let (s, e) = (at(start)?, at(end)?);
+        Ok(e.saturating_duration_since(s).as_secs_f32() * 1e3)
     }
 
     fn alloc_async(&self, bytes: usize, stream: StreamHandle) -> Result<DevicePtr> {
@@ -535,6 +571,31 @@ impl Platform for FakePlatform {
             self.note(&mut st, stream, base, write, "kernel");
         }
         Ok(())
+    }
+
+    fn blas_version(&self) -> Result<String> {
+        if self.config.blas_available {
+            Ok("fake BLAS 1.0".into())
+        } else {
+            self.fake_blas_create(DeviceId(0)).map(|_| String::new())
+        }
+    }
+
+    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
+        self.fake_blas_create(device)
+    }
+
+    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
+        self.fake_blas_destroy(device, handle)
+    }
+
+    unsafe fn blas_gemm(
+        &self,
+        handle: BlasHandle,
+        stream: StreamHandle,
+        gemm: &GemmStridedBatched,
+    ) -> Result<()> {
+        self.fake_blas_gemm(handle, stream, gemm)
     }
 
     fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {

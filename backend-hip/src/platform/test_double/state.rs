@@ -10,7 +10,8 @@
 use super::race::{Clock, RaceDetector};
 use crate::platform::codes;
 use crate::platform::{
-    CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle,
+    BlasHandle, BlasMath, BlasType, CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle,
+    StreamHandle,
 };
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -75,6 +76,17 @@ pub enum FakeOp {
         /// The kernel.
         function: FunctionHandle,
     },
+    /// `blas_gemm`.
+    Gemm {
+        /// The stream.
+        stream: StreamHandle,
+        /// The BLAS handle.
+        handle: BlasHandle,
+        /// The element type.
+        dtype: BlasType,
+        /// The precision asked for.
+        math: BlasMath,
+    },
     /// `launch_graph`.
     LaunchGraph {
         /// The stream.
@@ -94,6 +106,7 @@ impl FakeOp {
             | FakeOp::Wait { stream, .. }
             | FakeOp::Copy { stream, .. }
             | FakeOp::Launch { stream, .. }
+            | FakeOp::Gemm { stream, .. }
             | FakeOp::LaunchGraph { stream, .. } => *stream,
         }
     }
@@ -154,6 +167,17 @@ pub(super) struct FakeEvent {
     pub waits_for: Option<(u64, u64)>,
     /// What preceded the last record (for the race detector).
     pub clock: Clock,
+    /// Created with timing; the host time of its last record.
+    pub timing: bool,
+    pub recorded_at: Option<Instant>,
+}
+
+/// A BLAS handle of the double.
+#[derive(Debug)]
+pub(super) struct FakeBlas {
+    pub device: DeviceId,
+    /// Products run with it.
+    pub uses: usize,
 }
 
 #[derive(Debug)]
@@ -186,6 +210,9 @@ pub(super) struct State {
     pub keep_log: bool,
     pub bound: HashMap<std::thread::ThreadId, DeviceId>,
     pub races: RaceDetector,
+    pub blas: HashMap<u64, FakeBlas>,
+    pub blas_created: usize,
+    pub blas_destroyed: usize,
 }
 
 impl State {

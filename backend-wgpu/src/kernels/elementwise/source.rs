@@ -41,6 +41,8 @@ pub(crate) struct Slots {
     pub shape: usize,
     pub input_off: Vec<usize>,
     pub scalar: Vec<usize>,
+    /// A word left 0: the imaginary part of real-to-complex casts (see `Helpers::zero`).
+    pub zero: usize,
     pub words: usize,
     pub f64_view: bool,
 }
@@ -71,7 +73,8 @@ pub(crate) fn slots(program: &Program, layout: &Layout) -> Slots {
         shape: 4,
         input_off,
         scalar,
-        words: w,
+        zero: w,
+        words: w + 1,
         f64_view,
     }
 }
@@ -114,6 +117,7 @@ fn from_word(d: DType, w: &str) -> String {
 pub fn source(program: &Program, layout: &Layout) -> Result<String> {
     let s = slots(program, layout);
     let mut h = Helpers::default();
+    h.set_zero_word(s.zero);
     let out = program.output_dtype();
     if layout.vec4 && !is_word(out) {
         return Err(invalid(format!(
