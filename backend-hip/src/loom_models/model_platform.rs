@@ -10,9 +10,10 @@
 use crate::error::{HipError, Result};
 use crate::platform::test_double::race::{Clock, RaceDetector};
 use crate::platform::{
-    CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties, DevicePtr,
-    EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
+    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
+    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
+    WorkStatus, codes,
 };
 use crate::sync::Mutex;
 use std::collections::{BTreeMap, HashMap};
@@ -359,6 +360,29 @@ impl Platform for ModelPlatform {
         _args: &mut [*mut c_void],
     ) -> Result<()> {
         Err(not_modelled("kernel launches (use ModelPlatform::kernel)"))
+    }
+    fn create_timing_event(&self, _device: DeviceId) -> Result<EventHandle> {
+        Err(not_modelled("timing events"))
+    }
+    fn event_elapsed_ms(&self, _start: EventHandle, _end: EventHandle) -> Result<f32> {
+        Err(not_modelled("timing events"))
+    }
+    fn blas_version(&self) -> Result<String> {
+        Err(not_modelled("the vendor BLAS"))
+    }
+    fn blas_create(&self, _device: DeviceId) -> Result<BlasHandle> {
+        Err(not_modelled("the vendor BLAS"))
+    }
+    fn blas_destroy(&self, _device: DeviceId, _handle: BlasHandle) -> Result<()> {
+        Err(not_modelled("the vendor BLAS"))
+    }
+    unsafe fn blas_gemm(
+        &self,
+        _handle: BlasHandle,
+        _stream: StreamHandle,
+        _gemm: &GemmStridedBatched,
+    ) -> Result<()> {
+        Err(not_modelled("the vendor BLAS"))
     }
     fn begin_capture(&self, _stream: StreamHandle, _mode: CaptureMode) -> Result<()> {
         Err(not_modelled("graph capture"))

@@ -171,7 +171,11 @@ impl Use {
 #[derive(Debug, Clone, Default)]
 pub struct BufferUses {
     last_write: Option<Use>,
-    reads: SmallVec<[Use; 2]>,
+    /// Reads on streams other than the last writer's (a read on the writer's stream is
+    /// covered by stream order and not recorded). One inline: the common case of one other
+    /// thread reading; more spill to the heap. Kept small because every `HipBuffer` (and
+    /// the facade's `AnyBuffer`, returned in `Result`s) carries it.
+    reads: SmallVec<[Use; 1]>,
 }
 
 impl BufferUses {
