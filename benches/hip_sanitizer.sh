@@ -40,8 +40,11 @@ run() {
   if [[ $line != *"ERROR SUMMARY: 0 errors"* || $rc -ne 0 ]]; then failed=1; fi
 }
 
-tests=(test-gpuarrays_hip test-codegen_fake_platform test-last_use_and_memory test-multi_gpu
-       test-ordering_across_threads test-platforms test-stream_pool)
+# Every test binary of gpuarrays-hip (what `gpu-pack -p gpuarrays-hip --tests` packs).
+tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform test-codegen_syntax
+       test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
+       test-multi_gpu test-ordering_across_threads test-platforms test-rocblas_header
+       test-stream_pool)
 for t in "${tests[@]}"; do
   [[ -x $bin/$t ]] || { summary+=("memcheck $t: MISSING $bin/$t"); failed=1; continue; }
   run "$t" memcheck --leak-check full -- "$bin/$t" --test-threads=4 --skip out_of_memory
