@@ -1,17 +1,21 @@
-//! HIP kernel throughput on 1 GiB f32 arrays, side by side with PyTorch, plus host-side costs
-//! (the host enqueue of a tiny op directly and through `AnyBackend`, a pooled stream take).
+//! HIP kernel throughput side by side with PyTorch (the operations of the GPU array benchmark
+//! suite and 1 GiB rows), plus host-side costs (the host enqueue of a tiny op directly and
+//! through `AnyBackend`, a pooled stream take).
 //!
 //! Run on the GPU machine (see docs/results/2026-11-29-hip-kernels.md):
 //!
 //! ```text
 //! python3 benches/torch_hip_kernels.py > $OUT/torch.json
 //! TORCH_RESULTS=$OUT/torch.json .gpu/bin/bench-hip_kernels
+//! HIP_BENCH_ONLY=sort_2p26,sort_rows_8192 ...   # only these rows (no host-side figures)
 //! ```
 //!
-//! Every figure is the median over repetitions of (wall time of `k` back-to-back launches,
-//! bracketed by stream synchronisations) / `k`, the method the PyTorch script uses too.
-//! Bandwidth counts the bytes each operation must move once (inputs read, outputs written),
-//! in GB/s of 10⁹ bytes.
+//! Every figure is the median over repetitions of (wall time of `k` back-to-back calls,
+//! bracketed by stream synchronisations) / `k`, the method the PyTorch script uses too. The
+//! ratio is PyTorch's time over ours (> 1: we are faster). Bandwidth counts the bytes each
+//! operation must move once (inputs read, outputs written), in GB/s of 10⁹ bytes. Rows whose
+//! name ends in `_bitonic`, `_multipass` or `_twopass` run the previous kernel of that
+//! operation in the same process, for comparison.
 
 #[path = "common/host_enqueue.rs"]
 mod host_enqueue;
@@ -21,9 +25,13 @@ use std::time::Instant;
 use gpuarrays_core::kernel::ReduceOp;
 use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::HipBackend;
+use gpuarrays_hip::kernels::scan::{self, RowScan};
+use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
 
 const N: usize = 1 << 28; // 1 GiB of f32
 const SIDE: usize = 1 << 14; // 16384 × 16384 f32 = 1 GiB
+const N26: usize = 1 << 26; // the issue's 1-D size
+const SIDE13: usize = 1 << 13; // the issue's 8192 × 8192
 const GIB: f64 = (1u64 << 30) as f64;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -56,6 +64,7 @@ struct Row {
     secs: f64,
 }
 
+/// PyTorch's figures: one `{"name": "...", "gbps": X, "ms": Y}` object per line.
 fn torch_results() -> Vec<(String, f64)> {
     let Ok(path) = std::env::var("TORCH_RESULTS") else {
         return Vec::new();
@@ -64,26 +73,124 @@ fn torch_results() -> Vec<(String, f64)> {
         eprintln!("could not read TORCH_RESULTS={path}");
         return Vec::new();
     };
-    // One `{"name": "...", "gbps": X, ...}` object per line (no JSON dependency needed).
+    let field = |l: &str, key: &str| -> Option<f64> {
+        l.split(&format!("\"{key}\": "))
+            .nth(1)?
+            .split([',', '}'])
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    };
     text.lines()
         .filter_map(|l| {
-            let name = l
-                .split("\"name\": \"")
-                .nth(1)?
-                .split('"')
-                .next()?
-                .to_string();
-            let gbps: f64 = l
-                .split("\"gbps\": ")
-                .nth(1)?
-                .split([',', '}'])
-                .next()?
-                .trim()
-                .parse()
-                .ok()?;
-            Some((name, gbps))
+            let name = l.split("\"name\": \"").nth(1)?.split('"').next()?;
+            Some((name.to_string(), field(l, "ms")?))
         })
         .collect()
+}
+
+/// The rows of the table; `wanted` filters by name (`HIP_BENCH_ONLY`).
+fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut bench = |name: &'static str, bytes: f64, k: usize, f: &mut dyn FnMut()| {
+        if wanted(name) {
+            let secs = time(hip, 2, 7, k, f);
+            rows.push(Row { name, bytes, secs });
+        }
+    };
+    let f32s = |n: usize| (n * 4) as f64;
+    {
+        let x = Array::<f32, _>::random_uniform(hip, &[N], 1).expect("x");
+        let y = Array::<f32, _>::random_uniform(hip, &[N], 2).expect("y");
+        let mut z = Array::<f32, _>::zeros(hip, &[N]).expect("z");
+        bench("axpy", 3.0 * GIB, 10, &mut || {
+            (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
+        });
+        bench("copy", 2.0 * GIB, 10, &mut || drop(x.copy().expect("copy")));
+        bench("sum", GIB, 10, &mut || {
+            drop(x.raw().reduce(ReduceOp::Sum, None).expect("sum"))
+        });
+        bench("cumsum", 2.0 * GIB, 5, &mut || {
+            drop(x.cumsum(0).expect("cumsum"))
+        });
+        scan::set_row_scan(Some(RowScan::Multipass));
+        bench("cumsum_multipass", 2.0 * GIB, 5, &mut || {
+            drop(x.cumsum(0).expect("cumsum"))
+        });
+        scan::set_row_scan(None);
+        let m = Array::<f32, _>::random_uniform(hip, &[SIDE, SIDE], 3).expect("m");
+        bench("sum_dim0", GIB, 10, &mut || {
+            drop(m.sum_axis(0).expect("sum0"))
+        });
+        bench("sum_dim1", GIB, 10, &mut || {
+            drop(m.sum_axis(1).expect("sum1"))
+        });
+    }
+    let x = Array::<f32, _>::random_uniform(hip, &[N26], 11).expect("x26");
+    let m = Array::<f32, _>::random_uniform(hip, &[SIDE13, SIDE13], 12).expect("m13");
+    let b26 = f32s(N26);
+    bench("random_2p26", b26, 10, &mut || {
+        drop(Array::<f32, _>::random_uniform(hip, &[N26], 5).expect("random"))
+    });
+    bench("cumsum_2p26", 2.0 * b26, 10, &mut || {
+        drop(x.cumsum(0).expect("cumsum"))
+    });
+    scan::set_row_scan(Some(RowScan::Multipass));
+    bench("cumsum_2p26_multipass", 2.0 * b26, 10, &mut || {
+        drop(x.cumsum(0).expect("cumsum"))
+    });
+    scan::set_row_scan(None);
+    bench("cumsum_rows_8192", 2.0 * b26, 10, &mut || {
+        drop(m.cumsum(1).expect("cumsum rows"))
+    });
+    bench("argmax_2p26", b26, 10, &mut || {
+        drop(x.raw().reduce(ReduceOp::ArgMax, None).expect("argmax"))
+    });
+    bench("argmax_2p26_item", b26, 10, &mut || {
+        let _ = x.argmax().expect("argmax");
+    });
+    bench("sum_dim0_8192", b26, 10, &mut || {
+        drop(m.sum_axis(0).expect("sum0"))
+    });
+    bench("sum_dim1_8192", b26, 10, &mut || {
+        drop(m.sum_axis(1).expect("sum1"))
+    });
+    bench("transpose_8192", 2.0 * b26, 10, &mut || {
+        drop(m.transpose().expect("transpose"))
+    });
+    let x3 = x.reshape(&[256, 512, 512]).expect("x3");
+    bench("permute_210", 2.0 * b26, 10, &mut || {
+        drop(x3.permute(&[2, 1, 0]).expect("permute"))
+    });
+    bench("reverse_2p26", 2.0 * b26, 10, &mut || {
+        drop(x.reverse(0).expect("reverse"))
+    });
+    // Sorts return a sorted copy (the copy is part of the time, as PyTorch's output is).
+    for (alg, one, rows) in [
+        (SortAlgorithm::Auto, "sort_2p26", "sort_rows_8192"),
+        (
+            SortAlgorithm::Bitonic,
+            "sort_2p26_bitonic",
+            "sort_rows_8192_bitonic",
+        ),
+    ] {
+        sort::set_algorithm(Some(alg));
+        bench(one, 2.0 * b26, 3, &mut || drop(x.sort().expect("sort")));
+        bench(rows, 2.0 * b26, 3, &mut || {
+            drop(m.sort().expect("sort rows"))
+        });
+    }
+    sort::set_algorithm(None);
+    let xd = Array::<f64, _>::random_uniform(hip, &[N26 / 2], 13).expect("xd");
+    bench("sort_f64_2p25", 2.0 * b26, 3, &mut || {
+        drop(xd.sort().expect("sort f64"))
+    });
+    let rows_1024 = x.reshape(&[1 << 16, 1024]).expect("rows of 1024");
+    bench("sort_rows_1024", 2.0 * b26, 3, &mut || {
+        drop(rows_1024.sort().expect("sort rows 1024"))
+    });
+    rows
 }
 
 fn main() {
@@ -95,106 +202,50 @@ fn main() {
         }
     };
     println!("device: {}", hip.device());
-    let x = Array::<f32, _>::random_uniform(&hip, &[N], 1).expect("x");
-    let y = Array::<f32, _>::random_uniform(&hip, &[N], 2).expect("y");
-    let mut z = Array::<f32, _>::zeros(&hip, &[N]).expect("z");
-    let m = Array::<f32, _>::random_uniform(&hip, &[SIDE, SIDE], 3).expect("m");
-    let mut rows = Vec::new();
     // HIP_BENCH_ONLY=cumsum,sum runs only those rows (and skips the host-side figures).
     let only = std::env::var("HIP_BENCH_ONLY").ok();
     let wanted = |n: &str| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == n));
-    if let Ok(mode) = std::env::var("GPUARRAYS_SCAN") {
-        println!("GPUARRAYS_SCAN={mode}");
+    for var in ["GPUARRAYS_SCAN", "GPUARRAYS_SORT", "GPUARRAYS_REDUCE"] {
+        if let Ok(v) = std::env::var(var) {
+            println!("{var}={v}");
+        }
     }
-
-    if wanted("axpy") {
-        let t = time(&hip, 3, 7, 10, || {
-            (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
-        });
-        rows.push(Row {
-            name: "axpy",
-            bytes: 3.0 * GIB,
-            secs: t,
-        });
-    }
-    if wanted("copy") {
-        let t = time(&hip, 3, 7, 10, || {
-            let _ = x.copy().expect("copy");
-        });
-        rows.push(Row {
-            name: "copy",
-            bytes: 2.0 * GIB,
-            secs: t,
-        });
-    }
-    if wanted("sum") {
-        let t = time(&hip, 3, 7, 10, || {
-            let _ = x.raw().reduce(ReduceOp::Sum, None).expect("sum");
-        });
-        rows.push(Row {
-            name: "sum",
-            bytes: GIB,
-            secs: t,
-        });
-    }
-    if wanted("sum_dim0") {
-        let t = time(&hip, 3, 7, 10, || {
-            let _ = m.sum_axis(0).expect("sum0");
-        });
-        rows.push(Row {
-            name: "sum_dim0",
-            bytes: GIB,
-            secs: t,
-        });
-    }
-    if wanted("sum_dim1") {
-        let t = time(&hip, 3, 7, 10, || {
-            let _ = m.sum_axis(1).expect("sum1");
-        });
-        rows.push(Row {
-            name: "sum_dim1",
-            bytes: GIB,
-            secs: t,
-        });
-    }
-    if wanted("cumsum") {
-        let t = time(&hip, 2, 5, 5, || {
-            let _ = x.cumsum(0).expect("cumsum");
-        });
-        rows.push(Row {
-            name: "cumsum",
-            bytes: 2.0 * GIB,
-            secs: t,
-        });
-    }
-
+    let rows = device_rows(&hip, &wanted);
     let torch = torch_results();
-    println!("\n| op (1 GiB f32) | gpuarrays-hip ms | GB/s | PyTorch GB/s | ratio |");
+    println!("\n| op (f32 unless named) | gpuarrays-hip ms | GB/s | PyTorch ms | PyTorch / ours |");
     println!("|---|---|---|---|---|");
     for r in &rows {
         let gbps = r.bytes / r.secs / 1e9;
-        let theirs = torch.iter().find(|(n, _)| n == r.name).map(|(_, g)| *g);
-        let (tg, ratio) = match theirs {
-            Some(g) => (format!("{g:.0}"), format!("{:.3}", gbps / g)),
+        let base = r
+            .name
+            .trim_end_matches("_bitonic")
+            .trim_end_matches("_multipass")
+            .trim_end_matches("_item");
+        let theirs = torch.iter().find(|(n, _)| n == base).map(|(_, ms)| *ms);
+        let (tms, ratio) = match theirs {
+            Some(ms) => (format!("{ms:.3}"), format!("{:.3}", ms / (r.secs * 1e3))),
             None => ("-".into(), "-".into()),
         };
         println!(
-            "| {} | {:.3} | {gbps:.0} | {tg} | {ratio} |",
+            "| {} | {:.3} | {gbps:.0} | {tms} | {ratio} |",
             r.name,
             r.secs * 1e3
         );
     }
-
     if only.is_some() {
         return;
     }
+    host_figures(&hip);
+}
 
+/// Host enqueue of a tiny fused op and a pooled stream take (host time, not device time).
+fn host_figures(hip: &HipBackend) {
     // Host enqueue of a tiny fused op: per-call host time, not device time, directly on the
     // HIP backend and through the runtime-chosen AnyBackend wrapping it (the method is in
     // benches/common/host_enqueue.rs).
     println!();
     let any = gpuarrays::AnyBackend::from(hip.clone());
-    host_enqueue::print(&host_enqueue::tiny_axpy(&hip, &any));
+    host_enqueue::print(&host_enqueue::tiny_axpy(hip, &any));
 
     // Taking a pooled stream is measured by `benches/hip_stream_take.rs` (a finished
     // thread's ready stream, taken by a new thread): the pool's take/release are internal

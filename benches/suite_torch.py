@@ -11,7 +11,10 @@ whose operation has no PyTorch/CuPy counterpart here is listed as such, never gu
 
 Timing, as gpuarrays' HIP timer: CUDA events on the current stream around k back-to-back
 calls (k chosen so that one sample lasts about 2 ms), 2 warm-up calls, the median over
-`--samples` samples of (elapsed / k). `kernel/launch` is host time per call, as in gpuarrays.
+`--samples` samples of (elapsed / k). `kernel/launch` and rows whose params say `"host": true`
+(`fft/.../cached-call`) are host time per call, as in gpuarrays. FFT rows (`"op": "fft"`) run
+torch.fft.fftn / rfftn and cupy.fft.fftn / rfftn over the row's axes (each library with its
+own plan cache, warm after the warm-up calls).
 Matrix products run with TF32 off (torch.backends.cuda.matmul.allow_tf32 = False; CuPy does
 not use TF32 unless CUPY_TF32 is set).
 
@@ -60,6 +63,12 @@ def median_time(run, sync, event, samples, host=False):
     one = timed(1)
     k = MAX_CALLS if one <= 0 else max(1, min(MAX_CALLS, math.ceil(TARGET_SAMPLE_S / one)))
     return statistics.median(timed(k) for _ in range(samples)), k
+
+
+def host_timed(p):
+    """Rows timed on the host per call (gpuarrays' `Timing::Host`): `kernel/launch` and the
+    rows whose params say `"host": true` (the cached FFT call)."""
+    return p["op"] == "launch" or bool(p.get("host"))
 
 
 def start_end_seconds(start, end):
@@ -141,6 +150,11 @@ def torch_workload(torch, p):
             return None  # PyTorch has no integer matmul on CUDA
         a, b = data(p["a"]), data(p["b"])
         return lambda: torch.matmul(a, b)
+    if op == "fft":
+        x, axes = data(dims), p["axes"]
+        if p["kind"] == "r2c":
+            return lambda: torch.fft.rfftn(x, dim=axes)
+        return lambda: torch.fft.fftn(x, dim=axes)
     return None
 
 
@@ -158,7 +172,7 @@ def run_torch(rows, samples):
         try:
             t, k = median_time(fn, torch.cuda.synchronize,
                                lambda: torch.cuda.Event(enable_timing=True), samples,
-                               host=r["params"]["op"] == "launch")
+                               host=host_timed(r["params"]))
             out[r["name"]] = {"median_s": t, "calls_per_sample": k}
         except Exception as e:  # report, keep going (e.g. out of memory)
             out[r["name"]] = {"error": f"{type(e).__name__}: {e}"}
@@ -236,6 +250,11 @@ def cupy_workload(cp, p):
     if op == "matmul":
         a, b = data(p["a"]), data(p["b"])
         return lambda: cp.matmul(a, b)
+    if op == "fft":
+        x, axes = data(dims), tuple(p["axes"])
+        if p["kind"] == "r2c":
+            return lambda: cp.fft.rfftn(x, axes=axes)
+        return lambda: cp.fft.fftn(x, axes=axes)
     return None
 
 
@@ -249,7 +268,7 @@ def run_cupy(rows, samples):
             continue
         try:
             t, k = median_time(fn, cp.cuda.Device().synchronize, cp.cuda.Event, samples,
-                               host=r["params"]["op"] == "launch")
+                               host=host_timed(r["params"]))
             out[r["name"]] = {"median_s": t, "calls_per_sample": k}
         except Exception as e:
             out[r["name"]] = {"error": f"{type(e).__name__}: {e}"}
@@ -300,7 +319,7 @@ def table(rows, torch_res, cupy_res, metas):
     for m in metas:
         head.append("- " + ", ".join(f"{k} {v}" for k, v in m.items()))
     head += ["- speed vs X = X's median time / gpuarrays' median time (above 1: gpuarrays is faster)",
-             "- times: median device time per call (CUDA events / HIP events); kernel/launch: host time per call",
+             "- times: median device time per call (CUDA events / HIP events); kernel/launch and fft/.../cached-call: host time per call",
              ""]
     return "\n".join(head + lines) + "\n", ratios
 
@@ -313,7 +332,8 @@ def plots(out, rows, ratios, torch_res, cupy_res):
     except ImportError:
         print("matplotlib not installed: no plots", file=sys.stderr)
         return
-    large = {r["name"] for r in rows if r["name"].endswith("L") or r["name"].startswith("gemm/")}
+    large = {r["name"] for r in rows if r["name"].endswith("L") or r["name"].startswith("gemm/")
+             or (r["name"].startswith("fft/") and not r["params"].get("host"))}
     for which, keep in (("small", lambda n: n not in large), ("large", lambda n: n in large)):
         sel = [(n, rt, rc) for n, rt, rc in ratios if keep(n) and (rt or rc)]
         if not sel:

@@ -86,7 +86,8 @@ pub use gpuarrays_conformance as conformance;
 pub mod prelude {
     pub use crate::{AnyBackend, default_backend};
     pub use gpuarrays_core::{
-        Array, Backend, Complex32, Complex64, DType, Element, Error, Expr, RawArray, Result, Scalar,
+        Array, Backend, Complex32, Complex64, DType, Element, Error, Expr, FftNorm, RawArray,
+        Result, Scalar,
     };
     pub use gpuarrays_cpu_ref::CpuBackend;
 }

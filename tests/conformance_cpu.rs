@@ -7,7 +7,7 @@ use gpuarrays::conformance::{
 };
 use gpuarrays::cpu::{CpuBackend, CpuBuffer};
 use gpuarrays::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays::prelude::*;
 use gpuarrays::{DeviceInfo, OpKind, Support};
@@ -85,6 +85,10 @@ impl Backend for Faulty {
     fn matmul(&self, args: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.matmul(args)?;
         self.corrupt(args.output, args.output_offset, args.dtype)
+    }
+    fn fft(&self, args: &FftArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.fft(args)?;
+        self.corrupt(args.output, args.output_layout.offset, args.output_dtype())
     }
 }
 

@@ -12,8 +12,8 @@
 use gpuarrays::conformance::{SuiteConfig, run};
 use gpuarrays::cpu::{CpuBackend, CpuBuffer};
 use gpuarrays::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ReduceOp, ScanArgs, ScanOp,
-    SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ReduceOp, ScanArgs,
+    ScanOp, SortArgs,
 };
 use gpuarrays::prelude::*;
 use gpuarrays::{Complex32, Complex64, DeviceInfo, OpKind, Support};
@@ -253,6 +253,9 @@ impl Backend for Mutant {
     }
     fn matmul(&self, a: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.matmul(a)
+    }
+    fn fft(&self, a: &FftArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.fft(a)
     }
 }
 

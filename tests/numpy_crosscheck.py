@@ -25,6 +25,8 @@ is made to follow ours is marked "OURS:" below. In short:
   to have a non-finite part (which parts are NaN or infinite depends on the order);
 - a complex mean is the sum divided by n+0i with the naive formula.
 
+FFTs, fftfreq and fftshift: see tests/numpy_crosscheck_fft.py.
+
 Transcendental functions, pow, float sums/products/means/matmul and cumulative sums are
 compared with tolerances against references computed in long double; inputs that make
 those operations exact in any order (multiples of 1/8, small integers, powers of two) are
@@ -50,6 +52,8 @@ import warnings
 import zlib
 
 import numpy as np
+
+import numpy_crosscheck_fft as fftcheck
 
 warnings.filterwarnings("ignore")
 
@@ -104,6 +108,8 @@ REDUCE_TYPES = {
 
 def accepted_types(op):
     o = op["op"]
+    if o in ("fft", "fftshift", "fftfreq"):
+        return fftcheck.accepted(op, ALL)
     if o == "unary":
         return UNARY_TYPES[op["fn"]]
     if o == "binary":
@@ -658,7 +664,7 @@ MASK = np.uint64(0xFFFFFFFF)
 
 
 def philox_words(seed, n):
-    """Philox4x32-10 of counters [lo(i), hi(i), 0, 0] with key [lo(seed), hi(seed)]."""
+    """Philox4x32-10 of counters [lo(c), hi(c), 0, 0], c < n, with key [lo(seed), hi(seed)]."""
     i = np.arange(n, dtype=np.uint64)
     c0, c1 = i & MASK, i >> np.uint64(32)
     c2 = np.zeros(n, np.uint64)
@@ -679,10 +685,20 @@ def unit_f64(x, y):
             + (y >> np.uint64(6)).astype(np.float64)) * 2.0**-53
 
 
+def element_words(seed, n, per):
+    """Element i takes words per*i .. per*i + per - 1 of the stream: Philox call c gives
+    stream words 4c .. 4c + 3."""
+    calls = (n * per + 3) // 4
+    stream = np.stack(philox_words(seed, calls), axis=1).reshape(-1)
+    words = [stream[k::per][:n] for k in range(per)]
+    return words + [np.zeros(n, np.uint64)] * (4 - per)
+
+
 def op_random(op, d, ins):
     shape = tuple(op["shape"])
     n = int(np.prod(shape, dtype=np.int64))
-    r0, r1, r2, r3 = philox_words(int(op["seed"]), n)
+    per = {("uniform", "f32"): 1, ("normal", "f64"): 4}.get((op["dist"], d), 2)
+    r0, r1, r2, r3 = element_words(int(op["seed"]), n, per)
     T = DT[d]
     if op["dist"] == "uniform":
         if d == "f32":
@@ -743,6 +759,9 @@ OPS = {
     "matmul": op_matmul,
     "arange": op_arange,
     "random": op_random,
+    "fft": lambda op, d, ins: fftcheck.op_fft(op, d, ins, Expect, Reject, eps),
+    "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),
+    "fftfreq": lambda op, d, ins: fftcheck.op_fftfreq(op, d, DT, Expect),
 }
 
 

@@ -17,6 +17,8 @@
 // `view` takes one range per dimension, so views of 1-D arrays are one-element arrays.
 #![allow(clippy::single_range_in_vec_init)]
 
+#[path = "numpy_crosscheck/fft.rs"]
+mod fft;
 #[path = "numpy_crosscheck/recorder.rs"]
 mod recorder;
 #[path = "numpy_crosscheck/values.rs"]
@@ -153,6 +155,11 @@ fn out(r: Result<RawArray<B>>) -> Result<Out> {
 
 fn ex(i: &In) -> Expr<B> {
     Expr::array(&i.raw)
+}
+
+#[test]
+fn ffts_agree_with_numpy() {
+    crosscheck("fft", fft::build);
 }
 
 #[test]

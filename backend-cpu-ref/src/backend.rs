@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
 use crate::buffer::CpuBuffer;
 use crate::error::CpuError;
+use crate::fft::CpuFftPlans;
 
 /// The CPU reference backend. Every element type and operation is supported; results never
 /// depend on the number of threads.
@@ -17,6 +18,7 @@ use crate::error::CpuError;
 pub struct CpuBackend {
     device: Arc<DeviceInfo>,
     pool: Option<Arc<rayon::ThreadPool>>,
+    fft_plans: Arc<CpuFftPlans>,
 }
 
 impl CpuBackend {
@@ -27,6 +29,7 @@ impl CpuBackend {
         CpuBackend {
             device: Self::info(format!("cpu ({threads} threads)")),
             pool: None,
+            fft_plans: Arc::default(),
         }
     }
 
@@ -43,6 +46,7 @@ impl CpuBackend {
         Ok(CpuBackend {
             device: Self::info(format!("cpu ({threads} threads)")),
             pool: Some(Arc::new(pool)),
+            fft_plans: Arc::default(),
         })
     }
 
@@ -145,5 +149,9 @@ impl Backend for CpuBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
         self.install(|| crate::matmul::run(args))
+    }
+
+    fn fft(&self, args: &FftArgs<'_, CpuBuffer>) -> Result<()> {
+        self.install(|| crate::fft::run(&self.fft_plans, args))
     }
 }

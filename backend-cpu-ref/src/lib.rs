@@ -12,12 +12,14 @@
 //! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access; `Stored<T>`, how it holds each element type |
 //! | `elementwise/` | the chunked evaluator of fused expressions (`column.rs`: columns, gather and scatter; `instructions.rs`: each instruction over columns) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
+//! | `fft.rs` | FFTs with rustfft, plans in a bounded `HandleCache` |
 //! | `semantics.rs` | per-type arithmetic with the exact core semantics |
 
 mod backend;
 mod buffer;
 mod elementwise;
 mod error;
+mod fft;
 mod matmul;
 mod reduce;
 mod scan;

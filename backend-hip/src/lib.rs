@@ -46,6 +46,8 @@
 //! | device-side timing (events) | [`backend::HipTimer`] | `backend/timer.rs` |
 //! | the C++ text kernels are built from | [`kernels::cpp`] | `kernels/cpp/` |
 //! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
+//! | FFT plans (leased, bounded, per device) and work areas per stream | [`fft::FftState`], [`fft::FftPlanCache`], [`fft::WorkAreas`] | `fft/` |
+//! | cuFFT and rocFFT | `platform::nvidia::cufft`, `platform::amd::rocfft` | `platform/nvidia/cufft.rs`, `platform/amd/rocfft.rs` |
 //! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
 //! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
 //! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
@@ -53,14 +55,15 @@
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
 //! Each top-level module imports only the ones below it: `sync` ← `ids` ← `error` ←
-//! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `backend`;
-//! within a layer no file imports a file that imports it back. `tests/module_layers.rs`
-//! checks both.
+//! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `fft` ←
+//! `backend`; within a layer no file imports a file that imports it back.
+//! `tests/module_layers.rs` checks both.
 
 pub mod backend;
 pub mod blas;
 pub mod device;
 pub mod error;
+pub mod fft;
 pub mod ids;
 pub mod kernels;
 pub mod memory;

@@ -18,6 +18,7 @@ use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
+use gpuarrays_hip::kernels::elementwise::transpose;
 use gpuarrays_hip::kernels::{find, matmul, reduce, scan, sort};
 
 #[path = "common/cpp_shim.rs"]
@@ -92,6 +93,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 4,
             ndim: 0,
             idx32: false,
+            transpose: false,
         },
         EwLayout {
             inputs: all(Class::Contiguous),
@@ -99,6 +101,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 0,
             idx32: false,
+            transpose: false,
         },
     ];
     if n_inputs > 0 {
@@ -113,6 +116,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 2,
             ndim: 3,
             idx32: true,
+            transpose: false,
         });
         v.push(EwLayout {
             inputs: mixed,
@@ -120,6 +124,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 2,
             idx32: false,
+            transpose: false,
         });
     }
     v
@@ -235,7 +240,7 @@ fn axis_bodies() -> Vec<String> {
         for op in ReduceOp::ALL {
             if op.result_dtype(d).is_ok() {
                 let c = combine::reduction(op, d).expect("combiner");
-                bodies.push(reduce::codegen::body(d, &c));
+                bodies.push(reduce::codegen::body(d, op, &c));
             }
         }
         if d.is_numeric() {
@@ -246,10 +251,15 @@ fn axis_bodies() -> Vec<String> {
             bodies.push(matmul::body(d).expect("matmul"));
         }
         if d.is_ordered() {
-            bodies.push(sort::codegen::body(d));
+            bodies.push(sort::body(d));
         }
     }
     bodies.push(find::body().expect("find"));
+    for d in DType::ALL {
+        for ndim in [2, 3] {
+            bodies.push(transpose::body(d, ndim));
+        }
+    }
     bodies
 }
 
@@ -273,7 +283,7 @@ fn axis_sources_compile_for_both_dialects() {
 fn every_listed_kernel_is_defined() {
     let has = |body: &str, k: &str| body.contains(&format!(" {k}(")) && body.contains("__global__");
     let c = combine::reduction(ReduceOp::ArgMax, DType::F32).expect("combiner");
-    let r = reduce::codegen::body(DType::F32, &c);
+    let r = reduce::codegen::body(DType::F32, ReduceOp::ArgMax, &c);
     for k in reduce::codegen::KERNELS {
         assert!(has(&r, k), "reduce kernel {k} missing");
     }
@@ -282,8 +292,8 @@ fn every_listed_kernel_is_defined() {
     for k in scan::codegen::KERNELS {
         assert!(has(&s, k), "scan kernel {k} missing");
     }
-    let s = sort::codegen::body(DType::F64);
-    for k in sort::codegen::KERNELS {
+    let s = sort::body(DType::F64);
+    for k in sort::kernels() {
         assert!(has(&s, k), "sort kernel {k} missing");
     }
     let f = find::body().expect("find");

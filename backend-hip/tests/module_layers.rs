@@ -1,7 +1,7 @@
 //! The crate's modules form layers: each top-level module imports only the ones below it
 //! (`sync` ← `ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ←
-//! `blas` ← `kernels` ← `backend`), and no file imports, through any chain, a file that
-//! imports it back. (`loom_models`, compiled only for model checking, may import anything.)
+//! `blas` ← `kernels` ← `fft` ← `backend`), and no file imports, through any chain, a file
+//! that imports it back. (`loom_models`, compiled only for model checking, may import anything.)
 //!
 //! Read from the source text: every `crate::…` and `super::…` path in code (comments and
 //! string literals removed, `use` groups expanded) is resolved to the deepest module it
@@ -22,6 +22,7 @@ const LAYERS: &[&str] = &[
     "runtime",
     "blas",
     "kernels",
+    "fft",
     "backend",
     "loom_models",
 ];

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support, ensure_supported};
 
@@ -345,5 +345,15 @@ impl Backend for WgpuBackend {
     fn matmul(&self, args: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
         self.check(args.dtype, OpKind::Matmul)?;
         Ok(kernels::matmul::run(&self.ctx, args)?)
+    }
+
+    /// Not implemented yet: `supports` answers no for `OpKind::Fft`, so core never gets here;
+    /// a direct call gets the same refusal.
+    fn fft(&self, args: &FftArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.real, OpKind::Fft)?;
+        Err(gpuarrays_core::Error::InvalidArgument {
+            op: "fft".into(),
+            reason: "the wgpu backend has no FFT yet; use the CPU or HIP backend".into(),
+        })
     }
 }

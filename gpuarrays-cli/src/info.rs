@@ -1,7 +1,8 @@
 //! `gpuarrays info`: the compiled-in backends, the backend `default_backend()` picks here,
 //! the devices each backend finds, and its capability table (element type × operation kind).
 //! A backend that is not available is one line; `--verbose` adds the causes (every library
-//! file tried and why it did not load).
+//! file tried and why it did not load). For each HIP device, the FFT plan cache's budgets and
+//! counters.
 
 use clap::Args;
 use gpuarrays::{BACKEND_ENV, Backend, BackendKind, DType, OpKind, Support};
@@ -29,6 +30,7 @@ pub fn run(args: &InfoArgs) -> Status {
                 for d in &devices {
                     let info = d.device();
                     println!("  device {}: {} (id {})", info.ordinal, info.name, info.id);
+                    print_fft_plan_cache(d);
                 }
                 if let Some(first) = devices.first() {
                     print_capabilities(&backends::capabilities(first));
@@ -86,6 +88,32 @@ fn passed_over(e: &gpuarrays::BackendChoiceError) -> String {
         other => other.to_string(),
     }
 }
+
+/// A HIP device's FFT plan cache: budgets (idle count, per key, bytes) and counters.
+#[cfg(feature = "hip")]
+fn print_fft_plan_cache(device: &gpuarrays::AnyBackend) {
+    let Some(hip) = device.as_hip() else {
+        return;
+    };
+    let cache = hip.fft_state().plan_cache();
+    let (l, s) = (cache.limits(), cache.stats());
+    println!(
+        "    FFT plan cache: budget {} idle plans ({} per key), {} MiB; hits {}, misses {}, \
+         evictions {}, live {}, idle {}, idle {} KiB (set with GPUARRAYS_FFT_PLAN_CACHE=count[,bytes])",
+        l.max_idle,
+        l.max_entries,
+        l.max_idle_bytes >> 20,
+        s.hits,
+        s.misses,
+        s.evictions,
+        s.live,
+        s.idle,
+        s.idle_bytes >> 10,
+    );
+}
+
+#[cfg(not(feature = "hip"))]
+fn print_fft_plan_cache(_device: &gpuarrays::AnyBackend) {}
 
 fn print_causes(e: &gpuarrays::BackendChoiceError) {
     for line in verbose_lines(e) {

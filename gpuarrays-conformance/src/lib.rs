@@ -74,6 +74,13 @@
 //! | prod, cumprod (n terms) | min(n + 2, 4√n + 16) | \|expected\| |
 //! | matmul (inner size k) | min(k + 2, 4√k + 16) | Σ_k \|a_ik\|·\|b_kj\| |
 //! | random normal | 64 | max(\|expected\|, 1) |
+//! | FFTs (N points per transform, after crop/pad) | 4·(log₂N + 2) | Σ\|x\| of the transform's (cropped/padded) input × the norm's factor; ×2 for irfft (the half spectrum stands for both halves) |
+//!
+//! FFTs: the error of a Cooley–Tukey or Bluestein transform grows like ε·log N relative to
+//! the input's norm; measured against Σ|x| (a bound on every |X_k|) the allowance
+//! 4·(log₂N + 2) is loose for a correct transform (the CPU reference stays within 3.1
+//! units on every FFT row) and still orders of magnitude tighter than what a wrong twiddle, bin or index produces (about
+//! Σ|x|/√N). The oracle of FFTs is the direct O(N²) DFT in f64, applied axis by axis.
 //!
 //! Accumulations: n·ε·Σ|x| bounds the error of a sum in *any* order; rounding errors of
 //! random data grow like √n, so the suite uses the tighter min(n + 2, 4√n + 16).
@@ -108,7 +115,7 @@ pub mod values;
 use gpuarrays_core::Backend;
 use gpuarrays_cpu_ref::CpuBackend;
 
-pub use case::{Case, CaseSpec, Layout, Op};
+pub use case::{Case, CaseSpec, FftCase, FftForm, Layout, Op};
 pub use config::{Progress, ProgressFn, SuiteConfig};
 pub use host::{HostArray, HostData};
 pub use report::{Row, SuiteReport};

@@ -119,6 +119,25 @@ pub fn needs(case: &Case) -> Needs {
                 .extend([(DType::I64, Find), (DType::I64, Storage)]);
         }
         Op::Matmul => each(Matmul, &mut n),
+        Op::Fft(_) => {
+            each(Fft, &mut n);
+            // The precision's other type (the spectrum of real data, the real result of
+            // irfft), and the copies and scaling core may lower to.
+            let other = if t.is_complex() {
+                t.real()
+            } else if t == DType::F32 {
+                DType::C32
+            } else {
+                DType::C64
+            };
+            n.primary.push((other, Fft));
+            n.auxiliary.extend([
+                (other, Storage),
+                (other, Elementwise),
+                (t, Elementwise),
+                (t.real(), Elementwise),
+            ]);
+        }
     }
     n
 }

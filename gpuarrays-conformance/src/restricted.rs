@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -167,5 +167,10 @@ impl<B: Backend> Backend for Restricted<B> {
     fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()> {
         self.guard(OpKind::Matmul, &[args.dtype])?;
         self.inner.matmul(args)
+    }
+
+    fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()> {
+        self.guard(OpKind::Fft, &[args.input_dtype(), args.output_dtype()])?;
+        self.inner.fft(args)
     }
 }

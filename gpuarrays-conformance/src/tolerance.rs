@@ -120,6 +120,13 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
             }
             _ => Tolerance::Exact,
         },
+        Op::Fft(f) => match input(0) {
+            Some(a) => match crate::oracle::fft_tolerance(f, a) {
+                Some((units, scale)) => Tolerance::eps(units, Scale::PerElement(scale)),
+                None => Tolerance::Exact,
+            },
+            None => Tolerance::Exact,
+        },
         _ => Tolerance::Exact,
     }
 }

@@ -11,7 +11,7 @@ use crate::device::DeviceInfo;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 
 /// A device that can hold arrays and run the generic operations.
@@ -90,4 +90,11 @@ pub trait Backend: Clone + Send + Sync + 'static {
 
     /// Runs a (batched) matrix product.
     fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()>;
+
+    /// Runs one batched FFT: 1 to 3 transform lengths, a batch, and a strided layout per
+    /// operand, unnormalised (exact semantics in [`crate::kernel::fft`]). Core has already
+    /// asked [`supports`](Self::supports) with [`OpKind::Fft`] for the precision's real and
+    /// complex types; call [`FftArgs::validate`] before trusting the description. A backend
+    /// without FFTs answers `Support::No` for `OpKind::Fft` and returns the same refusal here.
+    fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()>;
 }

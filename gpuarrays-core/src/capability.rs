@@ -38,10 +38,13 @@ pub enum OpKind {
     Find,
     /// Matrix multiplication.
     Matmul,
+    /// Fast Fourier transforms (asked with the real type of the transform's precision, `F32`
+    /// or `F64`, and with its complex type, `C32` or `C64`).
+    Fft,
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 7] = [
+    pub const ALL: [OpKind; 8] = [
         OpKind::Storage,
         OpKind::Elementwise,
         OpKind::Reduce,
@@ -49,6 +52,7 @@ impl OpKind {
         OpKind::Sort,
         OpKind::Find,
         OpKind::Matmul,
+        OpKind::Fft,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -60,6 +64,7 @@ impl OpKind {
             OpKind::Sort => "sort",
             OpKind::Find => "find",
             OpKind::Matmul => "matmul",
+            OpKind::Fft => "fft",
         }
     }
 
@@ -101,7 +106,11 @@ impl OpKind {
                 reason: "find kernels read a bool mask and write i64 positions",
                 alternative: "core casts other element types to a bool mask first",
             }),
-            OpKind::Sort | OpKind::Scan | OpKind::Matmul | OpKind::Find => None,
+            OpKind::Fft if !(dtype.is_float() || dtype.is_complex()) => Some(TypeRule {
+                reason: "FFTs transform floating-point data",
+                alternative: "cast to f32 or f64 (or c32/c64) first",
+            }),
+            OpKind::Sort | OpKind::Scan | OpKind::Matmul | OpKind::Find | OpKind::Fft => None,
         }
     }
 }
@@ -183,6 +192,11 @@ mod tests {
                 OpKind::Find.type_rule(d).is_none(),
                 find_kernel_type,
                 "find {d}"
+            );
+            assert_eq!(
+                OpKind::Fft.type_rule(d).is_none(),
+                matches!(d, DType::F32 | DType::F64 | DType::C32 | DType::C64),
+                "fft {d}"
             );
             for k in [OpKind::Storage, OpKind::Elementwise, OpKind::Reduce] {
                 assert_eq!(k.type_rule(d), None, "{k} {d}");

@@ -8,10 +8,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, ScanOp, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, ScanOp, SortArgs,
 };
 use gpuarrays_core::{
-    Array, Backend, DType, DeviceInfo, ErrorKind, OpKind, RawArray, Result, Support, dispatch_dtype,
+    Array, Backend, DType, DeviceInfo, ErrorKind, FftNorm, OpKind, RawArray, Result, Support,
+    dispatch_dtype,
 };
 use gpuarrays_cpu_ref::CpuBackend;
 
@@ -96,6 +97,9 @@ impl Backend for Refusing {
     fn matmul(&self, a: &MatmulArgs<'_, Self::Buffer>) -> Result<()> {
         self.inner.matmul(a)
     }
+    fn fft(&self, a: &FftArgs<'_, Self::Buffer>) -> Result<()> {
+        self.inner.fft(a)
+    }
 }
 
 fn zeros<B: Backend>(backend: &B, dtype: DType) -> RawArray<B> {
@@ -115,6 +119,7 @@ fn outcome<B: Backend>(backend: &B, dtype: DType, kind: OpKind) -> Option<ErrorK
         OpKind::Scan => a.scan(ScanOp::Sum, 0).map(drop),
         OpKind::Matmul => a.matmul(&a).map(drop),
         OpKind::Find => a.find().map(drop),
+        OpKind::Fft => a.fft(None, 1, FftNorm::Backward).map(drop),
         _ => Ok(()),
     };
     r.err().map(|e| e.kind())
@@ -126,7 +131,13 @@ fn type_rules_give_the_same_error_on_every_backend_without_asking_it() {
     let refusing = Refusing::new();
     let mut rules = 0;
     for dtype in DType::ALL {
-        for kind in [OpKind::Sort, OpKind::Scan, OpKind::Matmul, OpKind::Find] {
+        for kind in [
+            OpKind::Sort,
+            OpKind::Scan,
+            OpKind::Matmul,
+            OpKind::Find,
+            OpKind::Fft,
+        ] {
             let (on_cpu, on_refusing) =
                 (outcome(&cpu, dtype, kind), outcome(&refusing, dtype, kind));
             match kind.type_rule(dtype) {
@@ -155,8 +166,8 @@ fn type_rules_give_the_same_error_on_every_backend_without_asking_it() {
     }
     assert_eq!(
         rules,
-        2 + 1 + 1,
-        "complex sort (2 types), bool scan, bool matmul"
+        2 + 1 + 1 + 6,
+        "complex sort (2 types), bool scan, bool matmul, fft of bool and the 5 integer types"
     );
     let asked_with_a_rule: Vec<_> = refusing
         .asked()

@@ -3,7 +3,7 @@
 //! `Error::DeviceMismatch`).
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -128,5 +128,9 @@ impl Backend for AnyBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, AnyBuffer>) -> Result<()> {
         match_variant!(self, b => b.matmul(&args.try_map_buffers(|x| own(b, "matmul", x))?))
+    }
+
+    fn fft(&self, args: &FftArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.fft(&args.try_map_buffers(|x| own(b, "fft", x))?))
     }
 }

@@ -206,7 +206,8 @@ pub(crate) fn random(
     let Scalar::U64(seed) = seed else {
         return Err(invalid(format!("a {} random seed", seed.dtype())));
     };
-    let words = (start..start + len).map(|i| random::philox_words(seed, i as u64));
+    let per = random::words_per_element(dist, dtype);
+    let words = (start..start + len).map(|i| random::element_words(seed, i as u64, per));
     Ok(match (dist, dtype) {
         (Distribution::Uniform, DType::F32) => Col::F32(words.map(random::uniform_f32).collect()),
         (Distribution::Uniform, DType::F64) => Col::F64(words.map(random::uniform_f64).collect()),

@@ -7,7 +7,7 @@
 //! for is synchronised after `enqueue` returns.
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -97,14 +97,59 @@ impl HipBackend {
         writes: &[&HipBuffer],
         launch: impl FnOnce(&Stream) -> crate::Result<R>,
     ) -> crate::Result<R> {
-        let state = self.device_state();
-        let stream = state.thread_stream()?;
+        let stream = self.device_state().thread_stream()?;
+        self.enqueue_on(&stream, reads, writes, &[], launch)
+    }
+
+    /// [`HipBackend::enqueue`] on `stream` (the calling thread's, taken before to prepare
+    /// per-stream resources), with `own` — operands of the runtime's own such as an FFT work
+    /// area — ordered and recorded beside the caller's.
+    pub(crate) fn enqueue_on<R>(
+        &self,
+        stream: &Stream,
+        reads: &[&HipBuffer],
+        writes: &[&HipBuffer],
+        own: &[Access<'_>],
+        launch: impl FnOnce(&Stream) -> crate::Result<R>,
+    ) -> crate::Result<R> {
         let accesses: SmallVec<[Access<'_>; 8]> = reads
             .iter()
             .map(|b| Access::read(b.device_buffer()))
             .chain(writes.iter().map(|b| Access::write(b.device_buffer())))
+            .chain(own.iter().copied())
             .collect();
-        state.enqueue(&stream, &accesses, launch)
+        self.device_state().enqueue(stream, &accesses, launch)
+    }
+
+    fn fft_inner(&self, a: &FftArgs<'_, HipBuffer>) -> crate::Result<()> {
+        a.validate()
+            .map_err(|e| HipError::InvalidArgument(e.to_string()))?;
+        let (ti, to) = (a.input_dtype(), a.output_dtype());
+        check_run(a.input, ti, 0, a.extent(true), "fft")?;
+        check_run(a.output, to, 0, a.extent(false), "fft")?;
+        let desc = crate::platform::FftPlanDesc::from_args(a);
+        // Plan, work area and input copy before any operand is locked: creating a plan or
+        // allocating may take milliseconds (and run the memory pool's release hooks).
+        let stream = self.device_state().thread_stream()?;
+        let prepared = self.fft_state().prepare(&stream, &desc)?;
+        let (input, output) = (
+            a.input.at(a.input_layout.offset, ti.size()),
+            a.output.at(a.output_layout.offset, to.size()),
+        );
+        // In place, input and output are one buffer: the protocol takes it as a write.
+        self.enqueue_on(
+            &stream,
+            &[a.input],
+            &[a.output],
+            &prepared.accesses(),
+            |stream| {
+                // SAFETY: both ranges were checked against their buffers above and `desc` is
+                // their layout (`validate`); the ordering protocol orders them and the
+                // prepared operands on `stream` and records the uses, so no free or reuse
+                // of their memory precedes the transform.
+                unsafe { prepared.enqueue(stream, &desc, input, output) }
+            },
+        )
     }
 
     fn elementwise_inner(
@@ -394,5 +439,9 @@ impl Backend for HipBackend {
 
     fn matmul(&self, args: &MatmulArgs<'_, HipBuffer>) -> Result<()> {
         self.matmul_inner(args).map_err(|e| self.err(e))
+    }
+
+    fn fft(&self, a: &FftArgs<'_, HipBuffer>) -> Result<()> {
+        self.fft_inner(a).map_err(|e| self.err(e))
     }
 }

@@ -38,6 +38,7 @@ use parking_lot::Mutex;
 use crate::blas::{DeviceBlas, MatmulRoute};
 use crate::device::DeviceState;
 use crate::error::{HipError, Result};
+use crate::fft::{FftState, limits_from_env};
 use crate::kernels::{DeviceKernels, DiskCache};
 use crate::platform::DeviceId;
 use crate::runtime::HipRuntime;
@@ -45,6 +46,7 @@ use crate::runtime::HipRuntime;
 struct Inner {
     runtime: Arc<HipRuntime>,
     kernels: DeviceKernels,
+    fft: FftState,
     blas: DeviceBlas,
     matmul_route: parking_lot::RwLock<MatmulRoute>,
     /// Whether the fallback from a missing BLAS library to the kernel was reported.
@@ -114,8 +116,10 @@ impl HipBackend {
             ordinal,
             name: props.name.clone(),
         };
+        let fft = FftState::new(state.clone(), limits_from_env()?);
         Ok(HipBackend {
             inner: Arc::new(Inner {
+                fft,
                 blas: DeviceBlas::new(state.clone())?,
                 matmul_route: parking_lot::RwLock::new(MatmulRoute::from_env()?),
                 blas_fallback_reported: std::sync::atomic::AtomicBool::new(false),
@@ -133,6 +137,10 @@ impl HipBackend {
     /// The device's kernel state (module cache and its counters).
     pub fn kernels(&self) -> &DeviceKernels {
         &self.inner.kernels
+    }
+    /// The device's FFT plans and work areas (plan-cache stats, budgets, `clear`).
+    pub fn fft_state(&self) -> &FftState {
+        &self.inner.fft
     }
     /// The device's vendor BLAS (handle cache, precision policy).
     pub fn blas(&self) -> &DeviceBlas {

@@ -4,10 +4,10 @@
 //!
 //! | family | file | kernels |
 //! |---|---|---|
-//! | fused elementwise (incl. casts, random) | [`elementwise`] | codegen from a `Program`, specialised on each operand's access |
-//! | reductions (8 ops) | [`reduce`] | rows: thread/warp/block(+partials); columns: split axis (+partials) |
-//! | inclusive scans | [`scan`] | rows: tiles with a block scan and carries; columns: split axis with carries |
-//! | sort | [`sort`] | bitonic network over order-preserving keys |
+//! | fused elementwise (incl. casts, random) | [`elementwise`] | codegen from a `Program`, specialised on each operand's access; permuting copies through 32×32 shared-memory tiles |
+//! | reductions (8 ops) | [`reduce`] | rows: thread/warp/block, partials combined by the last block; columns: split axis, partials combined by the last split |
+//! | inclusive scans | [`scan`] | rows: one pass, carries from a fixed tree of tile aggregates (or 3 passes); columns: split axis with carries |
+//! | sort | [`sort`] | LSD radix sort of order-preserving keys (onesweep, or one block per row); bitonic network for short rows |
 //! | find | [`find`] | count, scan, scatter |
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!

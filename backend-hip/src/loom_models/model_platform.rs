@@ -11,9 +11,9 @@ use crate::error::{HipError, Result};
 use crate::platform::test_double::race::{Clock, RaceDetector};
 use crate::platform::{
     BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
-    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
-    WorkStatus, codes,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use crate::sync::Mutex;
 use std::collections::{BTreeMap, HashMap};
@@ -404,5 +404,23 @@ impl Platform for ModelPlatform {
     }
     fn destroy_graph_exec(&self, _graph: GraphExecHandle) -> Result<()> {
         Err(not_modelled("graphs"))
+    }
+    fn fft_plan_create(&self, _device: DeviceId, _desc: &FftPlanDesc) -> Result<FftPlanInfo> {
+        Err(not_modelled("the vendor FFT"))
+    }
+    fn fft_plan_destroy(&self, _device: DeviceId, _plan: FftPlanHandle) -> Result<()> {
+        Err(not_modelled("the vendor FFT"))
+    }
+    unsafe fn fft_execute(
+        &self,
+        _plan: FftPlanHandle,
+        _desc: &FftPlanDesc,
+        _input: DevicePtr,
+        _output: DevicePtr,
+        _work: DevicePtr,
+        _work_bytes: usize,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(not_modelled("the vendor FFT"))
     }
 }

@@ -12,6 +12,7 @@
 //! the runtime layer above does so. Operations that take a [`DeviceId`] bind it themselves.
 
 mod blas_types;
+mod fft_types;
 mod handles;
 mod select;
 mod types;
@@ -25,6 +26,7 @@ pub mod test_double;
 pub use crate::error::codes;
 pub use crate::ids::{DeviceId, PlatformKind};
 pub use blas_types::{BlasMath, BlasType, GemmStridedBatched};
+pub use fft_types::{FftPlanDesc, FftPlanHandle, FftPlanInfo};
 pub use handles::{
     BlasHandle, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
     StreamHandle,
@@ -212,4 +214,31 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
     fn destroy_graph(&self, graph: GraphHandle) -> Result<()>;
     /// Destroy an instantiated graph.
     fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()>;
+
+    // ---- FFT (cuFFT on NVIDIA, rocFFT on AMD) ----
+    /// Create a plan for `desc` on `device`, holding no work area of its own (cuFFT's
+    /// auto-allocation off; rocFFT gets one at each execution). Binds `device`.
+    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo>;
+    /// Destroy a plan created on `device`, with `device` current during the call; the calling
+    /// thread's binding is restored afterwards.
+    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()>;
+    /// Run `plan` (made for `desc`) on `stream`, with `work` (at least the plan's
+    /// `work_bytes`) as its work area; both are set at every call.
+    ///
+    /// # Safety
+    /// `input` and `output` must be device allocations laid out as `desc` says (the same
+    /// pointer iff `desc.in_place`), `work` an allocation of at least `work_bytes` bytes (or
+    /// anything when 0), all on the stream's device and alive until the transform has run;
+    /// the plan must not be used by another thread during the call.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn fft_execute(
+        &self,
+        plan: FftPlanHandle,
+        desc: &FftPlanDesc,
+        input: DevicePtr,
+        output: DevicePtr,
+        work: DevicePtr,
+        work_bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()>;
 }

@@ -11,7 +11,7 @@
 //!             "max_s", "samples", "calls_per_sample",
 //!             "bytes"?, "gbps"?, "flops"?, "gflops"?, "fraction"?, "fraction_of"?,
 //!             "baseline"?: true}],
-//!   "errors": [{"name": ..., "backend": ..., "error": "..."}] }
+//!   "errors": [{"name": ..., "backend": ..., "kind": "Unsupported", "error": "..."}] }
 //! ```
 //! `fraction` is throughput over the copy bandwidth measured in the same run on the same
 //! device (`fraction_of: "copy"`), or over the device's datasheet peak for products where
@@ -99,7 +99,8 @@ pub fn peak_flops(device: &str, dtype: &str) -> Option<f64> {
 }
 
 /// Fills in every row's fraction: bandwidth over `copy_gbps` of its device, products over the
-/// peak.
+/// peak (FFT rows count nominal operations, see `cases/fft.rs`, and get no fraction: a
+/// memory-bound transform's share of the arithmetic peak says nothing).
 pub fn set_fractions(rows: &mut [Row], copy_gbps: &[(String, f64)]) {
     for r in rows.iter_mut() {
         r.fraction = if let Some(g) = r.gbps() {
@@ -108,7 +109,7 @@ pub fn set_fractions(rows: &mut [Row], copy_gbps: &[(String, f64)]) {
                 .find(|(d, _)| *d == r.device)
                 .filter(|(_, c)| *c > 0.0)
                 .map(|(_, c)| (g / c, "copy"))
-        } else if let Some(gf) = r.gflops() {
+        } else if let Some(gf) = r.gflops().filter(|_| r.params["op"] == "matmul") {
             let dtype = r.params["dtype"].as_str().unwrap_or("");
             peak_flops(&r.device, dtype).map(|p| (gf * 1e9 / p, "peak"))
         } else {

@@ -50,8 +50,13 @@ pub fn print(devices: &[Value], rows: &[Row], errors: &[Value]) {
         }
     }
     for e in errors {
+        let what = if e["kind"] == "Unsupported" {
+            "UNSUPPORTED"
+        } else {
+            "FAILED"
+        };
         println!(
-            "FAILED {} on {}: {}",
+            "{what} {} on {}: {}",
             e["name"].as_str().unwrap_or(""),
             e["backend"].as_str().unwrap_or(""),
             e["error"].as_str().unwrap_or("")

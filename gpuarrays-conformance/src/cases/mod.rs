@@ -5,6 +5,7 @@
 mod axis;
 mod construct;
 mod elementwise;
+mod fft;
 mod reduce;
 
 use gpuarrays_core::DType;
@@ -43,6 +44,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     construct::rows(&s, &mut rows);
     reduce::rows(&s, &mut rows);
     axis::rows(&s, &mut rows);
+    fft::rows(&s, &mut rows);
     rows
 }
 

@@ -8,7 +8,7 @@ pub use place::{Placed, download, download_base, internal, place, upload};
 use gpuarrays_core::kernel::BinaryOp;
 use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result, dispatch_dtype};
 
-use crate::case::{Case, Op};
+use crate::case::{Case, FftCase, FftForm, Op};
 use crate::host::{HostArray, HostData};
 
 /// Runs `case` on `backend` and downloads the result.
@@ -57,6 +57,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
             seed,
         } => Expr::random(backend, dims, *dtype, *dist, *seed).eval_raw()?,
         Op::Matmul => arg(0)?.matmul(arg(1)?)?,
+        Op::Fft(f) => fft(arg(0)?, f)?,
         Op::Zeros { dtype, dims } => {
             dispatch_dtype!(dtype, T => Array::<T, B>::zeros(backend, dims)?.into_raw())
         }
@@ -141,4 +142,23 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
 
 fn scalar<T: Element>(s: gpuarrays_core::Scalar) -> Result<T> {
     T::from_scalar(s).ok_or_else(|| internal("parameter of the wrong type"))
+}
+
+/// The public FFT function of `f.form` on `a`.
+fn fft<B: Backend>(a: &RawArray<B>, f: &FftCase) -> Result<RawArray<B>> {
+    let (s, axes, norm) = (f.s.as_deref(), f.axes.as_deref(), f.norm);
+    let n = s.and_then(|s| s.first().copied());
+    let axis = axes.and_then(|a| a.first().copied()).unwrap_or(0);
+    match f.form {
+        FftForm::Fft => a.fft(n, axis, norm),
+        FftForm::Ifft => a.ifft(n, axis, norm),
+        FftForm::Rfft => a.rfft(n, axis, norm),
+        FftForm::Irfft => a.irfft(n, axis, norm),
+        FftForm::Fft2 => a.fft2(s, axes, norm),
+        FftForm::Ifft2 => a.ifft2(s, axes, norm),
+        FftForm::Fftn => a.fftn(s, axes, norm),
+        FftForm::Ifftn => a.ifftn(s, axes, norm),
+        FftForm::Rfftn => a.rfftn(s, axes, norm),
+        FftForm::Irfftn => a.irfftn(s, axes, norm),
+    }
 }

@@ -6,6 +6,7 @@
 
 mod axis;
 mod elementwise;
+mod fft;
 mod index;
 mod magnitudes;
 mod matmul;
@@ -17,6 +18,7 @@ pub mod value;
 use gpuarrays_core::kernel::BinaryOp;
 use gpuarrays_core::{DType, Scalar};
 
+pub use fft::fft_tolerance;
 pub use magnitudes::{lane_magnitudes, magnitude, matmul_magnitudes, prefix_magnitudes, scale_map};
 pub use rules::Expected;
 
@@ -126,6 +128,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
             seed,
         } => random::random(*dist, *dtype, dims, *seed),
         Op::Matmul => matmul::matmul(a()?, b()?),
+        Op::Fft(f) => fft::fft(f, a()?),
     }
 }
 

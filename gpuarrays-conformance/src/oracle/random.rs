@@ -13,10 +13,27 @@ use crate::host::{HostArray, HostData};
 const TWO_POW_24: f64 = 16_777_216.0;
 const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 
-/// The four words of element `index` for `seed`: counter (lo, hi, 0, 0), key (lo, hi).
-fn words(seed: u64, index: u64) -> [u32; 4] {
-    let counter = [(index & 0xFFFF_FFFF) as u32, (index >> 32) as u32, 0, 0];
-    philox4x32_10(counter, [(seed & 0xFFFF_FFFF) as u32, (seed >> 32) as u32])
+/// Words `per·index .. per·index + per - 1` of the word stream for `seed`: Philox call `c`
+/// (counter (lo, hi, 0, 0), key (lo, hi)) gives stream words `4c .. 4c + 3`.
+fn words(seed: u64, index: u64, per: u64) -> [u32; 4] {
+    let key = [(seed & 0xFFFF_FFFF) as u32, (seed >> 32) as u32];
+    let mut out = [0u32; 4];
+    for (k, slot) in out.iter_mut().enumerate().take(per as usize) {
+        let word = index * per + k as u64;
+        let call = word / 4;
+        let counter = [(call & 0xFFFF_FFFF) as u32, (call >> 32) as u32, 0, 0];
+        *slot = philox4x32_10(counter, key)[(word % 4) as usize];
+    }
+    out
+}
+
+/// Stream words one element takes: as many as its transform below reads.
+fn per_element(dist: Distribution, dtype: DType) -> u64 {
+    match (dist, dtype) {
+        (Distribution::Uniform, DType::F32) => 1,
+        (Distribution::Normal, DType::F64) => 4,
+        _ => 2,
+    }
 }
 
 /// 53 random bits (27 from `a`, 26 from `b`) as a double in [0, 1).
@@ -59,7 +76,7 @@ pub fn random(
     let n: usize = dims.iter().product();
     let mut out = HostData::with_capacity(t, n);
     for i in 0..n {
-        out.push(draw(dist, t, words(seed, i as u64)));
+        out.push(draw(dist, t, words(seed, i as u64, per_element(dist, t))));
     }
     Ok(HostArray::new(dims.to_vec(), out))
 }

@@ -9,6 +9,7 @@
 
 use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SortArgs};
 use super::elementwise::{ElementwiseArgs, Operand};
+use super::fft::FftArgs;
 
 impl<'a, A> Operand<'a, A> {
     /// This operand with its buffer mapped by `f`.
@@ -134,6 +135,26 @@ impl<'a, A> MatmulArgs<'a, A> {
             b_batch_stride: self.b_batch_stride,
             output: f(self.output)?,
             output_offset: self.output_offset,
+        })
+    }
+}
+
+impl<'a, A> FftArgs<'a, A> {
+    /// These arguments with the input, then the output buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<FftArgs<'a, B>, E> {
+        Ok(FftArgs {
+            kind: self.kind,
+            direction: self.direction,
+            real: self.real,
+            lengths: self.lengths.clone(),
+            batch: self.batch,
+            input: f(self.input)?,
+            input_layout: self.input_layout,
+            output: f(self.output)?,
+            output_layout: self.output_layout,
         })
     }
 }

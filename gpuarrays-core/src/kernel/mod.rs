@@ -33,11 +33,13 @@
 
 pub mod axis_ops;
 pub mod elementwise;
+pub mod fft;
 mod map_buffers;
 pub mod operators;
 pub mod random;
 
 pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SortArgs};
 pub use elementwise::{Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
+pub use fft::{FftArgs, FftDirection, FftKind, FftLayout, MAX_FFT_RANK};
 pub use operators::{BinaryOp, UnaryOp};
 pub use random::Distribution;

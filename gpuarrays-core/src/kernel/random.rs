@@ -1,11 +1,16 @@
 //! Counter-based random numbers: the exact recipe every backend follows, so one seed gives
 //! the same array on every backend (to within the rounding of `log`/`cos` for normals).
 //!
-//! Element `i` (linear index into the output, row-major) of an array drawn with seed `s`:
-//! 1. `r = philox4x32_10(counter = [lo32(i), hi32(i), 0, 0], key = [lo32(s), hi32(s)])`;
-//! 2. uniform f32: `(r0 >> 8) · 2⁻²⁴` in [0, 1);
+//! The generator is a stream of 32-bit words for seed `s`: Philox call `c` (`c = 0, 1, ...`),
+//! `r = philox4x32_10(counter = [lo32(c), hi32(c), 0, 0], key = [lo32(s), hi32(s)])`, gives
+//! words `4c .. 4c + 3` of the stream. A draw takes `w` words ([`words_per_element`]: 1 for a
+//! uniform f32, 2 for a uniform f64 or a normal f32, 4 for a normal f64), and element `i`
+//! (linear index into the output, row-major) takes words `w·i .. w·i + w − 1` — so one Philox
+//! call feeds `4/w` consecutive elements, and a GPU thread writes them with one vector store.
+//! With `r` the element's words ([`element_words`]):
+//! 1. uniform f32: `(r0 >> 8) · 2⁻²⁴` in [0, 1);
 //!    uniform f64: `((r0 >> 5) · 2²⁶ + (r1 >> 6)) · 2⁻⁵³` in [0, 1);
-//! 3. normal (Box–Muller, cosine branch, computed in the output type):
+//! 2. normal (Box–Muller, cosine branch, computed in the output type):
 //!    f32: `u1 = ((r0 >> 8) + 1) · 2⁻²⁴` in (0, 1], `u2 = (r1 >> 8) · 2⁻²⁴`;
 //!    f64: `u1 = uniform_f64(r0, r1) + 2⁻⁵³`, `u2 = uniform_f64(r2, r3)`;
 //!    `z = sqrt(-2 ln u1) · cos(2π u2)`.
@@ -15,6 +20,8 @@
 //!
 //! Philox4x32-10 is from Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as
 //! 1, 2, 3" (SC'11); the tests below use the known-answer vectors of its reference code.
+
+use crate::dtype::DType;
 
 /// Which distribution a random leaf draws from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,12 +67,32 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     [c0, c1, c2, c3]
 }
 
-/// The four random words of element `index` for `seed`.
-pub fn philox_words(seed: u64, index: u64) -> [u32; 4] {
+/// The four words of Philox call `counter` for `seed` (words `4·counter ..` of the stream).
+pub fn philox_words(seed: u64, counter: u64) -> [u32; 4] {
     philox4x32_10(
-        [index as u32, (index >> 32) as u32, 0, 0],
+        [counter as u32, (counter >> 32) as u32, 0, 0],
         [seed as u32, (seed >> 32) as u32],
     )
+}
+
+/// Stream words one draw of `dist` in `dtype` takes (1, 2 or 4; f32 or f64 only).
+pub fn words_per_element(dist: Distribution, dtype: DType) -> u32 {
+    match (dist, dtype) {
+        (Distribution::Uniform, DType::F64) | (Distribution::Normal, DType::F32) => 2,
+        (Distribution::Normal, DType::F64) => 4,
+        _ => 1,
+    }
+}
+
+/// The words of element `index` for `seed` when each element takes `per` words (1, 2 or 4):
+/// stream words `per·index ..`, in `[0..per]`, the rest zero.
+pub fn element_words(seed: u64, index: u64, per: u32) -> [u32; 4] {
+    let first = index * per as u64;
+    let r = philox_words(seed, first / 4);
+    let at = (first % 4) as usize;
+    let mut w = [0u32; 4];
+    w[..per as usize].copy_from_slice(&r[at..at + per as usize]);
+    w
 }
 
 const TWO_POW_M24: f32 = 1.0 / 16_777_216.0;
@@ -116,6 +143,21 @@ mod tests {
             ),
             [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
         );
+    }
+
+    #[test]
+    fn elements_take_consecutive_words_of_the_stream() {
+        let stream: Vec<u32> = (0..8).flat_map(|c| philox_words(9, c)).collect();
+        for per in [1u32, 2, 4] {
+            for i in 0..8u64 {
+                let w = element_words(9, i, per);
+                let first = (i * per as u64) as usize;
+                assert_eq!(&w[..per as usize], &stream[first..first + per as usize]);
+                assert!(w[per as usize..].iter().all(|&x| x == 0));
+            }
+        }
+        assert_eq!(words_per_element(Distribution::Uniform, DType::F32), 1);
+        assert_eq!(words_per_element(Distribution::Normal, DType::F64), 4);
     }
 
     #[test]

@@ -5,11 +5,16 @@ pub(crate) mod copy;
 pub(crate) mod eval;
 pub mod expr;
 mod expr_ops;
+pub mod fft;
+mod fft_helpers;
+mod fft_lowering;
 mod layout;
 mod matmul;
 mod random;
 mod reduce;
+mod region;
 mod scan;
 mod sort;
 
 pub use expr::{Expr, ExprArg, IntoExprArg, Literal};
+pub use fft::{FftElement, FftNorm};

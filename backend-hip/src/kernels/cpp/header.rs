@@ -96,6 +96,7 @@ const SHFL_NVIDIA: &str = r#"
 #define GA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define GA_SHFL_IDX(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define GA_BALLOT(p) ((u64)__ballot_sync(0xffffffffu, (p)))
+#define GA_SYNCWARP() __syncwarp()
 "#;
 
 const SHFL_AMD: &str = r#"
@@ -103,6 +104,7 @@ const SHFL_AMD: &str = r#"
 #define GA_SHFL_UP(v, d) __shfl_up((v), (d))
 #define GA_SHFL_IDX(v, l) __shfl((v), (l))
 #define GA_BALLOT(p) ((u64)__ballot(p))
+#define GA_SYNCWARP() __builtin_amdgcn_wave_barrier()
 "#;
 
 const SHFL_TYPED: &str = r#"

@@ -1,8 +1,15 @@
 //! Philox4x32-10 in C++, with the exact recipe of `gpuarrays_core::kernel::random`: element
-//! `i` of a draw with seed `s` uses counter `(lo32(i), hi32(i), 0, 0)` and key
-//! `(lo32(s), hi32(s))`. Everything before `log`/`cos`/`sqrt` is exact integer or
+//! `i` of a draw taking `w` words per element uses stream words `w·i ..`, i.e. words
+//! `(w·i) mod 4 ..` of Philox call `(w·i) / 4` (counter `(lo32, hi32, 0, 0)`, key
+//! `(lo32(s), hi32(s))`). Everything before `log`/`cos`/`sqrt` is exact integer or
 //! exactly-representable float arithmetic, so uniforms are bit-identical to the CPU's.
 //! Emitted only into programs that draw random numbers.
+//!
+//! One call feeds `4/w` consecutive elements: the elementwise kernel's vector loop evaluates
+//! each call of its vector once (`ga_philox` into `rq[c]`) and gives element `j` its words with
+//! `ga_vec_words` (a constant call and offset per unrolled `j`); the scalar tail uses
+//! `ga_draw_words`. (Left to common-subexpression elimination, the host compiler kept one
+//! Philox evaluation per element.)
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
@@ -25,6 +32,30 @@ GA_INLINE GaWords ga_philox(u64 index, u64 seed) {
   GaWords w; w.r0 = c0; w.r1 = c1; w.r2 = c2; w.r3 = c3;
   return w;
 }
+GA_INLINE u32 ga_pick(const GaWords r, const u32 o) {
+  return o == 0u ? r.r0 : (o == 1u ? r.r1 : (o == 2u ? r.r2 : r.r3));
+}
+// The words of element `index` of a draw taking W words per element, first word in r0.
+template <int W>
+GA_INLINE GaWords ga_draw_words(const u64 index, const u64 seed) {
+  const u64 word = index * (u64)W;
+  const GaWords r = ga_philox(word >> 2, seed);
+  if (W == 4) return r;
+  const u32 o = (u32)word & 3u;
+  GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
+  return w;
+}
+// Element j of a vector whose W-word draws start at a stream word `off` (mod 4) of call q[0]:
+// with NC > 1 calls the vector starts on a call boundary (off = 0) and j's call is constant.
+template <int W, int NC>
+GA_INLINE GaWords ga_vec_words(const GaWords* q, const int j, const u32 off) {
+  const u32 word = (u32)(j * W) + (NC == 1 ? off : 0u);
+  const GaWords r = q[NC == 1 ? 0 : (j * W) >> 2];
+  if (W == 4) return r;
+  const u32 o = word & 3u;
+  GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
+  return w;
+}
 GA_INLINE f64 ga_unit_f64(u32 a, u32 b) { return ((f64)(a >> 5) * 67108864.0 + (f64)(b >> 6)) * 0x1p-53; }
 GA_INLINE f32 ga_uniform_f32(GaWords w) { return (f32)(w.r0 >> 8) * 0x1p-24f; }
 GA_INLINE f64 ga_uniform_f64(GaWords w) { return ga_unit_f64(w.r0, w.r1); }
@@ -40,8 +71,9 @@ GA_INLINE f64 ga_normal_f64(GaWords w) {
 }
 "#;
 
-/// The C++ expression of one draw for element `index` (an i64 expression) with `seed` (u64).
-pub fn draw(dist: Distribution, dtype: DType, index: &str, seed: &str) -> Option<String> {
+/// The C++ expression of one draw of `dist` in `dtype` from the element's words `words` (a
+/// `GaWords` expression, first word in `r0`: see `ga_draw_words` and `ga_vec_words`).
+pub fn transform(dist: Distribution, dtype: DType, words: &str) -> Option<String> {
     let f = match (dist, dtype) {
         (Distribution::Uniform, DType::F32) => "ga_uniform_f32",
         (Distribution::Uniform, DType::F64) => "ga_uniform_f64",
@@ -49,5 +81,5 @@ pub fn draw(dist: Distribution, dtype: DType, index: &str, seed: &str) -> Option
         (Distribution::Normal, DType::F64) => "ga_normal_f64",
         _ => return None,
     };
-    Some(format!("{f}(ga_philox((u64){index}, {seed}))"))
+    Some(format!("{f}({words})"))
 }

@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{Node, Program};
+use gpuarrays_core::kernel::{Node, Program, random};
 
 use super::layout::{Class, EwLayout};
 use crate::error::{HipError, Result};
@@ -44,6 +44,7 @@ fn eval_function(p: &Program) -> Result<String> {
             .enumerate()
             .map(|(k, &d)| format!("const {} s{k}", mty(d))),
     );
+    params.extend(randoms(p).map(|(i, _, _)| format!("const GaWords r{i}")));
     let mut s = format!(
         "GA_INLINE {} ga_eval({}) {{\n",
         cty(out.dtype),
@@ -95,7 +96,7 @@ fn eval_function(p: &Program) -> Result<String> {
                 if scalar(k)? != DType::U64 {
                     return Err(invalid(format!("random seed slot {k} is not u64")));
                 }
-                philox::draw(dist, ins.dtype, "idx", &format!("s{k}"))
+                philox::transform(dist, ins.dtype, &format!("r{i}"))
                     .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?
             }
         };
@@ -141,6 +142,23 @@ fn offsets(l: &EwLayout) -> String {
     s
 }
 
+/// The random leaves of `p`: (instruction index, seed slot, stream words per element).
+fn randoms(p: &Program) -> impl Iterator<Item = (usize, u32, u32)> + '_ {
+    p.instrs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ins)| match ins.node {
+            Node::Random(dist, slot) => Some((i, slot, random::words_per_element(dist, ins.dtype))),
+            _ => None,
+        })
+}
+
+/// Philox calls one vector of `vec` elements taking `w` words each needs (it starts at a
+/// multiple of `vec·w` words, so `vec·w < 4` words lie inside one call).
+fn calls_per_vector(vec: u32, w: u32) -> u32 {
+    (vec * w / 4).max(1)
+}
+
 /// The arguments of a `ga_eval` call; `vector` selects the vector loop's form of the
 /// contiguous inputs.
 fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
@@ -154,6 +172,16 @@ fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
         });
     }
     args.extend((0..p.scalars.len()).map(|k| format!("s{k}")));
+    for (i, slot, w) in randoms(p) {
+        args.push(if vector {
+            format!(
+                "ga_vec_words<{w}, {nc}>(rq{i}, j, rw{i})",
+                nc = calls_per_vector(l.vec, w)
+            )
+        } else {
+            format!("ga_draw_words<{w}>((u64)idx, s{slot})")
+        });
+    }
     format!("ga_eval({})", args.join(", "))
 }
 
@@ -165,6 +193,9 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             l.inputs.len(),
             p.inputs.len()
         )));
+    }
+    if l.transpose {
+        return Ok(super::transpose::body(out_dtype, l.ndim));
     }
     let mut s = String::new();
     if l.ndim > 0 {
@@ -251,6 +282,14 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
                     "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + base);"
                 );
             }
+        }
+        // Each Philox call once per vector: rq{i}[c] for the calls of elements base ..
+        for (i, slot, w) in randoms(p) {
+            let nc = calls_per_vector(vec, w);
+            let _ = writeln!(
+                s,
+                "    const u32 rw{i} = (u32)(((u64)base * {w}u) & 3u);\n    GaWords rq{i}[{nc}];\n#pragma unroll\n    for (int c = 0; c < {nc}; ++c) rq{i}[c] = ga_philox((((u64)base * {w}u) >> 2) + (u64)c, s{slot});"
+            );
         }
         let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));
         let _ = writeln!(s, "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{");

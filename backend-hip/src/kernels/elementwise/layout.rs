@@ -48,6 +48,8 @@ pub struct EwLayout {
     pub ndim: u32,
     /// Whether the decomposition may use 32-bit division (fewer than 2³² elements).
     pub idx32: bool,
+    /// A plain copy run by the tiled kernel of [`super::transpose`] instead of the generic one.
+    pub transpose: bool,
 }
 
 /// A compiled elementwise kernel's identity: the program and its layout.
@@ -111,6 +113,7 @@ pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -
         vec: vec as u32,
         ndim: if strided { shape.len() as u32 } else { 0 },
         idx32: strided && n <= u32::MAX as usize,
+        transpose: false,
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod codegen;
 pub mod layout;
+pub mod transpose;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -97,6 +98,42 @@ fn kernel(
     Ok((function, layout))
 }
 
+/// The tiled copy of [`transpose`]: `a` is the output axis along which the input is contiguous.
+fn run_transpose(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    function: FunctionHandle,
+    shape: &[usize],
+    input: &EwOperand<'_>,
+    output: &EwOperand<'_>,
+    a: usize,
+) -> Result<()> {
+    let (tl, ta, total) = transpose::tiles(shape, a);
+    let mut args = KernelArgs::with_capacity(8);
+    args.ptr(input.ptr)
+        .dims(input.strides.iter().map(|&s| s as i64))
+        .ptr(output.ptr)
+        .dims(shape.iter().map(|&n| n as i64))
+        .i32(a as i32)
+        .i64(tl as i64)
+        .i64(ta as i64)
+        .i64(total as i64);
+    let blocks = total.clamp(1, i32::MAX as usize) as u32;
+    // SAFETY: the parameters follow transpose::body's list and types; the caller guarantees
+    // the input's strides stay inside its allocation over `shape` and that the output holds
+    // the shape's elements contiguously, both alive until the kernel ran (stream order).
+    unsafe {
+        dev.launch(
+            function,
+            [blocks, 1, 1],
+            [transpose::TILE as u32, transpose::ROWS, 1],
+            0,
+            stream,
+            &mut args,
+        )
+    }
+}
+
 /// Runs `program` over `shape` on `stream`.
 pub fn run(
     dev: &DeviceKernels,
@@ -159,7 +196,17 @@ fn run_on(
     if n == 0 {
         return Ok(());
     }
-    let (function, l) = kernel(dev, program, layout::plan(shape, inputs, output))?;
+    let mut planned = layout::plan(shape, inputs, output);
+    if let Some(a) = transpose::contiguous_axis(program, shape, inputs, output, &planned) {
+        planned.transpose = true;
+        planned.vec = 1;
+        let (function, _) = kernel(dev, program, planned)?;
+        let Some(stream) = stream else {
+            return Ok(());
+        };
+        return run_transpose(dev, stream, function, shape, &inputs[0], output, a);
+    }
+    let (function, l) = kernel(dev, program, planned)?;
     let Some(stream) = stream else {
         return Ok(());
     };

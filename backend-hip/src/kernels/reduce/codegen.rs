@@ -9,13 +9,17 @@
 //! | `ga_cols[_vec]` | inner > 1 | one thread per (outer, column group, split of the axis), sequential over its split, coalesced across threads |
 //! | `ga_cols_partials` | | one thread per column combines its splits in order |
 //!
-//! Two passes instead of atomics: the partition depends only on the sizes and the device, so
-//! a reduction gives the same bits every run.
+//! The partition depends only on the sizes and the device, and partials are combined in a
+//! fixed order, so a reduction gives the same bits every run. Partials are combined in the
+//! same launch by whichever block (rows) or thread (columns) finishes last — found with an
+//! atomic counter, the order of combination does not depend on which one it is — or, with
+//! `GPUARRAYS_REDUCE=twopass`, by the `*_partials` kernels in a second launch.
 
 use gpuarrays_core::DType;
+use gpuarrays_core::kernel::ReduceOp;
 
 use crate::kernels::cpp::combine::{Combiner, LIBRARY};
-use crate::kernels::cpp::element_types::{load, mty};
+use crate::kernels::cpp::element_types::{cty, load, mty};
 
 /// Threads per block of `ga_rows_block`: 132×8 blocks of 512 with float4 loads reached
 /// 4320 GB/s for a 1 GiB f32 sum on the H200 (DESIGN.md, measured facts).
@@ -28,8 +32,33 @@ pub fn vec_width(t: DType) -> u32 {
     (16 / t.size()).max(1) as u32
 }
 
-/// The module body for reducing `t` with `c`.
-pub fn body(t: DType, c: &Combiner) -> String {
+/// `ga_accum(acc, x, k)`: `acc` combined with element `x` at index `k`, for a thread that
+/// visits its elements in increasing `k`. The general `ga_combine(acc, ga_map(x, k))` for
+/// most operations; for argmin/argmax the same decision in fewer instructions (`k` is above
+/// every index in `acc` except the identity's, which `x == acc.v && k < acc.i` covers).
+fn accumulate(t: DType, op: ReduceOp) -> String {
+    let c = cty(t);
+    let better = match op {
+        ReduceOp::ArgMax => "x > a.v",
+        ReduceOp::ArgMin => "x < a.v",
+        _ => {
+            return format!(
+                "GA_INLINE GaA ga_accum(const GaA a, const {c} x, const i64 k) {{ return ga_combine(a, ga_map(x, k)); }}\n"
+            );
+        }
+    };
+    let take = if t.is_float() {
+        format!("!ga_isnan(a.v) && (ga_isnan(x) || {better} || (x == a.v && k < a.i))")
+    } else {
+        format!("{better} || (x == a.v && k < a.i)")
+    };
+    format!(
+        "GA_INLINE GaA ga_accum(const GaA a, const {c} x, const i64 k) {{ return ({take}) ? ga_arg(x, k) : a; }}\n"
+    )
+}
+
+/// The module body for reducing `t` with `op`, whose combiner is `c`.
+pub fn body(t: DType, op: ReduceOp, c: &Combiner) -> String {
     let m = mty(t);
     let om = mty(c.out_dtype);
     let v = vec_width(t);
@@ -37,6 +66,7 @@ pub fn body(t: DType, c: &Combiner) -> String {
     let mut s = String::new();
     s.push_str(&c.definitions);
     s.push_str(LIBRARY);
+    s.push_str(&accumulate(t, op));
     s.push_str(&format!(
         r#"
 struct alignas({align}) GaVecIn {{ {m} v[{v}]; }};
@@ -44,7 +74,7 @@ struct alignas({align}) GaVecIn {{ {m} v[{v}]; }};
 __global__ void __launch_bounds__({BLOCK}) ga_rows_thread(const {m}* __restrict__ x, {om}* out, const i64 outer, const i64 len) {{
   for (i64 o = (i64)blockIdx.x * blockDim.x + threadIdx.x; o < outer; o += (i64)gridDim.x * blockDim.x) {{
     GaA acc = ga_identity();
-    for (i64 k = 0; k < len; ++k) acc = ga_combine(acc, ga_map({x_thread}, k));
+    for (i64 k = 0; k < len; ++k) acc = ga_accum(acc, {x_thread}, k);
     out[o] = ga_finish(acc);
   }}
 }}
@@ -54,14 +84,32 @@ __global__ void __launch_bounds__({BLOCK}) ga_rows_warp(const {m}* __restrict__ 
   const i64 warps = (i64)gridDim.x * (blockDim.x / GA_WARP);
   for (i64 o = (i64)blockIdx.x * (blockDim.x / GA_WARP) + threadIdx.x / GA_WARP; o < outer; o += warps) {{
     GaA acc = ga_identity();
-    for (i64 k = lane; k < len; k += GA_WARP) acc = ga_combine(acc, ga_map({x_warp}, k));
+    for (i64 k = lane; k < len; k += GA_WARP) acc = ga_accum(acc, {x_warp}, k);
     acc = ga_warp_reduce(acc);
     if (lane == 0) out[o] = ga_finish(acc);
   }}
 }}
 
+// A partial written by another block (after its __threadfence), read around the L1 cache.
+GA_INLINE GaA ga_ld_partial(const GaA* p) {{
+  GaA r;
+  if constexpr (sizeof(GaA) % 4 == 0) {{
+    const volatile u32* s = reinterpret_cast<const volatile u32*>(p);
+    u32* d = reinterpret_cast<u32*>(&r);
+    for (int i = 0; i < (int)(sizeof(GaA) / 4); ++i) d[i] = s[i];
+  }} else {{
+    const volatile u8* s = reinterpret_cast<const volatile u8*>(p);
+    u8* d = reinterpret_cast<u8*>(&r);
+    for (int i = 0; i < (int)sizeof(GaA); ++i) d[i] = s[i];
+  }}
+  return r;
+}}
+
+// With `counter` non-null, the last block of a row to finish (atomic count of finished
+// blocks) combines the row's partials in index order and writes the result: one launch.
 template <int VEC>
-__device__ void ga_rows_block_impl(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
+__device__ void ga_rows_block_impl(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
+  __shared__ bool s_last;
   for (i64 b = blockIdx.x; b < outer * bpr; b += gridDim.x) {{
     const i64 o = b / bpr, part = b % bpr;
     const i64 start = part * chunk;
@@ -72,25 +120,40 @@ __device__ void ga_rows_block_impl(const {m}* __restrict__ x, {om}* out, GaA* pa
 #pragma unroll 4
     for (i64 k = start + (i64)threadIdx.x * VEC; k < vend; k += (i64)blockDim.x * VEC) {{
       if constexpr (VEC == 1) {{
-        acc = ga_combine(acc, ga_map({x_row}, k));
+        acc = ga_accum(acc, {x_row}, k);
       }} else {{
         const GaVecIn w = *reinterpret_cast<const GaVecIn*>(row + k);
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) acc = ga_combine(acc, ga_map({x_vec}, k + j));
+        for (int j = 0; j < VEC; ++j) acc = ga_accum(acc, {x_vec}, k + j);
       }}
     }}
-    for (i64 k = vend + threadIdx.x; k < end; k += blockDim.x) acc = ga_combine(acc, ga_map({x_row}, k));
+    for (i64 k = vend + threadIdx.x; k < end; k += blockDim.x) acc = ga_accum(acc, {x_row}, k);
     acc = ga_block_reduce(acc);
     if (threadIdx.x == 0) {{
       if (bpr == 1) out[o] = ga_finish(acc); else partial[b] = acc;
     }}
+    if (bpr > 1 && counter != nullptr) {{
+      if (threadIdx.x == 0) {{
+        __threadfence();
+        s_last = atomicAdd(counter + o, 1u) == (unsigned int)(bpr - 1);
+      }}
+      __syncthreads();
+      if (s_last) {{
+        __threadfence();
+        GaA r = ga_identity();
+        for (i64 p = threadIdx.x; p < bpr; p += blockDim.x) r = ga_combine(r, ga_ld_partial(partial + o * bpr + p));
+        r = ga_block_reduce(r);
+        if (threadIdx.x == 0) out[o] = ga_finish(r);
+      }}
+      __syncthreads();
+    }}
   }}
 }}
-__global__ void __launch_bounds__({ROWS_BLOCK}) ga_rows_block(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
-  ga_rows_block_impl<1>(x, out, partial, outer, len, bpr, chunk);
+__global__ void __launch_bounds__({ROWS_BLOCK}) ga_rows_block(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
+  ga_rows_block_impl<1>(x, out, partial, counter, outer, len, bpr, chunk);
 }}
-__global__ void __launch_bounds__({ROWS_BLOCK}) ga_rows_block_vec(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
-  ga_rows_block_impl<{v}>(x, out, partial, outer, len, bpr, chunk);
+__global__ void __launch_bounds__({ROWS_BLOCK}) ga_rows_block_vec(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 bpr, const i64 chunk) {{
+  ga_rows_block_impl<{v}>(x, out, partial, counter, outer, len, bpr, chunk);
 }}
 
 __global__ void __launch_bounds__({BLOCK}) ga_rows_partials(const GaA* __restrict__ partial, {om}* out, const i64 outer, const i64 bpr) {{
@@ -102,8 +165,10 @@ __global__ void __launch_bounds__({BLOCK}) ga_rows_partials(const GaA* __restric
   }}
 }}
 
+// With `counter` non-null, the last split of a column group to finish combines the group's
+// partials in split order and writes the results: one launch.
 template <int VEC>
-__device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+__device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
   const i64 groups = inner / VEC;
   const i64 total = outer * splits * groups;
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (i64)gridDim.x * blockDim.x) {{
@@ -118,11 +183,11 @@ __device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial,
 #pragma unroll 8
     for (i64 k = k0; k < k1; ++k, p += inner) {{
       if constexpr (VEC == 1) {{
-        acc[0] = ga_combine(acc[0], ga_map({x_col}, k));
+        acc[0] = ga_accum(acc[0], {x_col}, k);
       }} else {{
         const GaVecIn w = *reinterpret_cast<const GaVecIn*>(p);
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) acc[j] = ga_combine(acc[j], ga_map({x_vec}, k));
+        for (int j = 0; j < VEC; ++j) acc[j] = ga_accum(acc[j], {x_vec}, k);
       }}
     }}
 #pragma unroll
@@ -130,13 +195,26 @@ __device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial,
       if (splits == 1) out[o * inner + col + j] = ga_finish(acc[j]);
       else partial[(o * splits + s) * inner + col + j] = acc[j];
     }}
+    if (splits > 1 && counter != nullptr) {{
+      __threadfence();
+      if (atomicAdd(counter + o * groups + g, 1u) == (unsigned int)(splits - 1)) {{
+        __threadfence();
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {{
+          const GaA* q = partial + o * splits * inner + col + j;
+          GaA r = ga_ld_partial(q);
+          for (i64 s2 = 1; s2 < splits; ++s2) r = ga_combine(r, ga_ld_partial(q + s2 * inner));
+          out[o * inner + col + j] = ga_finish(r);
+        }}
+      }}
+    }}
   }}
 }}
-__global__ void __launch_bounds__({BLOCK}) ga_cols(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
-  ga_cols_impl<1>(x, out, partial, outer, len, inner, splits, ksplit);
+__global__ void __launch_bounds__({BLOCK}) ga_cols(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+  ga_cols_impl<1>(x, out, partial, counter, outer, len, inner, splits, ksplit);
 }}
-__global__ void __launch_bounds__({BLOCK}) ga_cols_vec(const {m}* __restrict__ x, {om}* out, GaA* partial, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
-  ga_cols_impl<{v}>(x, out, partial, outer, len, inner, splits, ksplit);
+__global__ void __launch_bounds__({BLOCK}) ga_cols_vec(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+  ga_cols_impl<{v}>(x, out, partial, counter, outer, len, inner, splits, ksplit);
 }}
 
 __global__ void __launch_bounds__({BLOCK}) ga_cols_partials(const GaA* __restrict__ partial, {om}* out, const i64 outer, const i64 inner, const i64 splits) {{

@@ -35,15 +35,59 @@ const THREAD_ROW_MAX: usize = 8;
 const WARP_ROW_MAX: usize = 1024;
 /// Blocks per multiprocessor a split reduction aims for (132×8 measured best for the sum).
 const BLOCKS_PER_SM: usize = 8;
+/// The same for argmin/argmax, whose 16-byte accumulators leave fewer blocks resident: more,
+/// smaller blocks keep the last wave's idle tail short (not yet measured against 8).
+const ARG_BLOCKS_PER_SM: usize = 32;
 /// Threads per multiprocessor a column reduction aims for (enough loads in flight).
 const COL_THREADS_PER_SM: usize = 2048;
+
+/// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
+/// kernels before the partials were combined in the same launch); kept as a fallback.
+pub const REDUCE_ENV: &str = "GPUARRAYS_REDUCE";
+
+fn two_pass() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var(REDUCE_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("twopass"))
+    })
+}
+
+/// Scratch for the partials of a split reduction and, unless two-pass, one zeroed counter per
+/// output group (`counters`), ordered on `stream`.
+fn partials(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    partial_bytes: usize,
+    counters: usize,
+) -> Result<(crate::device::DeviceBuffer, DevicePtr, DevicePtr)> {
+    let fused = !two_pass();
+    let counter_bytes = if fused {
+        (counters * 4).next_multiple_of(16)
+    } else {
+        0
+    };
+    let buf = dev.scratch(counter_bytes + partial_bytes, stream)?;
+    let counter = if fused {
+        // SAFETY: the counters are the first `counter_bytes` bytes of `buf`, alive until the
+        // kernel ran (stream order).
+        unsafe {
+            dev.platform()
+                .memset_async(buf.ptr(), 0, counter_bytes, stream.handle())?;
+        }
+        buf.ptr()
+    } else {
+        DevicePtr(0)
+    };
+    let partial = buf.ptr().offset(counter_bytes);
+    Ok((buf, partial, counter))
+}
 
 /// The module source for (op, dtype).
 pub fn source(dev: &DeviceKernels, op: ReduceOp, dtype: DType) -> Result<KernelSource> {
     let c = combine::reduction(op, dtype)?;
     Ok(dev.source(
         format!("ga_reduce[{}, {}]", op.name(), dtype.name()),
-        &codegen::body(dtype, &c),
+        &codegen::body(dtype, op, &c),
         KERNELS.to_vec(),
     ))
 }
@@ -107,7 +151,11 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let v = vec_width(r.dtype) as usize;
         let vec = v > 1 && r.input.0 % 16 == 0 && (len * size) % 16 == 0;
         let step = if vec { v } else { 1 };
-        let target = sms * BLOCKS_PER_SM;
+        let target = sms
+            * match r.op {
+                ReduceOp::ArgMin | ReduceOp::ArgMax => ARG_BLOCKS_PER_SM,
+                _ => BLOCKS_PER_SM,
+            };
         let min_per_block = ROWS_BLOCK as usize * step * 8;
         let mut bpr = if outer >= target {
             1
@@ -116,14 +164,21 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         };
         let chunk = len.div_ceil(bpr).next_multiple_of(step);
         bpr = len.div_ceil(chunk);
-        let partial = if bpr > 1 {
-            Some(dev.scratch(outer * bpr * combine::acc_bytes(r.op, r.dtype), stream)?)
+        let scratch = if bpr > 1 {
+            Some(partials(
+                dev,
+                stream,
+                outer * bpr * combine::acc_bytes(r.op, r.dtype),
+                outer,
+            )?)
         } else {
             None
         };
-        let pptr = partial.as_ref().map_or(DevicePtr(0), |p| p.ptr());
-        let mut a = KernelArgs::with_capacity(7);
-        a.ptr(r.input).ptr(r.output).ptr(pptr);
+        let (pptr, cptr) = scratch
+            .as_ref()
+            .map_or((DevicePtr(0), DevicePtr(0)), |s| (s.1, s.2));
+        let mut a = KernelArgs::with_capacity(8);
+        a.ptr(r.input).ptr(r.output).ptr(pptr).ptr(cptr);
         a.i64(outer as i64)
             .i64(len as i64)
             .i64(bpr as i64)
@@ -135,7 +190,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
             "ga_rows_block"
         };
         launch(name, blocks, ROWS_BLOCK, &mut a)?;
-        if bpr > 1 {
+        if bpr > 1 && cptr.0 == 0 {
             let mut a = KernelArgs::with_capacity(4);
             a.ptr(pptr).ptr(r.output).i64(outer as i64).i64(bpr as i64);
             launch("ga_rows_partials", grid(outer, 1), BLOCK, &mut a)?;
@@ -154,22 +209,26 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
     };
     let ksplit = len.div_ceil(splits);
     let splits = len.div_ceil(ksplit);
-    let partial = if splits > 1 {
-        Some(dev.scratch(
-            outer * splits * inner * combine::acc_bytes(r.op, r.dtype),
+    let scratch = if splits > 1 {
+        Some(partials(
+            dev,
             stream,
+            outer * splits * inner * combine::acc_bytes(r.op, r.dtype),
+            outer * groups,
         )?)
     } else {
         None
     };
-    let pptr = partial.as_ref().map_or(DevicePtr(0), |p| p.ptr());
-    let mut a = KernelArgs::with_capacity(8);
-    a.ptr(r.input).ptr(r.output).ptr(pptr);
+    let (pptr, cptr) = scratch
+        .as_ref()
+        .map_or((DevicePtr(0), DevicePtr(0)), |s| (s.1, s.2));
+    let mut a = KernelArgs::with_capacity(9);
+    a.ptr(r.input).ptr(r.output).ptr(pptr).ptr(cptr);
     a.i64(outer as i64).i64(len as i64).i64(inner as i64);
     a.i64(splits as i64).i64(ksplit as i64);
     let name = if vec { "ga_cols_vec" } else { "ga_cols" };
     launch(name, grid(outer * splits * groups, BLOCK), BLOCK, &mut a)?;
-    if splits > 1 {
+    if splits > 1 && cptr.0 == 0 {
         let mut a = KernelArgs::with_capacity(5);
         a.ptr(pptr).ptr(r.output);
         a.i64(outer as i64).i64(inner as i64).i64(splits as i64);

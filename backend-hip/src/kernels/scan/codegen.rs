@@ -1,22 +1,38 @@
 //! C++ of the inclusive-scan kernels for one (op, type).
 //!
-//! Rows (inner = 1) are cut into tiles of `BLOCK·ITEMS` elements. A tile is loaded coalesced
-//! into shared memory (padded by one word per 32 so the per-thread runs avoid bank
-//! conflicts), each thread scans its `ITEMS` consecutive elements, a warp-shuffle block scan
-//! of the thread totals gives each thread its prefix, and the tile is stored coalesced.
+//! **Rows (inner = 1), single pass (default): `ga_scan_lookback[_vec]`.** A row is cut into
+//! tiles of `BLOCK·ITEMS` elements (16 KiB), one block per tile, tiles taken in order from an
+//! atomic counter. Each warp owns a contiguous segment of the tile and reads it as 16-byte
+//! vectors, warp-striped (vector `j·32 + lane`), so every load and store instruction of a warp
+//! moves 512 contiguous bytes and no shared-memory transposition is needed. The scan inside a
+//! tile: each vector scanned in registers, one warp scan per vector column `j` (shuffles),
+//! the warp's running total across `j`, and the warps' totals combined in warp order.
 //!
-//! Tiles after the first of a row need the combination of all earlier tiles (the carry):
-//! - `ga_scan_tile_reduce` + `ga_scan_tiles` (default): reduce-then-scan, 3 passes over memory;
-//!   the per-tile totals are scanned by the same scan one level up. 1 GiB f32 cumsum on the
-//!   H200: 1.194 ms (0.71× PyTorch's 0.851 ms).
-//! - `ga_scan_onepass` (`GPUARRAYS_SCAN=onepass`): single pass, decoupled look-back. Tiles are
-//!   taken in order from an atomic counter; each publishes its total, then one warp walks back
-//!   (32 tiles a step, a ballot finds the nearest tile that published its inclusive prefix)
-//!   and folds *forward* from that tile over the totals in between, in tile order, so every
-//!   carry is the same left fold of tile totals whichever tile the walk found: deterministic,
-//!   2 passes over memory. Measured slower all the same: 1.716 ms (a one-thread walk: 5.459
-//!   ms) — the walks are long while ~1000 resident tiles finish together; CUB-style
-//!   aggregation in the walk would shorten them but gives up the fixed fold order.
+//! A tile's carry (the combination of every earlier tile of its row) must come out the same
+//! on every run, so it is defined by a fixed tree, not by whatever a look-back happens to
+//! find: with `A(k, i)` the aggregate of tiles `[i·2^k, (i+1)·2^k)` (built as
+//! `A(k-1, 2i) ⊕ A(k-1, 2i+1)`), the carry of tile `t` is the left-to-right combination of the
+//! aggregates of the binary decomposition of `t` (for t = 6: `A(2, 0) ⊕ A(1, 2)`). Tile `t`
+//! publishes `A(0, t)` as soon as its own total is known, and every `A(k, ·)` whose range ends
+//! at `t` (waiting only for the left halves, published by earlier tiles); its carry needs at
+//! most one aggregate per set bit of `t`, read by the lanes of one warp in parallel. A tile
+//! therefore waits for about one round trip to L2, not for a chain of earlier tiles.
+//!
+//! Why the earlier single-pass scan (a decoupled look-back with a forward fold, 2026-11-29)
+//! measured 1.716 ms against 1.194 ms for the 3-pass scan on 1 GiB of f32: to stay
+//! deterministic it found the nearest tile that had published an inclusive prefix `P(j)` and
+//! folded the totals `j+1 .. t-1` *serially*, one `ga_shfl_idx` + combine per tile, 32 tiles
+//! per round trip to L2. With ~1000 tiles resident and finishing together, `t - j` was in the
+//! hundreds, so each tile spent tens of microseconds in that serial fold while holding its
+//! 16 KiB of shared memory and its block slot; the fold's length then grew with the time it
+//! took (the later tiles found the inclusive prefix even further back). It also loaded the tile
+//! with scalar 4-byte loads into shared memory. The fixed tree above keeps determinism with
+//! `O(log t)` independent loads instead of an `O(t - j)` serial chain, and the tile lives in
+//! registers.
+//!
+//! **Rows, 3 passes (`GPUARRAYS_SCAN=multipass`):** `ga_scan_tile_reduce` + `ga_scan_tiles`,
+//! reduce-then-scan through shared memory; the per-tile totals are scanned by the same scan one
+//! level up. 1 GiB f32 cumsum on the H200: 1.194 ms (0.71× PyTorch's 0.851 ms).
 //!
 //! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
 //! sequentially (coalesced across threads); splits after the first start from a carry
@@ -38,6 +54,11 @@ pub const BLOCK: u32 = 256;
 /// Elements per thread in a row tile: 16 KiB of shared memory per tile for every type.
 pub fn items(t: DType) -> u32 {
     (64 / t.size()).clamp(4, 16) as u32
+}
+
+/// Elements per 16-byte vector of `t` (1 for 16-byte types).
+pub fn vec_width(t: DType) -> u32 {
+    (16 / t.size()).max(1) as u32
 }
 
 /// Elements per row tile.
@@ -128,97 +149,151 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
   }}
 }}
 
-// ---- single pass: decoupled look-back with a forward fold (deterministic) ----
-#define GA_AW ((sizeof({m}) + 7) / 8)
-union GaAWords {{ {m} a; u64 w[2]; }};
-GA_INLINE void ga_publish(u64* slot, const GaA v) {{
-  GaAWords u; u.w[0] = 0; u.w[1] = 0; u.a = ga_finish(v);
-  for (int i = 0; i < (int)GA_AW; ++i) ((volatile u64*)slot)[i] = u.w[i];
+// ---- single pass: carries from a fixed tree of tile aggregates (see the module docs) ----
+#define GA_AW ((sizeof(GaA) + 7) / 8)
+#define GA_VEC {vec}
+#define GA_NV {nv}
+#define GA_WSEG (GA_WARP * GA_NV * GA_VEC)
+#ifndef GA_SPIN_WAIT
+#define GA_SPIN_WAIT()
+#endif
+union GaAWords {{ GaA a; u64 w[GA_AW]; }};
+struct alignas({valign}) GaScanVec {{ {m} v[GA_VEC]; }};
+GA_INLINE void ga_publish(u64* vals, u32* flags, const i64 slot, const GaA v) {{
+  GaAWords u; for (int i = 0; i < (int)GA_AW; ++i) u.w[i] = 0; u.a = v;
+  for (int i = 0; i < (int)GA_AW; ++i) ((volatile u64*)vals)[slot * GA_AW + i] = u.w[i];
+  __threadfence();
+  ((volatile u32*)flags)[slot] = 1u;
 }}
-GA_INLINE GaA ga_fetch(const u64* slot) {{
-  GaAWords u; u.w[0] = 0; u.w[1] = 0;
-  for (int i = 0; i < (int)GA_AW; ++i) u.w[i] = ((volatile const u64*)slot)[i];
-  return ga_map(u.a, 0);
+GA_INLINE GaA ga_await(const u64* vals, const u32* flags, const i64 slot) {{
+  while (((volatile const u32*)flags)[slot] == 0u) {{ GA_SPIN_WAIT(); }}
+  __threadfence();
+  GaAWords u;
+  for (int i = 0; i < (int)GA_AW; ++i) u.w[i] = ((volatile const u64*)vals)[slot * GA_AW + i];
+  return u.a;
 }}
-// flags[b]: 0 nothing yet, 1 total of tile b in totals[b], 2 inclusive prefix in incl[b].
-__global__ void __launch_bounds__({BLOCK}) ga_scan_onepass(const {m}* __restrict__ x, {m}* y, u32* flags, u64* totals, u64* incl, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr) {{
-  __shared__ GaA tile[GA_PAD(GA_TILE)];
-  __shared__ i64 s_b;
+// Slot of aggregate A(k, i) (tiles [i * 2^k, (i + 1) * 2^k) of a row) among a row's slots.
+GA_INLINE i64 ga_slot(const i64 tpr, const int k, const i64 i) {{
+  i64 off = 0;
+  for (int m = 0; m < k; ++m) off += tpr >> m;
+  return off + i;
+}}
+GA_INLINE GaA ga_opt(const bool has, const GaA a, const GaA b) {{ return has ? ga_combine(a, b) : b; }}
+
+// Row tiles of GA_TILE elements; tile order from `counter`. Thread (warp w, lane l) holds the
+// GA_VEC-element vectors j * GA_WARP + l (j < GA_NV) of its warp's segment of GA_WSEG elements.
+template <bool VEC_IO>
+__device__ void ga_scan_lookback_impl(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
+  __shared__ GaA s_warp[GA_MAX_WARPS];
   __shared__ GaA s_carry;
-  __shared__ int s_has_carry;
-  while (true) {{
-    if (threadIdx.x == 0) s_b = (i64)atomicAdd(counter, 1ULL);
-    __syncthreads();
-    const i64 b = s_b;
-    if (b >= outer * tpr) break;
-    const i64 o = b / tpr, t = b % tpr;
-    const i64 start = t * GA_TILE;
-    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
-    const {m}* xr = x + o * len + start;
-    {m}* yr = y + o * len + start;
-    GaA total;
-    GaA prefix = ga_tile_load_scan(tile, xr, start, cnt, &total);
-    // Warp 0 publishes this tile and computes its carry (the other warps wait below).
-    if (threadIdx.x < GA_WARP) {{
-      const int lane = threadIdx.x;
-      if (t == 0) {{
-        if (lane == 0) {{
-          ga_publish(incl + b * GA_AW, total);
-          __threadfence();
-          ((volatile u32*)flags)[b] = 2u;
-          s_has_carry = 0;
-        }}
-      }} else {{
-        if (lane == 0) {{
-          ga_publish(totals + b * GA_AW, total);
-          __threadfence();
-          ((volatile u32*)flags)[b] = 1u;
-        }}
-        // Look back GA_WARP tiles per step for the nearest published inclusive prefix (the
-        // row's first tile always publishes one, so the walk ends inside the row).
-        const i64 row_start = o * tpr;
-        i64 top = b - 1;
-        i64 j = row_start;
-        while (true) {{
-          const i64 q = top - lane;
-          u32 f = 0u;
-          if (q >= row_start) {{
-            do {{ f = ((volatile u32*)flags)[q]; }} while (f == 0u);
-          }}
-          const u64 found = GA_BALLOT(f == 2u);
-          if (found != 0ULL) {{
-            j = top - (__ffsll((long long)found) - 1);
-            break;
-          }}
-          top -= GA_WARP;
-        }}
-        __threadfence();
-        // Fold forward from tile j in tile order — the same left fold of tile totals for
-        // whichever j the walk found, so the carry (and the scan) is deterministic.
-        GaA carry = ga_fetch(incl + j * GA_AW);
-        for (i64 q0 = j + 1; q0 < b; q0 += GA_WARP) {{
-          const i64 q = q0 + lane;
-          const GaA v = q < b ? ga_fetch(totals + q * GA_AW) : ga_identity();
-          const int cnt = b - q0 < GA_WARP ? (int)(b - q0) : GA_WARP;
-          for (int l = 0; l < cnt; ++l) carry = ga_combine(carry, ga_shfl_idx(v, l));
-        }}
-        if (lane == 0) {{
-          ga_publish(incl + b * GA_AW, ga_combine(carry, total));
-          __threadfence();
-          ((volatile u32*)flags)[b] = 2u;
-          s_carry = carry;
-          s_has_carry = 1;
-        }}
+  __shared__ i64 s_b;
+  if (threadIdx.x == 0) s_b = (i64)atomicAdd(counter, 1ULL);
+  __syncthreads();
+  const i64 b = s_b;
+  const i64 o = b / tpr, t = b % tpr;
+  const i64 start = t * GA_TILE;
+  const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+  const {m}* xr = x + o * len + start;
+  {m}* yr = y + o * len + start;
+  const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
+  const int nw = {BLOCK} / GA_WARP;
+  const i64 seg = (i64)warp * GA_WSEG;
+  const bool full = VEC_IO && cnt == GA_TILE;
+  GaA v[GA_NV][GA_VEC];
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
+    if (full) {{
+      const GaScanVec q = *reinterpret_cast<const GaScanVec*>(xr + e);
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) v[j][i] = ga_map({xq}, start + e + i);
+    }} else {{
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) v[j][i] = e + i < cnt ? ga_map({xei}, start + e + i) : ga_identity();
+    }}
+  }}
+  // Vector scans, then a warp scan per j, then the warp's running total across j.
+  GaA pre[GA_NV];
+  bool has_pre[GA_NV];
+  GaA run = ga_identity();
+  bool has_run = false;
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+#pragma unroll
+    for (int i = 1; i < GA_VEC; ++i) v[j][i] = ga_combine(v[j][i - 1], v[j][i]);
+    const GaA s = ga_warp_inclusive_scan(v[j][GA_VEC - 1], lane);
+    const GaA e = ga_shfl_up(s, 1);
+    const GaA wt = ga_shfl_idx(s, GA_WARP - 1);
+    if (lane > 0) {{ pre[j] = ga_opt(has_run, run, e); has_pre[j] = true; }}
+    else {{ pre[j] = run; has_pre[j] = has_run; }}
+    run = ga_opt(has_run, run, wt);
+    has_run = true;
+  }}
+  if (lane == 0) s_warp[warp] = run;
+  __syncthreads();
+  GaA wpre = ga_identity();
+  for (int w = 0; w < warp; ++w) wpre = w == 0 ? s_warp[0] : ga_combine(wpre, s_warp[w]);
+  if (warp == 0 && tpr > 1) {{
+    u32* fr = flags + o * slots;
+    u64* vr = vals + o * slots * GA_AW;
+    if (lane == 0) {{
+      // Publish A(0, t) and every aggregate whose range ends at tile t.
+      GaA agg = s_warp[0];
+      for (int w = 1; w < nw; ++w) agg = ga_combine(agg, s_warp[w]);
+      ga_publish(vr, fr, ga_slot(tpr, 0, t), agg);
+      for (int k = 1; k < 62 && ((t + 1) & ((1LL << k) - 1)) == 0; ++k) {{
+        const i64 i = ((t + 1) >> k) - 1;
+        agg = ga_combine(ga_await(vr, fr, ga_slot(tpr, k - 1, 2 * i)), agg);
+        ga_publish(vr, fr, ga_slot(tpr, k, i), agg);
       }}
     }}
-    __syncthreads();
-    bool has = threadIdx.x > 0;
-    if (s_has_carry) {{
-      prefix = has ? ga_combine(s_carry, prefix) : s_carry;
-      has = true;
+    if (t > 0) {{
+      // Carry: the aggregates of t's binary decomposition, left to right, lane l the l-th.
+      const int nb = __popcll((unsigned long long)t);
+      int k = -1;
+      for (int bit = 62, seen = 0; bit >= 0; --bit) {{
+        if ((t >> bit) & 1) {{
+          if (seen == lane) k = bit;
+          ++seen;
+        }}
+      }}
+      GaA a = ga_identity();
+      if (lane < nb) a = ga_await(vr, fr, ga_slot(tpr, k, (t >> (k + 1)) << 1));
+      GaA carry = ga_shfl_idx(a, 0);
+      for (int l = 1; l < nb; ++l) carry = ga_combine(carry, ga_shfl_idx(a, l));
+      if (lane == 0) s_carry = carry;
     }}
-    ga_tile_apply_store(tile, yr, cnt, prefix, has);
   }}
+  __syncthreads();
+  const bool has_carry = t > 0;
+  const GaA carry = s_carry;
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+    GaA p = carry;
+    bool has = has_carry;
+    if (warp > 0) {{ p = ga_opt(has, p, wpre); has = true; }}
+    if (has_pre[j]) {{ p = ga_opt(has, p, pre[j]); has = true; }}
+    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
+    if (full) {{
+      GaScanVec q;
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) q.v[i] = ga_finish(ga_opt(has, p, v[j][i]));
+      *reinterpret_cast<GaScanVec*>(yr + e) = q;
+    }} else {{
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) {{
+        if (e + i < cnt) yr[e + i] = ga_finish(ga_opt(has, p, v[j][i]));
+      }}
+    }}
+  }}
+}}
+// Launched with exactly outer * tpr blocks; `flags` (outer * slots) and `counter` zeroed.
+__global__ void __launch_bounds__({BLOCK}) ga_scan_lookback(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
+  ga_scan_lookback_impl<false>(x, y, flags, vals, counter, outer, len, tpr, slots);
+}}
+// The same with 16-byte loads and stores (x, y and rows 16-byte aligned).
+__global__ void __launch_bounds__({BLOCK}) ga_scan_lookback_vec(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
+  ga_scan_lookback_impl<true>(x, y, flags, vals, counter, outer, len, tpr, slots);
 }}
 
 __global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
@@ -247,6 +322,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
 }}
 "#,
         xe = x("xr[e]"),
+        xq = x("q.v[i]"),
+        xei = x("xr[e + i]"),
+        vec = vec_width(t),
+        nv = items / vec_width(t),
+        valign = vec_width(t) as usize * t.size(),
         xc = x("x[(o * len + k) * inner + i]"),
         xi = x("x[idx]"),
     ));
@@ -254,10 +334,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
 }
 
 /// The kernels of a scan module.
-pub const KERNELS: [&str; 5] = [
+pub const KERNELS: [&str; 6] = [
     "ga_scan_tile_reduce",
     "ga_scan_tiles",
-    "ga_scan_onepass",
+    "ga_scan_lookback",
+    "ga_scan_lookback_vec",
     "ga_scan_cols_reduce",
     "ga_scan_cols",
 ];

@@ -3,9 +3,10 @@
 pub mod codegen;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::ScanOp;
+use gpuarrays_core::kernel::{ReduceOp, ScanOp};
 
 use self::codegen::{BLOCK, KERNELS, tile};
 use super::KernelSource;
@@ -33,20 +34,58 @@ pub struct ScanLaunch {
 
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
-/// Resident blocks per multiprocessor the single-pass scan's persistent grid aims for.
-const ONEPASS_BLOCKS_PER_SM: usize = 8;
 
-/// `GPUARRAYS_SCAN=onepass` selects the single-pass look-back scan for rows; the default is
-/// the 3-pass reduce-then-scan, which measured faster on the H200 (1 GiB f32 cumsum, one run,
-/// 2026-11-29: 1.194 ms against 1.716 ms for the single pass; see
-/// docs/results/2026-11-29-hip-kernels.md).
+/// `GPUARRAYS_SCAN=multipass` selects the 3-pass reduce-then-scan for rows (the default before
+/// the single-pass scan; kept as a fallback and for comparison); anything else, or nothing,
+/// the single-pass scan.
 pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
 
-fn single_pass() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        std::env::var(SCAN_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("onepass"))
-    })
+/// How rows are scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowScan {
+    /// One pass; carries from a fixed tree of tile aggregates ([`codegen`] docs).
+    Lookback,
+    /// Tile totals, a scan of them (recursively), then the tiles with their carries.
+    Multipass,
+}
+
+/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass.
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+/// Overrides the row scan for every later scan of the process (`None`: back to
+/// `GPUARRAYS_SCAN`). For benchmarks and tests that compare both in one run.
+pub fn set_row_scan(choice: Option<RowScan>) {
+    let code = match choice {
+        None => 0,
+        Some(RowScan::Lookback) => 1,
+        Some(RowScan::Multipass) => 2,
+    };
+    CHOSEN.store(code, Ordering::Relaxed);
+}
+
+/// The row scan in use.
+pub fn row_scan() -> RowScan {
+    match CHOSEN.load(Ordering::Relaxed) {
+        1 => RowScan::Lookback,
+        2 => RowScan::Multipass,
+        _ => {
+            let multipass =
+                std::env::var(SCAN_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("multipass"));
+            let choice = if multipass {
+                RowScan::Multipass
+            } else {
+                RowScan::Lookback
+            };
+            let code = if multipass { 2 } else { 1 };
+            let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+            choice
+        }
+    }
+}
+
+/// Aggregate slots of a row of `tpr` tiles: `tpr / 2^k` at every level k.
+fn slots(tpr: usize) -> usize {
+    (0..usize::BITS).map(|k| tpr >> k).sum()
 }
 
 /// The module source for (op, dtype).
@@ -64,6 +103,8 @@ struct Ctx<'a> {
     stream: &'a Stream,
     module: Arc<Module>,
     dtype: DType,
+    /// Bytes of one accumulator `GaA` (`combine::acc_bytes`).
+    acc_bytes: usize,
 }
 
 impl Ctx<'_> {
@@ -79,8 +120,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// Rows in one pass: tiles in atomic-counter order, carries by decoupled look-back.
-    fn rows_onepass(
+    /// Rows in one pass: tiles in atomic-counter order, each tile's carry combined from the
+    /// published aggregates of earlier tiles.
+    fn rows_lookback(
         &self,
         x: DevicePtr,
         y: DevicePtr,
@@ -89,17 +131,23 @@ impl Ctx<'_> {
         tpr: usize,
     ) -> Result<()> {
         let tiles = outer * tpr;
-        // One u64 word per published value (two for 16-byte types), as the kernel's GA_AW.
-        let words = self.dtype.size().div_ceil(8);
-        let flags_bytes = (tiles * 4).next_multiple_of(8);
-        let values_bytes = tiles * words * 8;
+        if tiles > i32::MAX as usize {
+            return Err(crate::error::HipError::InvalidArgument(format!(
+                "scan of {outer} rows of {len} elements: {tiles} tiles exceed one launch"
+            )));
+        }
+        let slots = slots(tpr);
+        // u64 words per published accumulator, as the kernel's GA_AW (a complex product's
+        // accumulator carries a flag beside the value: `combine::acc_bytes`).
+        let words = self.acc_bytes.div_ceil(8);
+        let flags_bytes = (outer * slots * 4).next_multiple_of(8);
+        let values_bytes = outer * slots * words * 8;
         let status = self
             .dev
-            .scratch(8 + flags_bytes + 2 * values_bytes, self.stream)?;
+            .scratch(8 + flags_bytes + values_bytes, self.stream)?;
         let counter = status.ptr();
         let flags = counter.offset(8);
-        let totals = flags.offset(flags_bytes);
-        let incl = totals.offset(values_bytes);
+        let values = flags.offset(flags_bytes);
         // SAFETY: the counter and the flags are the first 8 + flags_bytes bytes of `status`,
         // which is at least that long and alive until the kernel ran (stream order).
         unsafe {
@@ -107,22 +155,26 @@ impl Ctx<'_> {
                 .platform()
                 .memset_async(counter, 0, 8 + flags_bytes, self.stream.handle())?;
         }
+        let size = self.dtype.size();
+        let vec = x.0 % 16 == 0 && y.0 % 16 == 0 && (len * size) % 16 == 0;
         let mut a = KernelArgs::with_capacity(9);
-        a.ptr(x)
-            .ptr(y)
-            .ptr(flags)
-            .ptr(totals)
-            .ptr(incl)
-            .ptr(counter);
-        a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
-        let resident = self.dev.sm_count() as usize * ONEPASS_BLOCKS_PER_SM;
-        self.launch("ga_scan_onepass", tiles.min(resident), &mut a)
+        a.ptr(x).ptr(y).ptr(flags).ptr(values).ptr(counter);
+        a.i64(outer as i64)
+            .i64(len as i64)
+            .i64(tpr as i64)
+            .i64(slots as i64);
+        let name = if vec {
+            "ga_scan_lookback_vec"
+        } else {
+            "ga_scan_lookback"
+        };
+        self.launch(name, tiles, &mut a)
     }
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        if tpr > 1 && single_pass() {
-            return self.rows_onepass(x, y, outer, len, tpr);
+        if row_scan() == RowScan::Lookback {
+            return self.rows_lookback(x, y, outer, len, tpr);
         }
         let carry = if tpr > 1 {
             let bytes = outer * tpr * self.dtype.size();
@@ -218,6 +270,13 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Resul
         stream,
         module,
         dtype: s.dtype,
+        acc_bytes: combine::acc_bytes(
+            match s.op {
+                ScanOp::Sum => ReduceOp::Sum,
+                ScanOp::Prod => ReduceOp::Prod,
+            },
+            s.dtype,
+        ),
     };
     if s.inner == 1 {
         ctx.rows(s.input, s.output, s.outer, s.len)

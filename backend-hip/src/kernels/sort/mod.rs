@@ -1,16 +1,120 @@
-//! Sorting rows in place, ascending, NaN last (see [`codegen`]).
+//! Sorting rows in place, ascending, NaN last: a bitonic network for short rows
+//! ([`codegen`]) and an LSD radix sort beyond ([`radix_codegen`], launched by [`radix`]).
+//!
+//! Every path sorts the same order-preserving keys and returns the sorted key sequence, so
+//! they agree bit for bit; which one runs is a matter of speed only:
+//!
+//! | row length | algorithm (default, [`SortAlgorithm::Auto`]) |
+//! |---|---|
+//! | padded to a power of two ≤ 2048 | bitonic network in one shared-memory tile (one launch) |
+//! | ≤ [`radix_codegen::rows_max`] (8192; 4096 for 8-byte types) | one block per row, radix passes in shared memory |
+//! | longer | onesweep radix sort (histogram, then one pass per 8-bit digit with decoupled look-back) |
+//!
+//! `GPUARRAYS_SORT=bitonic|radix|rows|onesweep` (or [`set_algorithm`]) overrides the choice, so
+//! both sorts can be compared in one run and the bitonic one stays available as a fallback.
 
 pub mod codegen;
+pub mod radix;
+pub mod radix_codegen;
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use gpuarrays_core::DType;
 
-use self::codegen::{BLOCK, KERNELS, TILE, TILE_THREADS, key_bytes};
+use self::codegen::{BLOCK, TILE, TILE_THREADS, key_bytes};
 use super::KernelSource;
 use super::args::KernelArgs;
+use super::cache::Module;
 use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
+
+/// Environment variable choosing the sort algorithm (see [`SortAlgorithm::parse`]).
+pub const SORT_ENV: &str = "GPUARRAYS_SORT";
+
+/// Which sort runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortAlgorithm {
+    /// By row length, as the module docs' table says.
+    Auto,
+    /// The bitonic network for every length (the sort before the radix sort existed).
+    Bitonic,
+    /// Radix for every length: one block per row where the row fits, onesweep beyond.
+    Rows,
+    /// The onesweep radix sort for every length (exercises the look-back on small inputs).
+    Onesweep,
+}
+
+impl SortAlgorithm {
+    /// `auto`/`radix`, `bitonic`, `rows`, `onesweep` (case-insensitive); `None` for anything
+    /// else.
+    pub fn parse(s: &str) -> Option<SortAlgorithm> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" | "radix" => Some(SortAlgorithm::Auto),
+            "bitonic" => Some(SortAlgorithm::Bitonic),
+            "rows" => Some(SortAlgorithm::Rows),
+            "onesweep" => Some(SortAlgorithm::Onesweep),
+            _ => None,
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            SortAlgorithm::Auto => 1,
+            SortAlgorithm::Bitonic => 2,
+            SortAlgorithm::Rows => 3,
+            SortAlgorithm::Onesweep => 4,
+        }
+    }
+}
+
+/// 0: not chosen yet (read `GPUARRAYS_SORT` on first use); else [`SortAlgorithm::code`].
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+/// Overrides the algorithm for every later sort of the process (`None`: back to
+/// `GPUARRAYS_SORT`). For benchmarks and tests that compare the algorithms in one run.
+pub fn set_algorithm(algorithm: Option<SortAlgorithm>) {
+    CHOSEN.store(algorithm.map_or(0, SortAlgorithm::code), Ordering::Relaxed);
+}
+
+/// The algorithm sorts use now.
+pub fn algorithm() -> SortAlgorithm {
+    match CHOSEN.load(Ordering::Relaxed) {
+        2 => SortAlgorithm::Bitonic,
+        3 => SortAlgorithm::Rows,
+        4 => SortAlgorithm::Onesweep,
+        1 => SortAlgorithm::Auto,
+        _ => {
+            let chosen = match std::env::var(SORT_ENV) {
+                Ok(v) => SortAlgorithm::parse(&v).unwrap_or_else(|| {
+                    tracing::warn!(
+                        "{SORT_ENV}={v:?} is not one of auto, radix, bitonic, rows, onesweep; using auto"
+                    );
+                    SortAlgorithm::Auto
+                }),
+                Err(_) => SortAlgorithm::Auto,
+            };
+            let _ = CHOSEN.compare_exchange(0, chosen.code(), Ordering::Relaxed, Ordering::Relaxed);
+            chosen
+        }
+    }
+}
+
+/// The module body for sorting `dtype` (not complex): the bitonic kernels, then the radix
+/// kernels, which use the bitonic part's key functions.
+pub fn body(dtype: DType) -> String {
+    let mut body = codegen::body(dtype);
+    body.push_str(&radix_codegen::body(dtype));
+    body
+}
+
+/// Every kernel of a sort module.
+pub fn kernels() -> Vec<&'static str> {
+    let mut kernels = codegen::KERNELS.to_vec();
+    kernels.extend(radix_codegen::KERNELS);
+    kernels
+}
 
 /// The module source for sorting `dtype`.
 pub fn source(dev: &DeviceKernels, dtype: DType) -> Result<KernelSource> {
@@ -21,8 +125,8 @@ pub fn source(dev: &DeviceKernels, dtype: DType) -> Result<KernelSource> {
     }
     Ok(dev.source(
         format!("ga_sort[{}]", dtype.name()),
-        &codegen::body(dtype),
-        KERNELS.to_vec(),
+        &body(dtype),
+        kernels(),
     ))
 }
 
@@ -30,7 +134,8 @@ fn blocks(items: usize, block: u32) -> u32 {
     items.div_ceil(block as usize).clamp(1, i32::MAX as usize) as u32
 }
 
-/// Sorts `rows` rows of `len` elements at `data` (offset applied) on `stream`.
+/// Sorts `rows` rows of `len` elements at `data` (offset applied) on `stream`, with the
+/// algorithm [`algorithm`] chooses for this length.
 pub fn run(
     dev: &DeviceKernels,
     stream: &Stream,
@@ -39,16 +144,31 @@ pub fn run(
     rows: usize,
     len: usize,
 ) -> Result<()> {
-    run_on(dev, Some(stream), dtype, data, rows, len)
+    run_with(dev, stream, dtype, data, rows, len, algorithm())
 }
 
-/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
-/// hold them). With no stream, nothing can be enqueued.
+/// As [`run`], with the algorithm given.
+pub fn run_with(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    dtype: DType,
+    data: DevicePtr,
+    rows: usize,
+    len: usize,
+    algorithm: SortAlgorithm,
+) -> Result<()> {
+    run_on(dev, Some(stream), dtype, data, rows, len, algorithm)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering
+/// protocol calls it before it locks the operands (a compilation must not hold them). Every
+/// algorithm launches kernels of the one sort module of `dtype`, so the choice of algorithm
+/// does not matter here.
 pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Result<()> {
-    run_on(dev, None, dtype, DevicePtr(0), rows, len)
+    run_on(dev, None, dtype, DevicePtr(0), rows, len, algorithm())
 }
 
-/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+/// [`run_with`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
 fn run_on(
     dev: &DeviceKernels,
     stream: Option<&Stream>,
@@ -56,6 +176,7 @@ fn run_on(
     data: DevicePtr,
     rows: usize,
     len: usize,
+    algorithm: SortAlgorithm,
 ) -> Result<()> {
     if rows == 0 || len <= 1 {
         return Ok(());
@@ -64,6 +185,28 @@ fn run_on(
     let Some(stream) = stream else {
         return Ok(());
     };
+    let fits_row_block = len <= radix_codegen::rows_max(dtype);
+    let short = len.next_power_of_two() <= TILE;
+    match algorithm {
+        SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
+        SortAlgorithm::Auto if short => bitonic(dev, stream, &module, dtype, data, rows, len),
+        SortAlgorithm::Auto | SortAlgorithm::Rows if fits_row_block => {
+            radix::rows(dev, stream, &module, data, rows, len)
+        }
+        _ => radix::onesweep(dev, stream, &module, dtype, data, rows, len),
+    }
+}
+
+/// The bitonic network: rows padded to a power of two `p` with the greatest key.
+fn bitonic(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    module: &Module,
+    dtype: DType,
+    data: DevicePtr,
+    rows: usize,
+    len: usize,
+) -> Result<()> {
     let p = len.next_power_of_two();
     let total = (rows * p).next_multiple_of(TILE);
     let keys = dev.scratch(total * key_bytes(dtype), stream)?;
@@ -114,4 +257,24 @@ fn run_on(
     let mut a = KernelArgs::with_capacity(5);
     a.ptr(keys.ptr()).ptr(data).i64(rows_i).i64(len_i).i64(p_i);
     launch("ga_sort_values", blocks(rows * len, BLOCK), BLOCK, &mut a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn algorithm_names_parse() {
+        assert_eq!(SortAlgorithm::parse("Radix"), Some(SortAlgorithm::Auto));
+        assert_eq!(
+            SortAlgorithm::parse(" bitonic "),
+            Some(SortAlgorithm::Bitonic)
+        );
+        assert_eq!(SortAlgorithm::parse("rows"), Some(SortAlgorithm::Rows));
+        assert_eq!(
+            SortAlgorithm::parse("onesweep"),
+            Some(SortAlgorithm::Onesweep)
+        );
+        assert_eq!(SortAlgorithm::parse("quick"), None);
+    }
 }

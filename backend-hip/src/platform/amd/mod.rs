@@ -5,6 +5,7 @@ mod compile;
 pub mod ffi;
 mod platform_impl;
 pub mod rocblas;
+pub mod rocfft;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{
@@ -132,6 +133,8 @@ fn load_rtc(
 pub struct AmdPlatform {
     libs: AmdLibraries,
     devices: usize,
+    /// rocFFT, loaded at the first FFT (or why it is unusable).
+    rocfft: std::sync::OnceLock<std::result::Result<rocfft::Rocfft, HipError>>,
     /// rocBLAS, loaded at the first BLAS call (or why it is unusable).
     rocblas: std::sync::OnceLock<std::result::Result<rocblas::Rocblas, HipError>>,
 }
@@ -150,6 +153,7 @@ impl AmdPlatform {
         let mut p = AmdPlatform {
             libs,
             devices: 0,
+            rocfft: std::sync::OnceLock::new(),
             rocblas: std::sync::OnceLock::new(),
         };
         // SAFETY: hipInit takes flags only.

@@ -4,9 +4,9 @@ use super::{AmdPlatform, ffi::attr, find_arch};
 use crate::error::{HipError, Result};
 use crate::platform::{
     BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
-    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
-    WorkStatus, codes,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use std::ffi::{CString, c_void};
 
@@ -453,5 +453,27 @@ impl Platform for AmdPlatform {
         self.check("hipGraphExecDestroy", unsafe {
             (self.f().hipGraphExecDestroy)(p(graph.0))
         })
+    }
+
+    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
+        self.rocfft_plan_create(device, desc)
+    }
+
+    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
+        self.rocfft_plan_destroy(device, plan)
+    }
+
+    unsafe fn fft_execute(
+        &self,
+        plan: FftPlanHandle,
+        desc: &FftPlanDesc,
+        input: DevicePtr,
+        output: DevicePtr,
+        work: DevicePtr,
+        work_bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the callee's.
+        unsafe { self.rocfft_execute(plan, desc, input, output, work, work_bytes, stream) }
     }
 }

@@ -5,6 +5,7 @@
 
 mod blas;
 mod compile;
+pub mod cufft;
 mod platform_impl;
 pub mod symbols;
 
@@ -25,6 +26,8 @@ pub struct NvidiaPlatform {
     contexts: Vec<usize>,
     /// Whether each device supports stream-ordered allocation.
     pools_supported: Vec<bool>,
+    /// cuFFT, loaded at the first FFT (or why it is unusable).
+    cufft: std::sync::OnceLock<std::result::Result<LoadedLibrary, HipError>>,
     /// Whether the driver has `cuEventElapsedTime_v2` (device-side timing).
     has_elapsed_time: bool,
     /// cuBLAS, loaded and preflighted at the first BLAS call (or why it is unusable).
@@ -112,6 +115,7 @@ impl NvidiaPlatform {
             nvrtc,
             contexts: Vec::new(),
             pools_supported: Vec::new(),
+            cufft: std::sync::OnceLock::new(),
             has_elapsed_time: table.has("cuEventElapsedTime_v2"),
             cublas: std::sync::OnceLock::new(),
         };

@@ -4,9 +4,9 @@ use super::{NvidiaPlatform, cu, cu_call, event, guarded, stream};
 use crate::error::{HipError, Result};
 use crate::platform::{
     BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
-    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
-    WorkStatus,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
 };
 use std::ffi::{CString, c_void};
 
@@ -442,5 +442,27 @@ impl Platform for NvidiaPlatform {
         cu_call("cuGraphExecDestroy", || unsafe {
             cu::cuGraphExecDestroy(graph.0 as usize as cu::CUgraphExec)
         })
+    }
+
+    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
+        self.cufft_plan_create(device, desc)
+    }
+
+    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
+        self.cufft_plan_destroy(device, plan)
+    }
+
+    unsafe fn fft_execute(
+        &self,
+        plan: FftPlanHandle,
+        desc: &FftPlanDesc,
+        input: DevicePtr,
+        output: DevicePtr,
+        work: DevicePtr,
+        work_bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the callee's.
+        unsafe { self.cufft_execute(plan, desc, input, output, work, work_bytes, stream) }
     }
 }

@@ -21,16 +21,19 @@
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
+mod fft;
 pub(crate) mod race;
 mod state;
+
+pub use fft::{FakeFftStats, fake_work_bytes};
 
 pub use state::{Completion, FakeOp};
 
 use super::{
     BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FunctionHandle, GemmStridedBatched, GraphExecHandle, GraphHandle,
-    LaunchConfig, MemInfo, ModuleHandle, Platform, PlatformKind, PriorityRange, StreamHandle,
-    WorkStatus, codes,
+    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
+    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
+    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
@@ -151,6 +154,7 @@ pub struct FakePlatform {
     invalid_frees: AtomicUsize,
     device_syncs: AtomicUsize,
     invalidated: AtomicUsize,
+    fft: Mutex<fft::FakeFft>,
 }
 
 fn api(call: &'static str, code: i32, message: &str) -> HipError {
@@ -194,6 +198,7 @@ impl FakePlatform {
             invalid_frees: AtomicUsize::new(0),
             device_syncs: AtomicUsize::new(0),
             invalidated: AtomicUsize::new(0),
+            fft: Mutex::new(fft::FakeFft::default()),
         }
     }
 

@@ -706,6 +706,27 @@ impl Platform for FakePlatform {
             )),
         }
     }
+
+    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
+        self.fake_fft_plan_create(device, desc)
+    }
+
+    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
+        self.fake_fft_plan_destroy(device, plan)
+    }
+
+    unsafe fn fft_execute(
+        &self,
+        plan: FftPlanHandle,
+        desc: &FftPlanDesc,
+        input: DevicePtr,
+        output: DevicePtr,
+        work: DevicePtr,
+        work_bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        self.fake_fft_execute(plan, desc, input, output, work, work_bytes, stream)
+    }
 }
 
 impl FakePlatform {

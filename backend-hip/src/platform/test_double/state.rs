@@ -76,6 +76,13 @@ pub enum FakeOp {
         /// The kernel.
         function: FunctionHandle,
     },
+    /// `fft_execute`.
+    Fft {
+        /// The stream.
+        stream: StreamHandle,
+        /// The plan.
+        plan: u64,
+    },
     /// `blas_gemm`.
     Gemm {
         /// The stream.
@@ -106,6 +113,7 @@ impl FakeOp {
             | FakeOp::Wait { stream, .. }
             | FakeOp::Copy { stream, .. }
             | FakeOp::Launch { stream, .. }
+            | FakeOp::Fft { stream, .. }
             | FakeOp::Gemm { stream, .. }
             | FakeOp::LaunchGraph { stream, .. } => *stream,
         }

@@ -10,7 +10,7 @@
 //!   word).
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{Access as OpAccess, Node, Program};
+use gpuarrays_core::kernel::{Access as OpAccess, Node, Program, random};
 
 use crate::error::{Result, invalid};
 use crate::pipeline::Access;
@@ -206,11 +206,25 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                     .get(slot as usize)
                     .ok_or_else(|| invalid(format!("seed scalar {slot}")))?;
                 let f = philox::philox(&mut h);
-                let r = format!(
-                    "{f}(vec4<u32>(j, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
+                // Element j takes stream words per·j ..: call (per·j) / 4, from word (per·j) % 4.
+                let per = random::words_per_element(dist, ins.dtype);
+                let (shift, mask) = match per {
+                    1 => (2, 3),
+                    2 => (1, 1),
+                    _ => (0, 0),
+                };
+                let q = format!(
+                    "{f}(vec4<u32>(j >> {shift}u, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
                     w + 1
                 );
-                body.push_str(&format!("  let r{i} = {r};\n"));
+                body.push_str(&format!("  let q{i} = {q};\n"));
+                if per == 4 {
+                    body.push_str(&format!("  let r{i} = q{i};\n"));
+                } else {
+                    body.push_str(&format!(
+                        "  let o{i} = (j & {mask}u) * {per}u;\n  let r{i} = vec4<u32>(q{i}[o{i}], q{i}[(o{i} + 1u) & 3u], 0u, 0u);\n"
+                    ));
+                }
                 philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
             }
         };

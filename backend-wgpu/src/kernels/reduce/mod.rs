@@ -141,15 +141,18 @@ fn plan(
     // One group's input range must fit in a binding (with room for the others' ranges).
     let cap = capacity(ctx);
     let inner_bytes = a.inner as u64 * elem;
-    if inner_bytes > cap / 2 {
+    // A level makes progress only if one group reads at least two steps of the axis: with
+    // room for one step only (inner_bytes > cap / 4), each partial pass would copy its input
+    // and the levels would never end.
+    if inner_bytes > cap / 4 {
         return Err(WgpuError::LimitExceeded {
             what: format!(
                 "a reduction whose {} elements after the reduced axis",
                 a.inner
             ),
             requested: inner_bytes,
-            limit: cap / 2,
-            limit_name: "max_storage_buffer_binding_size (half of it, for one group's range)",
+            limit: cap / 4,
+            limit_name: "max_storage_buffer_binding_size (a quarter of it: one group's range holds two steps of the axis)",
             adapter: ctx.adapter_name.clone(),
             hint: "reduce a transposed copy (the axis last) or split the array",
         });
@@ -178,6 +181,12 @@ fn level(
     let lv = plan(ctx, a, &input, len)?;
     if lv.segments == 1 {
         return final_pass(ctx, a, &input, len, lv);
+    }
+    if lv.segments >= len {
+        return Err(invalid(format!(
+            "reduction plan makes no progress: {len} steps of the axis into {} segments",
+            lv.segments
+        )));
     }
     let arg = general::is_arg(a.op);
     let td = temp_dtype(a.dtype);

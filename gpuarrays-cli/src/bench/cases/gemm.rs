@@ -32,7 +32,11 @@ fn product<T: Element>(name: String, a: Vec<usize>, b: Vec<usize>) -> Case {
 }
 
 /// Uniform values (real and imaginary parts) of type `T`.
-fn matrix<T: Element>(b: &AnyBackend, dims: &[usize], seed: u64) -> Result<Array<T, AnyBackend>> {
+pub(super) fn matrix<T: Element>(
+    b: &AnyBackend,
+    dims: &[usize],
+    seed: u64,
+) -> Result<Array<T, AnyBackend>> {
     if T::DTYPE.is_complex() {
         let n: usize = dims.iter().product();
         let mut d: Vec<isize> = dims.iter().map(|&x| x as isize).collect();

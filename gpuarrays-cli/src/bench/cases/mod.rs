@@ -12,6 +12,7 @@
 //! PyTorch and CuPy under the same name, so the two lists cannot drift apart.
 
 mod array;
+mod fft;
 mod gemm;
 mod misc;
 
@@ -101,15 +102,8 @@ pub fn all(sizes: Sizes) -> Vec<Case> {
     let mut cases = array::cases(sizes);
     cases.extend(gemm::cases(sizes));
     cases.extend(misc::cases(sizes));
-    cases.extend(fft_cases(sizes));
+    cases.extend(fft::cases(sizes));
     cases
-}
-
-/// `fft/...` rows: the FFT operations register their cases here once the backends have
-/// them (c2c/r2c/c2r, 1-, 2- and 3-D, batched; named `fft/<kind>/<dims>`, with params
-/// `{"op": "fft", ...}` for the harness). None yet.
-pub fn fft_cases(_sizes: Sizes) -> Vec<Case> {
-    Vec::new()
 }
 
 /// The copy row whose bandwidth the other rows' are compared with: the largest copy run.
@@ -133,7 +127,8 @@ mod tests {
                 c.name.starts_with("array/")
                     || c.name.starts_with("gemm/")
                     || c.name.starts_with("kernel/")
-                    || c.name.starts_with("stream/"),
+                    || c.name.starts_with("stream/")
+                    || c.name.starts_with("fft/"),
                 "{}",
                 c.name
             );
@@ -149,7 +144,10 @@ mod tests {
         assert_eq!(small.len() + large.len(), every.len());
         assert!(large.iter().all(|c| c.name.ends_with('L')
             || c.name.contains("/L")
-            || c.name.starts_with("gemm/")));
+            || c.name.starts_with("gemm/")
+            || c.name.starts_with("fft/")));
         assert!(small.iter().any(|c| c.name == "kernel/launch"));
+        assert!(small.iter().any(|c| c.name.starts_with("fft/")));
+        assert!(large.iter().filter(|c| c.name.starts_with("fft/")).count() >= 6);
     }
 }

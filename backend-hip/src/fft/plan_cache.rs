@@ -1,0 +1,243 @@
+//! [`FftPlanCache`]: one device's cuFFT/rocFFT plans in core's `HandleCache`.
+//!
+//! - **Key**: the device and the whole [`FftPlanDesc`] (kind, direction, precision,
+//!   lengths, embeds, batch, strides and distances, placement); data pointers are not part of
+//!   it, so one plan serves every buffer laid out alike.
+//! - **Leased exclusively**: [`FftPlanCache::lease`] checks a plan out; until the lease is
+//!   dropped no other thread can get it, so two threads asking for the same key at once get
+//!   two plans (cuFFT's stream and work area are per plan: sharing one between threads races).
+//! - **Budgets** on idle plans ([`Limits`]): per key, a count over all keys, and bytes over
+//!   all keys; least recently returned evicted first, across keys (a plan used every
+//!   iteration is always young). The bytes of a plan are the work-area size the library
+//!   reports for it, the only size cuFFT and rocFFT report; with auto-allocation off a plan
+//!   holds its tables only, which this stands in for.
+//! - **Defaults** ([`DEFAULT_LIMITS`]): per device 64 idle plans, 4 per key, 1 GiB. Every
+//!   device has its own cache and budget, so 8 devices of one host never evict each
+//!   other's plans. `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` (bytes with an optional K, M or
+//!   G suffix) sets the count and byte budgets of every device's cache at creation, and
+//!   [`FftPlanCache::set_limits`] changes one at run time; a count of 0 disables caching
+//!   (every plan is destroyed after its transform).
+//! - **Destruction**: an [`FftPlan`] owns what destroying it needs (platform, creating
+//!   device, handle), so the cache's destructor runs on whichever thread evicts, outside the
+//!   cache's lock, binds the creating device for the call (restoring the thread's own), and
+//!   logs a failure instead of panicking.
+
+use std::sync::Arc;
+
+use gpuarrays_core::handle_cache::{Evicted, HandleCache, HandleCacheStats, Lease, Limits};
+
+use crate::error::{HipError, Result};
+use crate::platform::{DeviceId, FftPlanDesc, FftPlanHandle, Platform};
+
+/// `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]`: the idle-plan budgets of every device's cache.
+pub const FFT_PLAN_CACHE_ENV: &str = "GPUARRAYS_FFT_PLAN_CACHE";
+
+/// Per device: 4 idle plans per key, 64 over all keys, 1 GiB of reported bytes.
+pub const DEFAULT_LIMITS: Limits = Limits {
+    max_entries: 4,
+    max_idle: 64,
+    max_idle_bytes: 1 << 30,
+};
+
+/// The limits for a value of [`FFT_PLAN_CACHE_ENV`]: `count` sets the idle count over all
+/// keys (0 disables caching), `bytes` the byte budget; the per-key budget stays 4 (or 0).
+pub fn parse_limits(value: &str) -> Result<Limits> {
+    let bad = || HipError::InvalidConfig {
+        var: FFT_PLAN_CACHE_ENV,
+        value: value.to_string(),
+        expected: "count[,bytes], e.g. 64 or 64,1G (0 disables the cache)",
+    };
+    let mut parts = value.split(',').map(str::trim);
+    let count: usize = parts
+        .next()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(bad)?
+        .parse()
+        .map_err(|_| bad())?;
+    let bytes = match parts.next() {
+        None => DEFAULT_LIMITS.max_idle_bytes,
+        Some(b) => parse_bytes(b).ok_or_else(bad)?,
+    };
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    Ok(Limits {
+        max_entries: DEFAULT_LIMITS.max_entries.min(count),
+        max_idle: count,
+        max_idle_bytes: bytes,
+    })
+}
+
+fn parse_bytes(s: &str) -> Option<usize> {
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return None,
+    };
+    digits.parse::<usize>().ok()?.checked_mul(1usize << shift)
+}
+
+/// The limits from the environment, or the defaults.
+pub fn limits_from_env() -> Result<Limits> {
+    match std::env::var(FFT_PLAN_CACHE_ENV) {
+        Ok(v) => parse_limits(&v),
+        Err(_) => Ok(DEFAULT_LIMITS),
+    }
+}
+
+/// A plan with everything destroying it needs, captured by value.
+pub struct FftPlan {
+    platform: Arc<dyn Platform>,
+    device: DeviceId,
+    handle: FftPlanHandle,
+    work_bytes: usize,
+}
+
+impl std::fmt::Debug for FftPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftPlan")
+            .field("device", &self.device)
+            .field("handle", &self.handle)
+            .field("work_bytes", &self.work_bytes)
+            .finish()
+    }
+}
+
+impl FftPlan {
+    /// The library's handle.
+    pub fn handle(&self) -> FftPlanHandle {
+        self.handle
+    }
+    /// Work-area bytes each execution needs.
+    pub fn work_bytes(&self) -> usize {
+        self.work_bytes
+    }
+    /// The device the plan was created on.
+    pub fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    /// The cache's destructor: under the creating device, errors logged, never a panic.
+    fn destroy(self) {
+        if let Err(e) = self.platform.fft_plan_destroy(self.device, self.handle) {
+            tracing::warn!(device = %self.device, plan = ?self.handle, error = %e, "destroying an FFT plan failed; its memory may leak");
+        }
+    }
+}
+
+/// The cache key: the device and the plan's description.
+pub type FftPlanKey = (DeviceId, FftPlanDesc);
+
+/// A leased plan; dropping it returns the plan to the cache.
+pub type FftPlanLease<'c> = Lease<'c, FftPlanKey, FftPlan>;
+
+/// One device's FFT plans (see the module documentation).
+pub struct FftPlanCache {
+    platform: Arc<dyn Platform>,
+    device: DeviceId,
+    cache: HandleCache<FftPlanKey, FftPlan>,
+}
+
+impl std::fmt::Debug for FftPlanCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftPlanCache")
+            .field("device", &self.device)
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+impl FftPlanCache {
+    /// An empty cache for `device` with `limits`.
+    pub fn new(platform: Arc<dyn Platform>, device: DeviceId, limits: Limits) -> Self {
+        FftPlanCache {
+            platform,
+            device,
+            cache: HandleCache::new(limits, FftPlan::destroy),
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    /// Checks out an idle plan for `desc`, or creates one (outside the cache's lock). When
+    /// creation runs out of memory, `release` is called (it should free idle plans and
+    /// cached memory) and creation is tried once more.
+    pub fn lease(&self, desc: &FftPlanDesc, release: impl Fn()) -> Result<FftPlanLease<'_>> {
+        let create = || -> Result<(FftPlan, usize)> {
+            let info = match self.platform.fft_plan_create(self.device, desc) {
+                Err(e) if e.is_out_of_memory() => {
+                    tracing::debug!(device = %self.device, error = %e, "FFT plan creation ran out of memory; releasing idle plans and retrying");
+                    release();
+                    self.platform.fft_plan_create(self.device, desc)?
+                }
+                other => other?,
+            };
+            let plan = FftPlan {
+                platform: self.platform.clone(),
+                device: self.device,
+                handle: info.handle,
+                work_bytes: info.work_bytes,
+            };
+            Ok((plan, info.work_bytes))
+        };
+        self.cache
+            .get_or_create((self.device, desc.clone()), create)
+    }
+
+    /// Counters: hits, misses, evictions, live, idle, idle bytes, ...
+    pub fn stats(&self) -> HandleCacheStats {
+        self.cache.stats()
+    }
+
+    /// The current budgets.
+    pub fn limits(&self) -> Limits {
+        self.cache.limits()
+    }
+
+    /// Replaces the budgets; idle plans over them are destroyed now.
+    pub fn set_limits(&self, limits: Limits) {
+        self.cache.set_limits(limits)
+    }
+
+    /// Destroys every idle plan; returns how many.
+    pub fn clear(&self) -> usize {
+        self.cache.clear()
+    }
+
+    /// Destroys idle plans, oldest first, until `bytes` reported bytes are freed (all of
+    /// them for `usize::MAX`).
+    pub fn evict_idle(&self, bytes: usize) -> Evicted {
+        self.cache.evict_idle(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_values_parse_into_budgets() {
+        let l = parse_limits("16").unwrap();
+        assert_eq!(
+            (l.max_idle, l.max_entries, l.max_idle_bytes),
+            (16, 4, 1 << 30)
+        );
+        let l = parse_limits("8, 512M").unwrap();
+        assert_eq!((l.max_idle, l.max_idle_bytes), (8, 512 << 20));
+        let l = parse_limits("0").unwrap();
+        assert_eq!((l.max_idle, l.max_entries), (0, 0));
+        assert_eq!(parse_limits("2,100").unwrap().max_idle_bytes, 100);
+        for bad in ["", "x", "4,", "4,1T", "1,2,3", "-1"] {
+            assert!(parse_limits(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The generated kernels run for real on the CPU, through the backend's own host code, on the
+//! emulated platform of `emulator/` — compared with the CPU reference backend. This is how the
+//! kernels' logic (ranks, look-backs, tiles, index arithmetic) is tested where there is no GPU;
+//! `codegen_large_inputs` runs the same checks at the benchmark sizes on a GPU.
+//!
+//! Skipped (with a printed reason) when `g++` is missing. Sizes are small (the emulator runs
+//! the threads of a block as fibers) but chosen to reach every path: several tiles, partial
+//! last tiles, rows that do and do not fit one block, NaNs and signed zeros.
+
+mod emulator;
+mod kernel_checks;
+
+use gpuarrays_core::Array;
+use gpuarrays_cpu_ref::CpuBackend;
+use gpuarrays_hip::kernels::sort::SortAlgorithm;
+
+#[test]
+fn sort_matches_cpu_on_every_path() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // Onesweep with several tiles (4096 keys each) and a partial last tile, per row; one block
+    // per row below and at its limit; the bitonic network.
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Onesweep,
+        &[&[9000], &[3, 4100], &[5, 7], &[1, 2]],
+    );
+    kernel_checks::sorts(&hip, SortAlgorithm::Rows, &[&[8192], &[3, 5000], &[4, 33]]);
+    kernel_checks::sorts(&hip, SortAlgorithm::Auto, &[&[2, 1000], &[3000]]);
+    kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[2, 700]]);
+}
+
+#[test]
+fn row_scans_match_cpu_on_both_paths() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // f32 tiles hold 4096 elements: 1, 2, 3 and 10 tiles (binary decompositions up to 1001b),
+    // partial last tiles, several rows.
+    kernel_checks::scans(
+        &hip,
+        &[&[4096 * 9 + 77], &[3, 4096 * 2 + 5], &[2, 4096], &[5, 300]],
+    );
+}
+
+#[test]
+fn permutes_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    kernel_checks::permutes(
+        &hip,
+        &[
+            (&[37, 45], &[1, 0]),
+            (&[64, 32], &[1, 0]),
+            (&[3, 40, 50], &[2, 1, 0]),
+            (&[3, 40, 50], &[0, 2, 1]),
+            (&[9, 40, 50], &[1, 2, 0]),
+            (&[40, 9, 50], &[2, 0, 1]),
+            (&[3, 40, 50], &[1, 0, 2]),
+            (&[2, 3, 20, 24], &[3, 1, 0, 2]),
+        ],
+    );
+    // A permute of a view that starts inside its buffer.
+    let w: Vec<f32> = kernel_checks::words(4 * 40 * 50, 7)
+        .iter()
+        .map(|&x| x as f32)
+        .collect();
+    let got = Array::from_slice(&hip, &[4, 40, 50], &w)
+        .and_then(|a| a.view(&[1..3, 0..40, 0..50]))
+        .and_then(|v| v.permute(&[2, 1, 0]))
+        .and_then(|t| t.to_vec())
+        .expect("view permute");
+    let want = Array::from_slice(&CpuBackend::new(), &[4, 40, 50], &w)
+        .and_then(|a| a.view(&[1..3, 0..40, 0..50]))
+        .and_then(|v| v.permute(&[2, 1, 0]))
+        .and_then(|t| t.to_vec())
+        .expect("cpu");
+    assert_eq!(got, want);
+}
+
+#[test]
+fn random_numbers_match_cpu_bit_for_bit() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // Lengths around the vector width (4 f32 or 2 f64 per thread) and a tail.
+    kernel_checks::draws(&hip, &[1, 3, 4, 6, 1027]);
+    // A 2-D draw: element i is row-major i.
+    let cpu = CpuBackend::new();
+    let got = Array::<f32, _>::random_uniform(&hip, &[7, 9], 3)
+        .and_then(|a| a.to_vec())
+        .expect("2-D");
+    let want = Array::<f32, _>::random_uniform(&cpu, &[63], 3)
+        .and_then(|a| a.to_vec())
+        .expect("1-D");
+    assert_eq!(got, want);
+}
+
+#[test]
+fn split_reductions_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // 70,001 elements: several blocks per row on the emulated device (2 multiprocessors), so
+    // the partials are combined by the last block; columns of 37 (scalar) and 64 (vectors).
+    kernel_checks::reductions(&hip, 70_001, 300, &[37, 64]);
+}
+
+/// The conformance suite's rows of sorts, scans and permutes (quick shapes, every type) on the
+/// emulator. `GA_EMULATED_ROWS=all` adds draws, arg-reductions, axis sums and reversals (130
+/// rows, about 10 minutes on two cores; they passed when this test was written).
+#[test]
+fn conformance_rows_of_these_kernels_pass_on_the_emulator() {
+    use gpuarrays_conformance::{SuiteConfig, SuiteReport};
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let all = std::env::var("GA_EMULATED_ROWS").is_ok_and(|v| v == "all");
+    let filters: &[&str] = if all {
+        &[
+            "sort",
+            "cum",
+            "permute",
+            "transpose",
+            "random",
+            "arg",
+            "sum_axis",
+            "reverse",
+        ]
+    } else {
+        &["sort", "cumsum", "permute"]
+    };
+    let mut report = SuiteReport::default();
+    for &filter in filters {
+        report.extend(gpuarrays_conformance::run(
+            &hip,
+            &SuiteConfig::quick().with_filter(filter),
+        ));
+    }
+    assert!(
+        report.ok() && !report.rows.is_empty(),
+        "{}\n{}",
+        report.summary(),
+        report.failure_details()
+    );
+    eprintln!("{}", report.summary());
+}

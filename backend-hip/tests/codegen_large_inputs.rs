@@ -1,0 +1,95 @@
+//! The sort, scan, permute, random and reduction kernels on a GPU at the sizes of the
+//! benchmarks (`benches/hip_kernels.rs`), against the CPU reference: every algorithm each
+//! operation can choose (bitonic, one block per row, onesweep; look-back and 3-pass scans),
+//! non-powers of two, rows, NaNs and signed zeros, every ordered type, unaligned views, and the
+//! same bits on a second run. The logic is also checked on the CPU emulation in
+//! `codegen_emulated`, at small sizes.
+//!
+//! Without a GPU every test prints why and passes; with `GPUARRAYS_REQUIRE_GPU=1` a missing
+//! GPU fails instead.
+
+mod kernel_checks;
+
+use gpuarrays_hip::HipBackend;
+use gpuarrays_hip::kernels::sort::SortAlgorithm;
+
+fn gpu() -> Option<HipBackend> {
+    match HipBackend::new(0) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            let required = std::env::var("GPUARRAYS_REQUIRE_GPU").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "GPUARRAYS_REQUIRE_GPU=1 but the HIP backend is unavailable: {e}"
+            );
+            eprintln!("skipped: no HIP device ({e})");
+            None
+        }
+    }
+}
+
+#[test]
+fn large_sorts_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    let t = std::time::Instant::now();
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Auto,
+        &[
+            &[3_000_017],
+            &[1 << 24],
+            &[8192, 8192],
+            &[1000, 5000],
+            &[3, 1_000_003],
+            &[4096, 1000],
+        ],
+    );
+    kernel_checks::sorts(&hip, SortAlgorithm::Rows, &[&[700, 4096], &[5000, 77]]);
+    kernel_checks::sorts(&hip, SortAlgorithm::Onesweep, &[&[1_000_003], &[40, 3001]]);
+    kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[1_000_003], &[512, 2048]]);
+    eprintln!("large sorts: {:.1} s", t.elapsed().as_secs_f64());
+}
+
+#[test]
+fn large_scans_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    let t = std::time::Instant::now();
+    kernel_checks::scans(
+        &hip,
+        &[
+            &[1 << 26],
+            &[(1 << 24) + 12_345],
+            &[8192, 8192],
+            &[3, 1_000_003],
+        ],
+    );
+    eprintln!("large scans: {:.1} s", t.elapsed().as_secs_f64());
+}
+
+#[test]
+fn large_permutes_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    kernel_checks::permutes(
+        &hip,
+        &[
+            (&[256, 512, 512], &[2, 1, 0]),
+            (&[8192, 8192], &[1, 0]),
+            (&[1000, 999], &[1, 0]),
+            (&[64, 300, 500], &[0, 2, 1]),
+            (&[30, 200, 300], &[1, 2, 0]),
+            (&[8, 16, 100, 120], &[3, 2, 1, 0]),
+        ],
+    );
+}
+
+#[test]
+fn large_draws_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    kernel_checks::draws(&hip, &[1 << 26, 1_000_003, 5]);
+}
+
+#[test]
+fn large_reductions_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    kernel_checks::reductions(&hip, 1 << 26, 8192, &[8192, 1001]);
+}

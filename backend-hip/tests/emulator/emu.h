@@ -1,0 +1,322 @@
+// A CPU emulation of the CUDA built-ins the generated kernels use, so that CI (no GPU) can run
+// them for real against the CPU reference. Included before each generated source (NVIDIA
+// dialect); see emulator/mod.rs.
+//
+// Three blocks are resident at a time, each on its own OS thread, taken in blockIdx order (so
+// a block that waits on an earlier block's published state, as look-back scans do, may find it
+// published, half-published or not yet, but is never waiting on a block nobody runs); atomics
+// are real atomics. The threads of a block are fibers
+// (ucontext) on one OS thread: each runs until it reaches __syncthreads, a warp operation
+// (ballot, shuffle, __syncwarp) or its end. A warp operation completes when every unfinished
+// lane of the warp has reached one, and the lanes must agree on the kind; a block barrier
+// completes when every unfinished thread has reached it. Anything else (lanes of one warp split
+// between a warp operation and a barrier, or nobody able to move) is reported as a deadlock and
+// aborts. The order in which runnable threads run is shuffled at every step, so code that relies
+// on an order without a barrier tends to fail here as it would on a GPU.
+//
+// Shared memory is `static thread_local`: one copy per resident block; launches are serialised
+// by the host.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <atomic>
+#include <functional>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#include <ucontext.h>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static thread_local
+#define __restrict__
+#define __launch_bounds__(...)
+
+struct GaEmuDim3 { unsigned int x, y, z; };
+
+namespace ga_emu {
+enum Op { OP_NONE = 0, OP_BALLOT, OP_SHFL_UP, OP_SHFL_DOWN, OP_SHFL_IDX, OP_SYNCWARP };
+enum State { RUNNABLE = 0, AT_BARRIER, AT_WARP, DONE };
+
+struct Fiber {
+  ucontext_t ctx;
+  GaEmuDim3 tid;
+  int linear;
+  State state;
+  Op op;
+  uint64_t value;
+  int arg;
+  uint64_t result;
+};
+
+inline GaEmuDim3 block_dim, grid_dim;
+inline thread_local GaEmuDim3 block_idx;
+inline thread_local Fiber* current = nullptr;
+inline thread_local std::vector<Fiber> fibers;
+inline thread_local std::vector<char> stacks;
+inline const size_t kStack = 256 * 1024;
+inline thread_local ucontext_t scheduler;
+inline const std::function<void()>* body = nullptr;
+inline thread_local uint64_t rng = 0x9E3779B97F4A7C15ull;
+inline thread_local long long spins = 0;
+inline const int warp_size = 32;
+inline const unsigned kResident = 3;
+
+[[noreturn]] inline void fail(const char* what) {
+  std::fprintf(stderr, "ga_emu: %s (block %u,%u,%u)\n", what, block_idx.x, block_idx.y, block_idx.z);
+  std::fflush(stderr);
+  std::abort();
+}
+
+inline void yield_to_scheduler() { swapcontext(&current->ctx, &scheduler); }
+
+extern "C" inline void fiber_entry() {
+  (*body)();
+  current->state = DONE;
+  swapcontext(&current->ctx, &scheduler);
+}
+
+inline uint64_t warp_op(Op op, uint64_t value, int arg) {
+  current->op = op;
+  current->value = value;
+  current->arg = arg;
+  current->state = AT_WARP;
+  yield_to_scheduler();
+  return current->result;
+}
+
+inline void barrier() {
+  current->state = AT_BARRIER;
+  yield_to_scheduler();
+}
+
+inline uint64_t next_random() {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  return rng;
+}
+
+// Completes the warp operations of every warp whose unfinished lanes all wait on one.
+inline bool complete_warps() {
+  bool progress = false;
+  const int n = (int)fibers.size();
+  for (int w0 = 0; w0 < n; w0 += warp_size) {
+    const int w1 = w0 + warp_size < n ? w0 + warp_size : n;
+    bool any = false, all = true;
+    Op op = OP_NONE;
+    for (int i = w0; i < w1; ++i) {
+      Fiber& f = fibers[i];
+      if (f.state == DONE) continue;
+      if (f.state == AT_WARP) {
+        if (any && f.op != op) fail("lanes of one warp wait on different warp operations");
+        op = f.op;
+        any = true;
+      } else {
+        all = false;
+      }
+    }
+    if (!any || !all) continue;
+    for (int i = w0; i < w1; ++i) {
+      Fiber& f = fibers[i];
+      if (f.state != AT_WARP) continue;
+      const int lane = i - w0;
+      uint64_t r = 0;
+      switch (op) {
+        case OP_BALLOT:
+          for (int j = w0; j < w1; ++j)
+            if (fibers[j].state == AT_WARP && fibers[j].value != 0) r |= 1ull << (j - w0);
+          break;
+        case OP_SHFL_UP: {
+          const int src = lane - f.arg;
+          r = (src >= 0) ? fibers[w0 + src].value : f.value;
+          break;
+        }
+        case OP_SHFL_DOWN: {
+          const int src = lane + f.arg;
+          r = (src < w1 - w0) ? fibers[w0 + src].value : f.value;
+          break;
+        }
+        case OP_SHFL_IDX: {
+          const int src = ((f.arg % warp_size) + warp_size) % warp_size;
+          r = (w0 + src < w1) ? fibers[w0 + src].value : f.value;
+          break;
+        }
+        default:
+          break;
+      }
+      f.result = r;
+    }
+    for (int i = w0; i < w1; ++i)
+      if (fibers[i].state == AT_WARP) fibers[i].state = RUNNABLE;
+    progress = true;
+  }
+  return progress;
+}
+
+inline void run_block(const std::function<void()>& fn) {
+  const int n = (int)(block_dim.x * block_dim.y * block_dim.z);
+  fibers.assign(n, Fiber{});
+  if (stacks.size() < (size_t)n * kStack) stacks.resize((size_t)n * kStack);
+  for (int i = 0; i < n; ++i) {
+    Fiber& f = fibers[i];
+    f.linear = i;
+    f.tid.x = i % block_dim.x;
+    f.tid.y = (i / block_dim.x) % block_dim.y;
+    f.tid.z = i / (block_dim.x * block_dim.y);
+    f.state = RUNNABLE;
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = stacks.data() + (size_t)i * kStack;
+    f.ctx.uc_stack.ss_size = kStack;
+    f.ctx.uc_link = nullptr;
+    makecontext(&f.ctx, (void (*)())fiber_entry, 0);
+  }
+  std::vector<int> order(n);
+  for (;;) {
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+      if (fibers[i].state == RUNNABLE) order[k++] = i;
+    for (int i = k - 1; i > 0; --i) {
+      const int j = (int)(next_random() % (uint64_t)(i + 1));
+      const int t = order[i]; order[i] = order[j]; order[j] = t;
+    }
+    for (int i = 0; i < k; ++i) {
+      current = &fibers[order[i]];
+      swapcontext(&scheduler, &current->ctx);
+    }
+    current = nullptr;
+    if (complete_warps()) continue;
+    int done = 0, at_barrier = 0, at_warp = 0, runnable = 0;
+    for (const Fiber& f : fibers) {
+      done += f.state == DONE;
+      at_barrier += f.state == AT_BARRIER;
+      at_warp += f.state == AT_WARP;
+      runnable += f.state == RUNNABLE;
+    }
+    if (done == n) return;
+    if (runnable > 0) continue;  // threads busy-waiting on other blocks
+    if (at_warp > 0) fail("deadlock: a warp operation that not every lane of the warp reaches");
+    if (at_barrier + done == n) {
+      for (Fiber& f : fibers)
+        if (f.state == AT_BARRIER) f.state = RUNNABLE;
+      continue;
+    }
+    fail("deadlock: no thread can run");
+  }
+}
+
+inline void run_grid(const unsigned* grid, const unsigned* block, const std::function<void()>& fn) {
+  grid_dim = GaEmuDim3{grid[0], grid[1], grid[2]};
+  block_dim = GaEmuDim3{block[0], block[1], block[2]};
+  body = &fn;
+  const unsigned long long total = (unsigned long long)grid[0] * grid[1] * grid[2];
+  std::atomic<unsigned long long> next{0};
+  auto worker = [&](unsigned seed) {
+    rng ^= 0x2545F4914F6CDD1Dull * (seed + 1);
+    for (;;) {
+      const unsigned long long b = next.fetch_add(1);
+      if (b >= total) return;
+      block_idx = GaEmuDim3{(unsigned)(b % grid[0]), (unsigned)((b / grid[0]) % grid[1]),
+                            (unsigned)(b / ((unsigned long long)grid[0] * grid[1]))};
+      spins = 0;
+      run_block(fn);
+    }
+  };
+  const unsigned n = total < kResident ? (unsigned)total : kResident;
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < n; ++i) threads.emplace_back(worker, i);
+  for (std::thread& t : threads) t.join();
+}
+
+// A busy-wait on another block: the other threads of this block run meanwhile (as they would
+// on a GPU), and so do the other resident blocks.
+inline void spin_wait() {
+  if (++spins > (1ll << 22)) fail("spin wait never ends");
+  std::this_thread::yield();
+  yield_to_scheduler();
+}
+
+template <class T>
+inline uint64_t bits_of(T v) {
+  static_assert(sizeof(T) <= 8, "warp operations move at most 8 bytes");
+  uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+inline T from_bits(uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+}  // namespace ga_emu
+
+#define threadIdx (ga_emu::current->tid)
+#define blockIdx (ga_emu::block_idx)
+#define blockDim (ga_emu::block_dim)
+#define gridDim (ga_emu::grid_dim)
+// Busy-waits on other blocks yield the OS thread (and fail after 2^24 rounds).
+#define GA_SPIN_WAIT() ga_emu::spin_wait()
+
+inline void __syncthreads() { ga_emu::barrier(); }
+inline void __syncwarp(unsigned int = 0xffffffffu) { ga_emu::warp_op(ga_emu::OP_SYNCWARP, 0, 0); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline unsigned int __ballot_sync(unsigned int, int p) {
+  return (unsigned int)ga_emu::warp_op(ga_emu::OP_BALLOT, p != 0, 0);
+}
+template <class T>
+inline T __shfl_up_sync(unsigned int, T v, unsigned int d, int = 32) {
+  return ga_emu::from_bits<T>(ga_emu::warp_op(ga_emu::OP_SHFL_UP, ga_emu::bits_of(v), (int)d));
+}
+template <class T>
+inline T __shfl_down_sync(unsigned int, T v, unsigned int d, int = 32) {
+  return ga_emu::from_bits<T>(ga_emu::warp_op(ga_emu::OP_SHFL_DOWN, ga_emu::bits_of(v), (int)d));
+}
+template <class T>
+inline T __shfl_sync(unsigned int, T v, int l, int = 32) {
+  return ga_emu::from_bits<T>(ga_emu::warp_op(ga_emu::OP_SHFL_IDX, ga_emu::bits_of(v), l));
+}
+
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned int)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+
+// Read-modify-write of any 4- or 8-byte type through a compare-and-swap loop on its bits.
+template <class T, class F>
+inline T ga_emu_rmw(T* p, F f) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics on 4- or 8-byte values");
+  using W = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  W* w = reinterpret_cast<W*>(p);
+  W old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+  for (;;) {
+    T a;
+    std::memcpy(&a, &old, sizeof(T));
+    const T b = f(a);
+    W nw;
+    std::memcpy(&nw, &b, sizeof(T));
+    if (__atomic_compare_exchange_n(w, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return a;
+  }
+}
+template <class T>
+inline T atomicAdd(T* p, T v) { return ga_emu_rmw(p, [&](T a) { return (T)(a + v); }); }
+template <class T>
+inline T atomicMax(T* p, T v) { return ga_emu_rmw(p, [&](T a) { return v > a ? v : a; }); }
+template <class T>
+inline T atomicMin(T* p, T v) { return ga_emu_rmw(p, [&](T a) { return v < a ? v : a; }); }
+template <class T>
+inline T atomicExch(T* p, T v) { return ga_emu_rmw(p, [&](T) { return v; }); }
+template <class T>
+inline T atomicCAS(T* p, T cmp, T v) { return ga_emu_rmw(p, [&](T a) { return a == cmp ? v : a; }); }
+
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
+inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
+inline long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
+inline void __nanosleep(unsigned int) {}

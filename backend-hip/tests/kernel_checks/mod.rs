@@ -1,0 +1,440 @@
+//! Checks of the sort, scan, permute, random and reduction kernels against the CPU reference,
+//! by size: shared by `codegen_emulated` (small sizes on the CPU emulation) and
+//! `codegen_large_inputs` (the benchmark sizes on a GPU). Each check panics with the first
+//! difference it finds.
+
+#![allow(dead_code)]
+
+use gpuarrays_core::{Array, Complex64, Element};
+use gpuarrays_cpu_ref::CpuBackend;
+use gpuarrays_hip::HipBackend;
+use gpuarrays_hip::kernels::scan::{self, RowScan};
+use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
+use parking_lot::Mutex;
+
+/// Checks that change process-wide kernel choices run one at a time.
+pub static CHOICE: Mutex<()> = Mutex::new(());
+
+/// SplitMix64 words.
+pub fn words(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// f32 values with repeats, both zeros, infinities and NaNs.
+pub fn f32_values(n: usize, seed: u64) -> Vec<f32> {
+    words(n, seed)
+        .into_iter()
+        .map(|w| match w % 16 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f32::INFINITY,
+            4 => f32::NEG_INFINITY,
+            5 => ((w >> 8) % 7) as f32 - 3.0,
+            _ => {
+                let sign = if w & 1 == 0 { 1.0 } else { -1.0 };
+                f32::from_bits((w >> 20) as u32 & 0xBFFF_FFFF) * sign
+            }
+        })
+        .collect()
+}
+
+/// f64 values with repeats, both zeros, an infinity and NaNs.
+pub fn f64_values(n: usize, seed: u64) -> Vec<f64> {
+    words(n, seed)
+        .into_iter()
+        .map(|w| match w % 16 {
+            0 => f64::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f64::NEG_INFINITY,
+            4 => ((w >> 8) % 5) as f64,
+            _ => (((w >> 11) as f64) / (1u64 << 53) as f64 - 0.5) * 1e6,
+        })
+        .collect()
+}
+
+/// Equal, with every NaN equal to every NaN and -0.0 equal to 0.0 (the sort's contract for
+/// floats; the reference's stable sort keeps the zeros' input order).
+pub fn same<T: Element>(a: &T, b: &T) -> bool {
+    #[allow(clippy::eq_op)]
+    let nan = |x: &T| x != x;
+    a == b || (nan(a) && nan(b))
+}
+
+/// The error bound of a sum of `n` terms (the suite's min(n + 2, 4√n + 16) ε Σ|x|).
+pub fn close(got: f64, want: f64, n: usize, abs_sum: f64, eps: f64) -> bool {
+    let units = ((n + 2) as f64).min(4.0 * (n as f64).sqrt() + 16.0);
+    (got - want).abs() <= units * eps * abs_sum.max(f64::MIN_POSITIVE)
+}
+
+pub fn sort_one<T: Element>(hip: &HipBackend, what: &str, dims: &[usize], data: &[T]) {
+    let cpu = CpuBackend::new();
+    let want = Array::from_slice(&cpu, dims, data)
+        .and_then(|a| a.sort())
+        .and_then(|a| a.to_vec())
+        .expect("cpu sort");
+    let got = Array::from_slice(hip, dims, data)
+        .and_then(|a| a.sort())
+        .and_then(|a| a.to_vec())
+        .unwrap_or_else(|e| panic!("{what}: sort failed: {e}"));
+    assert_eq!(got.len(), want.len());
+    if let Some(i) = (0..got.len()).find(|&i| !same(&got[i], &want[i])) {
+        panic!(
+            "{what} {dims:?} {}: first difference at {i}: got {:?}, want {:?}",
+            T::DTYPE,
+            &got[i.saturating_sub(2)..(i + 3).min(got.len())],
+            &want[i.saturating_sub(2)..(i + 3).min(want.len())]
+        );
+    }
+}
+
+/// Sorts with `alg` (f32 with NaNs and signed zeros on every shape, every other ordered type
+/// on the first), then sorted, reversed and constant input on the first.
+pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
+    let _one = CHOICE.lock();
+    sort::set_algorithm(Some(alg));
+    let what = format!("{alg:?}");
+    for (k, dims) in shapes.iter().enumerate() {
+        let n: usize = dims.iter().product();
+        let seed = 10 + k as u64;
+        sort_one(hip, &what, dims, &f32_values(n, seed));
+        if k > 0 {
+            continue;
+        }
+        sort_one(hip, &what, dims, &f64_values(n, seed));
+        let w = words(n, seed);
+        let c = |f: fn(u64) -> i32| w.iter().map(|&x| f(x)).collect::<Vec<_>>();
+        sort_one(hip, &what, dims, &c(|x| x as i32 % 1000));
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x as u32).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x as i64).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x >> 3).collect::<Vec<u64>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| (x >> 5) as u8).collect::<Vec<_>>(),
+        );
+        sort_one(
+            hip,
+            &what,
+            dims,
+            &w.iter().map(|&x| x & 3 == 0).collect::<Vec<_>>(),
+        );
+        let up: Vec<i32> = (0..n as i32).collect();
+        sort_one(hip, "sorted", dims, &up);
+        let down: Vec<i32> = (0..n as i32).rev().collect();
+        sort_one(hip, "reversed", dims, &down);
+        sort_one(hip, "constant", dims, &vec![7.5f32; n]);
+    }
+    sort::set_algorithm(None);
+}
+
+/// Cumsums (f32 within the suite's bound, i32 exact also from an unaligned view, u8 exact,
+/// f64 cumprod on the first shape) with both row scans, and the same bits twice.
+pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
+    let cpu = CpuBackend::new();
+    let _one = CHOICE.lock();
+    for mode in [RowScan::Lookback, RowScan::Multipass] {
+        scan::set_row_scan(Some(mode));
+        for (k, dims) in shapes.iter().enumerate() {
+            let n: usize = dims.iter().product();
+            let axis = dims.len() - 1;
+            let len = dims[axis];
+            let w = words(n, 100 + k as u64);
+            let xf: Vec<f32> = w
+                .iter()
+                .map(|&x| (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+                .collect();
+            let run = |b: &HipBackend| Array::from_slice(b, dims, &xf).and_then(|a| a.cumsum(axis));
+            let got = run(hip)
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("{mode:?} {dims:?}: {e}"));
+            let want = Array::from_slice(&cpu, dims, &xf)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("cpu");
+            let mut abs = 0.0f64;
+            for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                abs = if i % len == 0 { 0.0 } else { abs } + xf[i].abs() as f64;
+                assert!(
+                    close(*g as f64, *r as f64, i % len + 1, abs, f32::EPSILON as f64),
+                    "{mode:?} f32 {dims:?} at {i}: got {g}, want {r}"
+                );
+            }
+            let again = run(hip).and_then(|a| a.to_vec()).expect("again");
+            assert!(
+                got.iter()
+                    .zip(&again)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{mode:?} {dims:?}: two runs differ"
+            );
+            let xi: Vec<i32> = w.iter().map(|&x| (x % 2001) as i32 - 1000).collect();
+            let want = Array::from_slice(&cpu, dims, &xi)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("cpu");
+            let got = Array::from_slice(hip, dims, &xi)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("i32");
+            assert_eq!(got, want, "{mode:?} i32 {dims:?}");
+            // An odd offset: the rows are not 16-byte aligned (no vector loads).
+            let shifted =
+                Array::from_slice(hip, &[n + 1], &[&[7], &xi[..]].concat()).expect("upload");
+            let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+            let got = shifted
+                .slice(1..n + 1)
+                .and_then(|v| v.reshape(&idims))
+                .and_then(|v| v.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("i32 unaligned");
+            assert_eq!(got, want, "{mode:?} i32 {dims:?} (unaligned)");
+            if k > 0 {
+                continue;
+            }
+            let xd: Vec<f64> = w
+                .iter()
+                .map(|&x| ((x >> 11) as f64 / (1u64 << 53) as f64) * 1e-6 + 1.0)
+                .collect();
+            let got = Array::from_slice(hip, dims, &xd)
+                .and_then(|a| a.cumprod(axis))
+                .and_then(|a| a.to_vec())
+                .expect("f64 cumprod");
+            let want = Array::from_slice(&cpu, dims, &xd)
+                .and_then(|a| a.cumprod(axis))
+                .and_then(|a| a.to_vec())
+                .expect("cpu");
+            for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                let tol = 4.0 * ((i % len + 2) as f64) * f64::EPSILON * r.abs();
+                assert!(
+                    (g - r).abs() <= tol,
+                    "{mode:?} f64 cumprod at {i}: {g} vs {r}"
+                );
+            }
+            let xu: Vec<u8> = w.iter().map(|&x| x as u8).collect();
+            let got = Array::from_slice(hip, dims, &xu)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("u8");
+            let want = Array::from_slice(&cpu, dims, &xu)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("cpu");
+            assert_eq!(got, want, "{mode:?} u8 {dims:?}");
+        }
+    }
+    scan::set_row_scan(None);
+}
+
+pub fn permute_one<T: Element>(hip: &HipBackend, dims: &[usize], axes: &[usize], data: &[T]) {
+    let cpu = CpuBackend::new();
+    let want = Array::from_slice(&cpu, dims, data)
+        .and_then(|a| a.permute(axes))
+        .and_then(|a| a.to_vec())
+        .expect("cpu permute");
+    let got = Array::from_slice(hip, dims, data)
+        .and_then(|a| a.permute(axes))
+        .and_then(|a| a.to_vec())
+        .unwrap_or_else(|e| panic!("permute {dims:?} {axes:?}: {e}"));
+    assert!(
+        got == want,
+        "permute {dims:?} by {axes:?} ({}) differs",
+        T::DTYPE
+    );
+}
+
+/// Permutes: f32 on every case, u8, bool, f64 and c64 on every third.
+pub fn permutes(hip: &HipBackend, cases: &[(&[usize], &[usize])]) {
+    for (k, (dims, axes)) in cases.iter().enumerate() {
+        let n: usize = dims.iter().product();
+        let w = words(n, 200 + k as u64);
+        permute_one(
+            hip,
+            dims,
+            axes,
+            &w.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+        );
+        if k % 3 == 0 {
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x as u8).collect::<Vec<_>>(),
+            );
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>(),
+            );
+            permute_one(
+                hip,
+                dims,
+                axes,
+                &w.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+            );
+            let c: Vec<Complex64> = w
+                .iter()
+                .map(|&x| Complex64::new(x as f64, -(x as f64)))
+                .collect();
+            permute_one(hip, dims, axes, &c);
+        }
+    }
+}
+
+/// Uniform draws equal the CPU's bit for bit; normal draws agree to a few ulps.
+pub fn draws(hip: &HipBackend, sizes: &[usize]) {
+    let cpu = CpuBackend::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let seed = 0x1234_5678_9ABC_DEF0 ^ k as u64;
+        let f = |b: &HipBackend| {
+            Array::<f32, _>::random_uniform(b, &[n], seed).and_then(|a| a.to_vec())
+        };
+        let got = f(hip).expect("uniform f32");
+        let want = Array::<f32, _>::random_uniform(&cpu, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(
+            bad.is_none(),
+            "uniform f32 n={n}: first difference at {bad:?}"
+        );
+        let got = Array::<f64, _>::random_uniform(hip, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("uniform f64");
+        let want = Array::<f64, _>::random_uniform(&cpu, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(
+            bad.is_none(),
+            "uniform f64 n={n}: first difference at {bad:?}"
+        );
+        let got = Array::<f32, _>::random_normal(hip, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("normal f32");
+        let want = Array::<f32, _>::random_normal(&cpu, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| (a - b).abs() > 1e-5 * (1.0 + b.abs()));
+        assert!(
+            bad.is_none(),
+            "normal f32 n={n}: first difference at {bad:?}"
+        );
+        let got = Array::<f64, _>::random_normal(hip, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("normal f64");
+        let want = Array::<f64, _>::random_normal(&cpu, &[n], seed)
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| (a - b).abs() > 1e-12 * (1.0 + b.abs()));
+        assert!(
+            bad.is_none(),
+            "normal f64 n={n}: first difference at {bad:?}"
+        );
+    }
+}
+
+/// argmax/argmin of `n` f32 (ties, then NaNs at two places), an i32 sum, and sums and argmax
+/// along axis 0 of `[rows, c]` for each `c` in `cols`.
+pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
+    let cpu = CpuBackend::new();
+    let mut x: Vec<f32> = words(n, 300)
+        .iter()
+        .map(|&w| ((w >> 40) % 1000) as f32)
+        .collect();
+    let dev = Array::from_slice(hip, &[n], &x).expect("upload");
+    let host = Array::from_slice(&cpu, &[n], &x).expect("upload");
+    assert_eq!(
+        dev.argmax().expect("argmax"),
+        host.argmax().expect("cpu"),
+        "ties: first index"
+    );
+    assert_eq!(dev.argmin().expect("argmin"), host.argmin().expect("cpu"));
+    let (first, second) = (n * 3 / 5, n * 6 / 7);
+    x[first] = f32::NAN;
+    x[second] = f32::NAN;
+    let dev = Array::from_slice(hip, &[n], &x).expect("upload");
+    assert_eq!(dev.argmax().expect("argmax"), first, "the first NaN wins");
+    assert_eq!(dev.argmin().expect("argmin"), first);
+    let xi: Vec<i32> = words(n, 301)
+        .iter()
+        .map(|&w| (w % 100_000) as i32 - 50_000)
+        .collect();
+    let got = Array::from_slice(hip, &[n], &xi)
+        .and_then(|a| a.sum_axis(0))
+        .and_then(|a| a.to_vec())
+        .expect("i32 sum");
+    let want = Array::from_slice(&cpu, &[n], &xi)
+        .and_then(|a| a.sum_axis(0))
+        .and_then(|a| a.to_vec())
+        .expect("cpu");
+    assert_eq!(got, want);
+    for &c in cols {
+        let m: Vec<f32> = words(rows * c, 302)
+            .iter()
+            .map(|&w| ((w >> 40) as f32) / 1e6)
+            .collect();
+        let got = Array::from_slice(hip, &[rows, c], &m)
+            .and_then(|a| a.sum_axis(0))
+            .and_then(|a| a.to_vec())
+            .expect("sum axis 0");
+        let want = Array::from_slice(&cpu, &[rows, c], &m)
+            .and_then(|a| a.sum_axis(0))
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+            let abs: f64 = (0..rows).map(|r| m[r * c + j].abs() as f64).sum();
+            assert!(
+                close(*g as f64, *w as f64, rows, abs, f32::EPSILON as f64),
+                "sum axis 0 column {j}: {g} vs {w}"
+            );
+        }
+        let got = Array::from_slice(hip, &[rows, c], &m)
+            .and_then(|a| a.argmax_axis(0))
+            .and_then(|a| a.to_vec())
+            .expect("argmax axis 0");
+        let want = Array::from_slice(&cpu, &[rows, c], &m)
+            .and_then(|a| a.argmax_axis(0))
+            .and_then(|a| a.to_vec())
+            .expect("cpu");
+        assert_eq!(got, want, "argmax axis 0, {c} columns");
+    }
+}

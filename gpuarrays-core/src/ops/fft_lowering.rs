@@ -1,0 +1,549 @@
+//! How an FFT of the public API (`ops/fft.rs`) becomes backend calls ([`FftArgs`]).
+//!
+//! 1. Check the element type, the axes and the lengths (in that order, so every backend
+//!    reports the same error for the same mistake).
+//! 2. Crop/zero-pad and promote: one copy into a working array when the lengths or the
+//!    element type change (and always for `irfft`, whose C2R step overwrites its input).
+//! 3. Split the chosen axes into *runs* of consecutive axes, at most [`MAX_FFT_RANK`] long.
+//!    A run over axes `a..a+k` of a row-major array of shape `(outer, run, inner)` is one
+//!    strided batch when `inner == 1` (batch `outer`, stride 1) or `outer == 1` (batch
+//!    `inner`, stride `inner`, distance 1); otherwise it is `min(outer, inner)` calls, each a
+//!    strided batch over the other count. C2C runs after the first work in place.
+//! 4. Multiply by the normalisation factor in one in-place pass when it is not 1.
+
+use crate::array::RawArray;
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::fft::{complex_of, half_len};
+use crate::kernel::{
+    BinaryOp, ElementwiseArgs, FftArgs, FftDirection, FftKind, FftLayout, Instr, MAX_FFT_RANK,
+    Node, Operand, Program, simplify_layout,
+};
+use crate::ops::copy::copy_raw;
+use crate::ops::fft::FftNorm;
+use crate::ops::region::copy_box;
+use crate::scalar::Scalar;
+use crate::shape::{self, numel};
+use crate::support::{OpKind, ensure_supported, ensure_type_rule};
+
+/// The four transforms the public functions are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transform {
+    Fft,
+    Ifft,
+    Rfft,
+    Irfft,
+}
+
+impl Transform {
+    fn name(self) -> &'static str {
+        match self {
+            Transform::Fft => "fft",
+            Transform::Ifft => "ifft",
+            Transform::Rfft => "rfft",
+            Transform::Irfft => "irfft",
+        }
+    }
+
+    fn inverse(self) -> bool {
+        matches!(self, Transform::Ifft | Transform::Irfft)
+    }
+}
+
+/// The axes argument of the public functions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Axes<'a> {
+    /// One axis (the 1-D forms).
+    Given(&'a [usize]),
+    /// `fft2`: these, or the last two (`RankMismatch` below two dimensions).
+    LastTwo(Option<&'a [usize]>),
+    /// `fftn`: these, or the last `s.len()`, or all.
+    AllOr(Option<&'a [usize]>),
+}
+
+/// The transform `t` of `a` over `axes` with lengths `s` (NumPy's arguments, resolved as the
+/// module documentation of `ops/fft.rs` says).
+pub(crate) fn transform<B: Backend>(
+    a: &RawArray<B>,
+    t: Transform,
+    s: Option<&[usize]>,
+    axes: Axes<'_>,
+    norm: FftNorm,
+) -> Result<RawArray<B>> {
+    let op = t.name();
+    ensure_type_rule(op, a.dtype, OpKind::Fft)?;
+    if t == Transform::Rfft && a.dtype.is_complex() {
+        return Err(Error::invalid_dtype(
+            op,
+            a.dtype,
+            "it takes real input; use fft for complex data",
+        ));
+    }
+    let real = a.dtype.real();
+    let complex = complex_of(real)
+        .ok_or_else(|| Error::invalid_dtype(op, a.dtype, "FFTs need f32 or f64 data"))?;
+    let last_two: Vec<usize>;
+    let axes = match axes {
+        Axes::Given(axes) | Axes::LastTwo(Some(axes)) | Axes::AllOr(Some(axes)) => Some(axes),
+        Axes::LastTwo(None) if a.ndim() >= 2 => {
+            last_two = vec![a.ndim() - 2, a.ndim() - 1];
+            Some(&last_two[..])
+        }
+        Axes::LastTwo(None) => {
+            return Err(Error::RankMismatch {
+                op: format!("{op}2"),
+                expected: "at least 2 dimensions (or explicit axes)".into(),
+                got: a.ndim(),
+            });
+        }
+        Axes::AllOr(None) => None,
+    };
+    let axes = resolve_axes(op, a.ndim(), s, axes)?;
+    if matches!(t, Transform::Rfft | Transform::Irfft) && axes.is_empty() {
+        return Err(Error::invalid_arg(op, "needs at least one axis"));
+    }
+    let lengths = resolve_lengths(op, t, &a.dims, &axes, s)?;
+    ensure_supported(&a.backend, real, OpKind::Fft)?;
+    ensure_supported(&a.backend, complex, OpKind::Fft)?;
+
+    // Shapes: `work` is the input after crop/pad (for irfft: the half spectrum), `out` the
+    // result.
+    let mut work = a.dims.clone();
+    for (&ax, &n) in axes.iter().zip(&lengths) {
+        work[ax] = n;
+    }
+    let mut out_dims = work.clone();
+    if let (Some(&last), Some(&n)) = (axes.last(), lengths.last()) {
+        match t {
+            Transform::Rfft => out_dims[last] = half_len(n),
+            Transform::Irfft => work[last] = half_len(n),
+            Transform::Fft | Transform::Ifft => {}
+        }
+    }
+    let out_dtype = if t == Transform::Irfft { real } else { complex };
+    if numel(&out_dims) == 0 {
+        return RawArray::alloc(&a.backend, out_dtype, &out_dims);
+    }
+    let out = match t {
+        Transform::Fft => c2c(a, complex, &work, &axes, FftDirection::Forward)?,
+        Transform::Ifft => c2c(a, complex, &work, &axes, FftDirection::Inverse)?,
+        Transform::Rfft => r2c(a, &work, &out_dims, &axes)?,
+        Transform::Irfft => c2r(a, complex, &work, &out_dims, &axes)?,
+    };
+    let scale = norm.scale(lengths.iter().product(), t.inverse());
+    if scale != 1.0 {
+        scale_in_place(&out, scale)?;
+    }
+    Ok(out)
+}
+
+/// The chosen axes: `axes`, else the last `s.len()` axes, else all; each in range, none twice,
+/// as many as `s` has lengths.
+fn resolve_axes(
+    op: &str,
+    ndim: usize,
+    s: Option<&[usize]>,
+    axes: Option<&[usize]>,
+) -> Result<Vec<usize>> {
+    let axes: Vec<usize> = match (axes, s) {
+        (Some(axes), _) => axes.to_vec(),
+        (None, Some(s)) if s.len() > ndim => {
+            return Err(Error::invalid_arg(
+                op,
+                format!("{} lengths for an array of {ndim} dimensions", s.len()),
+            ));
+        }
+        (None, Some(s)) => (ndim - s.len()..ndim).collect(),
+        (None, None) => (0..ndim).collect(),
+    };
+    for &ax in &axes {
+        shape::check_axis(op, ax, ndim)?;
+    }
+    for (i, ax) in axes.iter().enumerate() {
+        if axes[..i].contains(ax) {
+            return Err(Error::invalid_arg(
+                op,
+                format!("axis {ax} is listed twice in {axes:?}; list each axis once"),
+            ));
+        }
+    }
+    if let Some(s) = s
+        && s.len() != axes.len()
+    {
+        return Err(Error::invalid_arg(
+            op,
+            format!(
+                "{} lengths {s:?} for {} axes {axes:?}; give one length per axis",
+                s.len(),
+                axes.len()
+            ),
+        ));
+    }
+    Ok(axes)
+}
+
+/// The logical transform length of each chosen axis (for irfft: the output lengths).
+fn resolve_lengths(
+    op: &str,
+    t: Transform,
+    dims: &[usize],
+    axes: &[usize],
+    s: Option<&[usize]>,
+) -> Result<Vec<usize>> {
+    let mut lengths: Vec<usize> = match s {
+        Some(s) => s.to_vec(),
+        None => axes.iter().map(|&a| dims[a]).collect(),
+    };
+    if t == Transform::Irfft
+        && s.is_none()
+        && let (Some(last), Some(&ax)) = (lengths.last_mut(), axes.last())
+    {
+        *last = 2 * dims[ax].saturating_sub(1);
+    }
+    if let Some(k) = lengths.iter().position(|&n| n == 0) {
+        return Err(Error::invalid_arg(
+            op,
+            format!(
+                "a transform of 0 points along axis {}; every transform length must be at least 1",
+                axes[k]
+            ),
+        ));
+    }
+    Ok(lengths)
+}
+
+/// `a` as `dtype` with shape `dims` (same rank): cropped or zero-padded at the end of each
+/// axis. `a` itself (shared) when nothing changes, unless `force_copy`.
+fn resized<B: Backend>(
+    a: &RawArray<B>,
+    dtype: DType,
+    dims: &[usize],
+    force_copy: bool,
+) -> Result<(RawArray<B>, bool)> {
+    if !force_copy && a.dtype == dtype && a.dims == dims {
+        return Ok((a.clone(), false));
+    }
+    let out = RawArray::alloc(&a.backend, dtype, dims)?;
+    if dims.iter().zip(&a.dims).any(|(n, m)| n > m) {
+        out.fill(Scalar::F64(0.0).cast(dtype))?;
+    }
+    let extent: Vec<usize> = dims.iter().zip(&a.dims).map(|(&n, &m)| n.min(m)).collect();
+    let origin = vec![0; dims.len()];
+    copy_box(a, &origin, &out, &origin, &extent)?;
+    Ok((out, true))
+}
+
+/// Sorted axes split into runs of consecutive axes, at most [`MAX_FFT_RANK`] long:
+/// `(first axis, count)`.
+fn runs(axes: &[usize]) -> Vec<(usize, usize)> {
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for ax in sorted {
+        match out.last_mut() {
+            Some((first, count)) if *first + *count == ax && *count < MAX_FFT_RANK => *count += 1,
+            _ => out.push((ax, 1)),
+        }
+    }
+    out
+}
+
+fn c2c<B: Backend>(
+    a: &RawArray<B>,
+    complex: DType,
+    work: &[usize],
+    axes: &[usize],
+    direction: FftDirection,
+) -> Result<RawArray<B>> {
+    let (src, copied) = resized(a, complex, work, false)?;
+    let out = if copied {
+        src.clone()
+    } else {
+        RawArray::alloc(&a.backend, complex, work)?
+    };
+    let groups = runs(axes);
+    if groups.is_empty() && !copied {
+        copy_raw(&src, &out)?;
+    }
+    for (i, &(first, count)) in groups.iter().enumerate() {
+        let input = if i == 0 { &src } else { &out };
+        dispatch(FftKind::C2C, direction, input, &out, first, count)?;
+    }
+    Ok(out)
+}
+
+fn r2c<B: Backend>(
+    a: &RawArray<B>,
+    work: &[usize],
+    out_dims: &[usize],
+    axes: &[usize],
+) -> Result<RawArray<B>> {
+    let real = a.dtype;
+    let complex = complex_of(real).unwrap_or(DType::C64);
+    let (src, _) = resized(a, real, work, false)?;
+    let out = RawArray::alloc(&a.backend, complex, out_dims)?;
+    // The real axis is the last listed; its run is the chosen axes just before it.
+    let last = axes.last().copied().unwrap_or(0);
+    let mut first = last;
+    while first > 0 && axes.contains(&(first - 1)) && last + 1 - first < MAX_FFT_RANK {
+        first -= 1;
+    }
+    dispatch(
+        FftKind::R2C,
+        FftDirection::Forward,
+        &src,
+        &out,
+        first,
+        last + 1 - first,
+    )?;
+    let rest: Vec<usize> = axes
+        .iter()
+        .copied()
+        .filter(|ax| !(first..=last).contains(ax))
+        .collect();
+    for (first, count) in runs(&rest) {
+        dispatch(
+            FftKind::C2C,
+            FftDirection::Forward,
+            &out,
+            &out,
+            first,
+            count,
+        )?;
+    }
+    Ok(out)
+}
+
+fn c2r<B: Backend>(
+    a: &RawArray<B>,
+    complex: DType,
+    work: &[usize],
+    out_dims: &[usize],
+    axes: &[usize],
+) -> Result<RawArray<B>> {
+    let (scratch, _) = resized(a, complex, work, true)?;
+    let (rest, last) = axes.split_at(axes.len().saturating_sub(1));
+    let last = last.first().copied().unwrap_or(0);
+    for (first, count) in runs(rest) {
+        dispatch(
+            FftKind::C2C,
+            FftDirection::Inverse,
+            &scratch,
+            &scratch,
+            first,
+            count,
+        )?;
+    }
+    let n = out_dims[last];
+    make_real(&scratch, last, 0)?;
+    if n % 2 == 0 {
+        make_real(&scratch, last, n / 2)?;
+    }
+    let out = RawArray::alloc(&a.backend, complex.real(), out_dims)?;
+    dispatch(FftKind::C2R, FftDirection::Inverse, &scratch, &out, last, 1)?;
+    Ok(out)
+}
+
+/// Sets the imaginary part of bin `bin` along `axis` of complex `a` to zero, in place.
+fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bin: usize) -> Result<()> {
+    let (complex, real) = (a.dtype, a.dtype.real());
+    ensure_supported(&a.backend, complex, OpKind::Elementwise)?;
+    let program = Program {
+        inputs: vec![complex],
+        scalars: vec![],
+        instrs: vec![
+            Instr {
+                node: Node::Input(0),
+                dtype: complex,
+            },
+            Instr {
+                node: Node::Cast(real, 0),
+                dtype: real,
+            },
+            Instr {
+                node: Node::Cast(complex, 1),
+                dtype: complex,
+            },
+        ],
+    };
+    let strides = shape::contiguous_strides(&a.dims);
+    let mut dims = a.dims.clone();
+    dims[axis] = 1;
+    let (dims, st) = simplify_layout(&dims, std::slice::from_ref(&strides));
+    let offset = a.offset + bin * strides[axis] as usize;
+    let buf = a.buffer()?;
+    let operand = || Operand {
+        buffer: &*buf,
+        dtype: complex,
+        offset,
+        strides: st[0].clone(),
+    };
+    a.backend.elementwise(
+        &program,
+        &ElementwiseArgs {
+            shape: dims,
+            inputs: vec![operand()],
+            scalars: vec![],
+            output: operand(),
+        },
+    )
+}
+
+/// One run of `count` axes from `first`: one backend call, or a loop of them (see the
+/// module documentation). `input` and `output` have the same rank; their dimensions differ
+/// at most on the run's last axis (the half spectrum).
+fn dispatch<B: Backend>(
+    kind: FftKind,
+    direction: FftDirection,
+    input: &RawArray<B>,
+    output: &RawArray<B>,
+    first: usize,
+    count: usize,
+) -> Result<()> {
+    let (id, od) = (&input.dims, &output.dims);
+    let run = first..first + count;
+    let lengths = if kind == FftKind::C2R { od } else { id }[run.clone()].to_vec();
+    let (outer, inner) = (numel(&id[..first]), numel(&id[first + count..]));
+    let (per_in, per_out) = (numel(&id[run.clone()]), numel(&od[run]));
+    let (ib, ob) = (input.buffer()?, output.buffer()?);
+    let real = match kind {
+        FftKind::R2C => input.dtype,
+        FftKind::C2C | FftKind::C2R => input.dtype.real(),
+    };
+    let call = |batch: usize, input_layout: FftLayout, output_layout: FftLayout| {
+        input.backend.fft(&FftArgs {
+            kind,
+            direction,
+            real,
+            lengths: lengths.clone(),
+            batch,
+            input: &*ib,
+            input_layout,
+            output: &*ob,
+            output_layout,
+        })
+    };
+    let strided = |offset: usize, dist: usize| FftLayout {
+        offset,
+        stride: inner,
+        dist,
+    };
+    let (io, oo) = (input.offset, output.offset);
+    if inner == 1 {
+        call(
+            outer,
+            FftLayout::contiguous(io, per_in),
+            FftLayout::contiguous(oo, per_out),
+        )
+    } else if outer == 1 {
+        call(inner, strided(io, 1), strided(oo, 1))
+    } else if outer <= inner {
+        (0..outer).try_for_each(|o| {
+            call(
+                inner,
+                strided(io + o * per_in * inner, 1),
+                strided(oo + o * per_out * inner, 1),
+            )
+        })
+    } else {
+        (0..inner).try_for_each(|i| {
+            call(
+                outer,
+                strided(io + i, per_in * inner),
+                strided(oo + i, per_out * inner),
+            )
+        })
+    }
+}
+
+/// `a *= scale` in place (complex arrays as pairs of reals, so infinities stay put).
+fn scale_in_place<B: Backend>(a: &RawArray<B>, scale: f64) -> Result<()> {
+    let (dtype, len, offset) = if a.dtype.is_complex() {
+        (a.dtype.real(), a.len() * 2, a.offset * 2)
+    } else {
+        (a.dtype, a.len(), a.offset)
+    };
+    ensure_supported(&a.backend, dtype, OpKind::Elementwise)?;
+    let program = Program {
+        inputs: vec![dtype],
+        scalars: vec![dtype],
+        instrs: vec![
+            Instr {
+                node: Node::Input(0),
+                dtype,
+            },
+            Instr {
+                node: Node::Scalar(0),
+                dtype,
+            },
+            Instr {
+                node: Node::Binary(BinaryOp::Mul, 0, 1),
+                dtype,
+            },
+        ],
+    };
+    let buf = a.buffer()?;
+    let operand = || Operand {
+        buffer: &*buf,
+        dtype,
+        offset,
+        strides: vec![1],
+    };
+    a.backend.elementwise(
+        &program,
+        &ElementwiseArgs {
+            shape: vec![len],
+            inputs: vec![operand()],
+            scalars: vec![Scalar::F64(scale).cast(dtype)],
+            output: operand(),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_group_consecutive_axes_up_to_three() {
+        assert_eq!(runs(&[2, 0, 1]), vec![(0, 3)]);
+        assert_eq!(runs(&[0, 2]), vec![(0, 1), (2, 1)]);
+        assert_eq!(runs(&[4, 3, 2, 1, 0]), vec![(0, 3), (3, 2)]);
+        assert_eq!(runs(&[]), vec![]);
+    }
+
+    #[test]
+    fn axes_and_lengths_follow_numpy() {
+        assert_eq!(resolve_axes("f", 3, None, None).unwrap(), vec![0, 1, 2]);
+        assert_eq!(
+            resolve_axes("f", 3, Some(&[4, 4]), None).unwrap(),
+            vec![1, 2]
+        );
+        assert!(matches!(
+            resolve_axes("f", 2, None, Some(&[2])),
+            Err(Error::AxisOutOfRange { .. })
+        ));
+        assert!(matches!(
+            resolve_axes("f", 2, None, Some(&[1, 1])),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            resolve_axes("f", 2, Some(&[3]), Some(&[0, 1])),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let irfft = resolve_lengths("f", Transform::Irfft, &[3, 5], &[0, 1], None).unwrap();
+        assert_eq!(irfft, vec![3, 8]);
+        assert!(resolve_lengths("f", Transform::Irfft, &[3, 1], &[1], None).is_err());
+        assert!(resolve_lengths("f", Transform::Fft, &[3, 1], &[0], Some(&[0])).is_err());
+    }
+
+    #[test]
+    fn norms_scale_as_numpy() {
+        assert_eq!(FftNorm::Backward.scale(8, false), 1.0);
+        assert_eq!(FftNorm::Backward.scale(8, true), 0.125);
+        assert_eq!(FftNorm::Forward.scale(8, false), 0.125);
+        assert_eq!(FftNorm::Forward.scale(8, true), 1.0);
+        assert_eq!(FftNorm::Ortho.scale(4, true), 0.5);
+    }
+}
