@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use gpuarrays_core::kernel::{FftArgs, FftDirection, FftKind, FftLayout};
 use gpuarrays_core::kernel::{ElementwiseArgs, Instr, Node, Operand, Program};
+use gpuarrays_core::kernel::{FftArgs, FftDirection, FftKind, FftLayout};
 use gpuarrays_core::{Backend, DType, Scalar};
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::test_double::{Completion, FakeConfig, FakePlatform};
