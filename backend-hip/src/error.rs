@@ -149,9 +149,11 @@ pub enum HipError {
         reason: String,
     },
 
-    /// An operation would have been recorded into another thread's graph capture.
+    /// An operation would have been recorded into a graph capture where it must not be: into
+    /// another thread's capture, or (a host copy, a free) into any capture, since it has to
+    /// happen now.
     #[error(
-        "stream {stream:#x} is capturing a graph; {what} must not be recorded into another thread's capture. Retry after the capture ends, or use your own stream"
+        "stream {stream:#x} is capturing a graph; {what} must not be recorded into the capture (it belongs to another thread's graph, or must happen now). Retry after the capture ends, or use another stream"
     )]
     StreamCapturing {
         /// The raw stream handle.
@@ -294,6 +296,9 @@ pub mod codes {
     pub const LAUNCH_FAILURE: i32 = 719;
     /// The operation is not permitted while capturing.
     pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
+    /// The capture was invalidated by an operation not permitted during it (e.g. a device
+    /// synchronisation); ending it fails with this code.
+    pub const STREAM_CAPTURE_INVALIDATED: i32 = 901;
 }
 
 #[cfg(test)]

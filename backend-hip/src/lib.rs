@@ -32,13 +32,14 @@
 //! | errors, and their conversion into core's | [`HipError`]; `From<HipError> for gpuarrays_core::Error`, [`backend::to_core`] | `error.rs`, `backend/core_error.rs` |
 //! | one platform and the state of each of its devices | [`HipRuntime`], [`RuntimeConfig`] | `runtime.rs` |
 //! | one device's state (stream pools, events, memory pool) | [`DeviceState`] | `device/state.rs` |
-//! | a device allocation with the record of its last use | [`DeviceBuffer`] | `device/buffer.rs` |
-//! | caching, stream-ordered memory pool | [`MemoryPool`], [`DeviceAllocation`] | `memory/memory_pool.rs` |
+//! | a device allocation with the record of every stream that may still use it | [`DeviceBuffer`] | `device/buffer.rs` |
+//! | the ordering protocol: order operands, enqueue, record uses, in one step | [`DeviceState::enqueue`], [`Access`] | `device/enqueue.rs` |
+//! | caching, stream-ordered memory pool | [`MemoryPool`], [`DeviceAllocation`] | `memory/memory_pool.rs`, `memory/block_cache.rs` |
 //! | releasing idle resources when memory runs out | [`ReleaseHook`] | `memory/release_hooks.rs` |
-//! | a stream, its generation and state | [`Stream`] | `stream/shared_stream.rs` |
+//! | a stream, its generation, state and owner | [`Stream`], [`stream::OwnerToken`] | `stream/shared_stream.rs`, `stream/owner.rs` |
 //! | recycled streams per device × priority | [`StreamPool`], [`StreamPriority`] | `stream/stream_pool.rs`, `stream/priority.rs` |
 //! | the calling thread's stream, and scoped overrides | [`with_stream`], [`with_priority`] | `stream/thread.rs` |
-//! | where and when a buffer was last used | [`LastUse`] | `stream/last_use.rs` |
+//! | the streams that may still use a buffer, and the generation rule | [`BufferUses`], [`Use`] | `stream/use_record.rs` |
 //! | run-time compiled kernels of one device | [`kernels::DeviceKernels`] | `kernels/device_kernels.rs` |
 //! | the kernel families (elementwise, reduce, scan, sort, find, matmul) | functions of [`kernels`] | `kernels/<family>/` or `kernels/<family>.rs` |
 //! | matrix products through cuBLAS / rocBLAS, handles cached per device and leased per thread | [`blas::DeviceBlas`], [`blas::OwnedBlasHandle`] | `blas/` |
@@ -48,13 +49,15 @@
 //! | FFT plans (leased, bounded, per device) and work areas per stream | [`fft::FftState`], [`fft::FftPlanCache`], [`fft::WorkAreas`] | `fft/` |
 //! | cuFFT and rocFFT | `platform::nvidia::cufft`, `platform::amd::rocfft` | `platform/nvidia/cufft.rs`, `platform/amd/rocfft.rs` |
 //! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
-//! | AMD, NVIDIA and the test double | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
 //! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
+//! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
-//! Each top-level module imports only the ones below it: `ids` ← `error` ← `platform` ←
-//! `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `fft` ← `backend`; within a layer no file
-//! imports a file that imports it back. `tests/module_layers.rs` checks both.
+//! Each top-level module imports only the ones below it: `sync` ← `ids` ← `error` ←
+//! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `fft` ←
+//! `backend`; within a layer no file imports a file that imports it back.
+//! `tests/module_layers.rs` checks both.
 
 pub mod backend;
 pub mod blas;
@@ -67,14 +70,19 @@ pub mod memory;
 pub mod platform;
 pub mod runtime;
 pub mod stream;
+mod sync;
+
+#[cfg(all(test, loom))]
+mod loom_models;
 
 pub use backend::{HipBackend, HipBuffer, HipTimer};
-pub use device::{DeviceBuffer, DeviceState};
+pub use device::{Access, AccessKind, DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};
 pub use memory::{DeviceAllocation, MemoryPool, MemoryStats, ReleaseHook};
 pub use platform::Platform;
 pub use runtime::{HipRuntime, RuntimeConfig};
 pub use stream::{
-    LastUse, Stream, StreamPool, StreamPoolStats, StreamPriority, with_priority, with_stream,
+    BufferUses, Stream, StreamPool, StreamPoolStats, StreamPriority, Use, with_priority,
+    with_stream,
 };

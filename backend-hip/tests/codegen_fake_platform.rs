@@ -173,8 +173,16 @@ fn operations_run_on_the_callers_stream_after_the_last_use() {
     // The other thread ended and its stream went back to the pool after its work completed,
     // so either a wait precedes the launch or the recorded stream was recycled (no wait
     // needed); in both cases nothing is enqueued on the other stream after our launch.
-    let _ = first_launch;
-    assert_eq!(out.last_use().map(|l| l.stream().handle()), Some(mine));
+    assert!(
+        ops[first_launch..].iter().all(|o| o.stream() == mine),
+        "{ops:?}"
+    );
+    let races = platform.races();
+    assert!(races.is_empty(), "{races:#?}");
+    assert_eq!(
+        out.uses().last_write().map(|l| l.stream().handle()),
+        Some(mine)
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! `LastUse` rules (recycled streams, ownership transfer, graph capture with a concurrent free)
-//! and the caching memory pool (reuse rules, out-of-memory). Double and, where present, GPU.
+//! Use-record rules (recycled streams, ordering after another thread's use, graph capture
+//! with a concurrent free) and the caching memory pool (reuse rules, out-of-memory, capture).
+//! Double and, where present, GPU.
 
 mod common;
 
@@ -7,11 +8,14 @@ use common::*;
 use gpuarrays_hip::memory::class_size;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp};
 use gpuarrays_hip::platform::{CaptureMode, WorkStatus};
-use gpuarrays_hip::{HipError, LastUse, RuntimeConfig, StreamPriority};
+use gpuarrays_hip::{Access, HipError, RuntimeConfig, StreamPriority, Use};
 use std::sync::Arc;
 
+/// A buffer whose recorded stream went to another thread: its work is complete, so the free
+/// enqueues nothing on that stream (now someone else's) and the memory is reusable at once,
+/// even while the new owner's stream is busy.
 #[test]
-fn recycled_record_frees_on_the_callers_stream() {
+fn a_recycled_record_frees_without_touching_the_new_owners_stream() {
     for h in default_harnesses() {
         let rt = h.rt.clone();
         // Thread A allocates and uses a buffer, then ends.
@@ -22,26 +26,41 @@ fn recycled_record_frees_on_the_callers_stream() {
             b.copy_from_host(&s, &[7u8; 4096]).unwrap();
             (b, s)
         });
-        // Thread B gets A's stream from the pool: it changed hands.
+        let ptr = buf.ptr();
+        // Thread B gets A's stream from the pool and keeps it busy.
+        let (taken_tx, taken_rx) = std::sync::mpsc::channel();
+        let (end_tx, end_rx) = std::sync::mpsc::channel::<()>();
         let rt = h.rt.clone();
-        let b_stream = on_thread(move || rt.stream(D0).unwrap());
+        let b_thread = std::thread::spawn(move || {
+            taken_tx.send(rt.stream(D0).unwrap()).unwrap();
+            end_rx.recv().unwrap();
+        });
+        let b_stream = taken_rx.recv().unwrap();
         assert!(b_stream.same_as(&a_stream), "[{}]", h.name);
-        let lu = buf.last_use().unwrap();
-        assert!(lu.is_recycled(), "[{}]", h.name);
-        let caller = h.rt.stream(D0).unwrap();
-        assert!(lu.free_stream(&caller).same_as(&caller));
-        if let Some(f) = &h.fake {
-            let before = f.log().len();
-            drop(buf);
+        let hold = h.hold(&b_stream);
+        let before = h.fake.as_ref().map(|f| f.log().len());
+        drop(buf);
+        if let (Some(f), Some(before)) = (&h.fake, before) {
             let after: Vec<FakeOp> = f.log()[before..].to_vec();
-            assert!(!after.is_empty());
             assert!(
-                after.iter().all(|op| op.stream() == caller.handle()),
-                "the free went to the caller's stream only: {after:?}"
+                after.iter().all(|op| op.stream() != b_stream.handle()),
+                "the free touched the new owner's stream: {after:?}"
             );
-        } else {
-            drop(buf);
         }
+        // Reusable at once from another stream: no event on the busy stream guards it.
+        let other = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+        let d = h.rt.device(D0).unwrap().clone();
+        let again = d.alloc_on(4096, &other).unwrap();
+        assert_eq!(
+            again.ptr(),
+            ptr,
+            "[{}] the block waited for the new owner's unrelated work",
+            h.name
+        );
+        again.free_on(&other).unwrap();
+        hold.release();
+        end_tx.send(()).unwrap();
+        b_thread.join().unwrap();
     }
 }
 
@@ -82,7 +101,7 @@ fn a_free_is_never_recorded_into_a_capture_on_a_recycled_stream() {
         });
         let captured_stream = capturing_rx.recv().unwrap();
         assert_eq!(
-            a.last_use().unwrap().stream().handle(),
+            a.uses().last_write().unwrap().stream().handle(),
             captured_stream,
             "[{}] same stream, recycled",
             h.name
@@ -136,7 +155,7 @@ fn free_into_a_live_owners_capture_is_deferred() {
 }
 
 #[test]
-fn ownership_transfer_waits_and_takes_the_callers_stream() {
+fn a_use_on_another_thread_waits_and_records_the_callers_stream() {
     // The "skipped wait" finding: a wrapper of the thread's stream, a long kernel, then a read
     // from another thread must wait and see the value.
     for h in default_harnesses() {
@@ -155,11 +174,13 @@ fn ownership_transfer_waits_and_takes_the_callers_stream() {
         let (b2, d2, fake) = (buf.clone(), d.clone(), h.fake.clone());
         let reader = std::thread::spawn(move || {
             let caller = d2.thread_stream().unwrap();
-            b2.use_on(&caller).unwrap();
-            let lu = b2.last_use().unwrap();
+            // A write (the memset above left the write on `w`): ordered after it, recorded.
+            d2.enqueue(&caller, &[Access::write(&b2)], |_| Ok(()))
+                .unwrap();
+            let uses = b2.uses();
             assert!(
-                lu.stream().same_as(&caller),
-                "the transfer takes the caller's stream"
+                uses.last_write().unwrap().stream().same_as(&caller),
+                "the record takes the caller's stream object"
             );
             if let Some(f) = fake {
                 assert!(f.log().iter().any(
@@ -174,15 +195,14 @@ fn ownership_transfer_waits_and_takes_the_callers_stream() {
             }
             caller
         });
-        let caller = reader.join().unwrap();
+        reader.join().unwrap();
         hold.release();
         let mut out = vec![0u8; 256];
         let d3 = d.clone();
         let b3 = buf.clone();
-        let c2 = caller.clone();
         std::thread::spawn(move || {
-            d3.platform().bind_device(D0).unwrap();
-            b3.copy_to_host(&c2, &mut out).unwrap();
+            let mine = d3.thread_stream().unwrap();
+            b3.copy_to_host(&mine, &mut out).unwrap();
             assert!(
                 out.iter().all(|&x| x == 42),
                 "read after the kernel: {:?}",
@@ -201,7 +221,7 @@ fn last_use_waits_only_while_the_generation_is_unchanged() {
         let rt = h.rt.clone();
         let (lu, hold_stream) = on_thread(move || {
             let s = rt.stream(D0).unwrap();
-            (LastUse::new(&s), s)
+            (Use::new(&s), s)
         });
         let events = h.rt.device(D0).unwrap().events().clone();
         assert!(!lu.is_recycled());
@@ -214,10 +234,18 @@ fn last_use_waits_only_while_the_generation_is_unchanged() {
         lu.synchronize(&events).unwrap();
         hold.release();
         if let Some(f) = &h.fake {
+            // The new owner's error is not charged to the old record (finding 5)...
             f.set_stream_error(hold_stream.handle(), 700);
+            let _ = hold_stream.query();
             assert!(
-                matches!(lu.check_errors(), Err(HipError::StreamUnusable { .. })),
-                "errors are still checked"
+                lu.check_errors().is_ok(),
+                "a recycled record's work completed"
+            );
+            // ...but a record of the stream's current generation reports it.
+            let current = Use::new(&hold_stream);
+            assert!(
+                matches!(current.check_errors(), Err(HipError::StreamUnusable { .. })),
+                "errors of the recorded generation are reported"
             );
         }
     }
@@ -363,5 +391,133 @@ fn trim_returns_cached_blocks_from_any_thread() {
         if let Some(f) = &h.fake {
             assert_eq!(f.allocated_bytes(D0), 0, "returned to the platform");
         }
+    }
+}
+
+/// Finding 6: a block freed on a stream is reused without waiting only on that same stream
+/// object. A new stream that got the old one's handle value (the user destroyed theirs and
+/// created another; drivers reuse the values) must wait like any other stream.
+#[test]
+fn a_block_is_not_reused_at_once_by_a_new_stream_with_an_old_streams_handle_value() {
+    for h in default_harnesses() {
+        let p = h.rt.platform().clone();
+        p.bind_device(D0).unwrap();
+        let d = h.rt.device(D0).unwrap().clone();
+        let raw1 = p.create_stream(D0, 0).unwrap();
+        let s1 = h.rt.wrap_stream(D0, raw1).unwrap();
+        let a = d.alloc_on(10_000, &s1).unwrap();
+        let ptr = a.ptr();
+        let hold = h.hold(&s1);
+        // SAFETY: a live allocation of 10,000 bytes; queued behind the hold.
+        unsafe { p.memset_async(ptr, 1, 10_000, raw1).unwrap() };
+        a.free_on(&s1).unwrap();
+        drop(s1);
+        // The user destroys their stream (its queued work still runs) and creates another.
+        p.destroy_stream(raw1).unwrap();
+        let raw2 = p.create_stream(D0, 0).unwrap();
+        if h.fake.is_some() {
+            assert_eq!(raw2, raw1, "the double reuses the handle value");
+        }
+        let s2 = h.rt.wrap_stream(D0, raw2).unwrap();
+        let b = d.alloc_on(10_000, &s2).unwrap();
+        // SAFETY: a live allocation of 10,000 bytes.
+        unsafe { p.memset_async(b.ptr(), 2, 10_000, raw2).unwrap() };
+        assert_ne!(
+            b.ptr(),
+            ptr,
+            "[{}] reused while the destroyed stream's memset may still run",
+            h.name
+        );
+        if let Some(f) = &h.fake {
+            let races = f.races();
+            assert!(races.is_empty(), "{races:#?}");
+        }
+        hold.release();
+        b.free_on(&s2).unwrap();
+        s2.synchronize().unwrap();
+        drop(s2);
+        p.destroy_stream(raw2).unwrap();
+    }
+}
+
+/// Finding 7: running out of memory while a graph is captured never synchronises the device
+/// (that would invalidate the capture): the allocation on the capturing stream fails with
+/// the typed error, and so does one on another thread while a capture runs, and both
+/// captures survive.
+#[test]
+fn out_of_memory_during_a_capture_never_synchronises_the_device() {
+    let h = fake_harness(
+        FakeConfig {
+            memory_per_device: 1 << 20,
+            ..FakeConfig::default()
+        },
+        RuntimeConfig::default(),
+    );
+    let f = h.fake().clone();
+    let d = h.rt.device(D0).unwrap().clone();
+    let s = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+    let filler = d.alloc_on(800_000, &s).unwrap();
+    s.synchronize().unwrap();
+    s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    let r = d.alloc_on(500_000, &s);
+    assert!(matches!(r, Err(HipError::OutOfMemory { .. })), "{r:?}");
+    assert_eq!(f.stats().device_synchronizations, 0);
+    let g = s
+        .end_capture()
+        .expect("the capture survived the out-of-memory path");
+    h.rt.platform().destroy_graph(g).unwrap();
+
+    // Another thread captures while this one runs out of memory.
+    let (capturing_tx, capturing_rx) = std::sync::mpsc::channel();
+    let (end_tx, end_rx) = std::sync::mpsc::channel::<()>();
+    let rt = h.rt.clone();
+    let capturer = std::thread::spawn(move || {
+        let t = rt.create_stream(D0, StreamPriority::Normal).unwrap();
+        t.begin_capture(CaptureMode::ThreadLocal).unwrap();
+        capturing_tx.send(()).unwrap();
+        end_rx.recv().unwrap();
+        t.end_capture().map(|g| rt.platform().destroy_graph(g))
+    });
+    capturing_rx.recv().unwrap();
+    let mine = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+    let r = d.alloc_on(500_000, &mine);
+    assert!(matches!(r, Err(HipError::OutOfMemory { .. })), "{r:?}");
+    end_tx.send(()).unwrap();
+    let ended = capturer.join().unwrap();
+    assert!(
+        ended.is_ok(),
+        "the other thread's capture was invalidated: {ended:?}"
+    );
+    assert_eq!(f.stats().device_synchronizations, 0);
+    assert_eq!(f.stats().invalidated_captures, 0);
+    filler.free_on(&s).unwrap();
+}
+
+/// Finding 7: a host copy enqueued into a capture would run when the graph is launched,
+/// long after the host slice is gone; it is a typed error, and the capture survives.
+#[test]
+fn host_copies_on_a_capturing_stream_are_a_typed_error() {
+    for h in default_harnesses() {
+        let d = h.rt.device(D0).unwrap().clone();
+        let s = h.rt.create_stream(D0, StreamPriority::Normal).unwrap();
+        let buf = d.alloc_on(4096, &s).unwrap();
+        s.synchronize().unwrap();
+        s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+        let up = buf.copy_from_host(&s, &[1u8; 4096]);
+        assert!(
+            matches!(up, Err(HipError::StreamCapturing { .. })),
+            "[{}] {up:?}",
+            h.name
+        );
+        let mut back = vec![0u8; 4096];
+        let down = buf.copy_to_host(&s, &mut back);
+        assert!(
+            matches!(down, Err(HipError::StreamCapturing { .. })),
+            "[{}] {down:?}",
+            h.name
+        );
+        let g = s.end_capture().expect("the capture is still valid");
+        h.rt.platform().destroy_graph(g).unwrap();
+        buf.free_on(&s).unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! The crate's modules form layers: each top-level module imports only the ones below it
-//! (`ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ←
-//! `kernels` ← `fft` ← `backend`), and no file imports, through any chain, a file that imports it back.
+//! (`sync` ← `ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ←
+//! `blas` ← `kernels` ← `fft` ← `backend`), and no file imports, through any chain, a file
+//! that imports it back. (`loom_models`, compiled only for model checking, may import anything.)
 //!
 //! Read from the source text: every `crate::…` and `super::…` path in code (comments and
 //! string literals removed, `use` groups expanded) is resolved to the deepest module it
@@ -11,8 +12,19 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules, lowest layer first.
 const LAYERS: &[&str] = &[
-    "ids", "error", "platform", "stream", "memory", "device", "runtime", "blas", "kernels", "fft",
+    "sync",
+    "ids",
+    "error",
+    "platform",
+    "stream",
+    "memory",
+    "device",
+    "runtime",
+    "blas",
+    "kernels",
+    "fft",
     "backend",
+    "loom_models",
 ];
 
 type Module = Vec<String>;

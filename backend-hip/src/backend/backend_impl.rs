@@ -1,4 +1,10 @@
 //! `impl Backend for HipBackend`: storage, copies and the kernel entry points.
+//!
+//! Every operation follows the ordering protocol ([`HipBackend::enqueue`], which is
+//! [`crate::DeviceState::enqueue`] on the calling thread's stream): first everything slow —
+//! validate, look up or compile the kernels (`<family>::prepare`) — with no lock held; then
+//! one `enqueue` with the operands' roles whose closure only enqueues. A copy the host waits
+//! for is synchronised after `enqueue` returns.
 
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
@@ -6,10 +12,10 @@ use gpuarrays_core::kernel::{
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
 use super::{HipBackend, HipBuffer};
-use crate::blas::{MatmulRoute, RowMajorProduct, blas_type};
+use crate::device::{Access, refuse_capture};
 use crate::error::HipError;
 use crate::kernels::elementwise::{self, EwOperand};
-use crate::kernels::matmul::{self, MatmulLaunch};
+use crate::kernels::matmul::MatmulLaunch;
 use crate::kernels::reduce::{self, ReduceLaunch};
 use crate::kernels::scan::{self, ScanLaunch};
 use crate::kernels::{find, sort};
@@ -78,13 +84,72 @@ fn check_strided(
 }
 
 impl HipBackend {
-    /// The calling thread's stream, with every buffer in `bufs` ordered before work on it.
-    fn stream_for(&self, bufs: &[&HipBuffer]) -> crate::Result<Stream> {
+    /// The ordering protocol on the calling thread's stream: orders the work after what
+    /// `reads` (only read) and `writes` (possibly written) require, runs `launch` to enqueue
+    /// it, and records the uses, in one step no other thread can slip into (see
+    /// [`crate::DeviceState::enqueue`]). A buffer in both lists is a write.
+    ///
+    /// `launch` must only enqueue on the stream it is given: look up or compile kernels,
+    /// create library plans and allocate results before calling this.
+    pub fn enqueue<R>(
+        &self,
+        reads: &[&HipBuffer],
+        writes: &[&HipBuffer],
+        launch: impl FnOnce(&Stream) -> crate::Result<R>,
+    ) -> crate::Result<R> {
         let stream = self.device_state().thread_stream()?;
-        for b in bufs {
-            b.use_on(&stream)?;
-        }
-        Ok(stream)
+        self.enqueue_on(&stream, reads, writes, &[], launch)
+    }
+
+    /// [`HipBackend::enqueue`] on `stream` (the calling thread's, taken before to prepare
+    /// per-stream resources), with `own` — operands of the runtime's own such as an FFT work
+    /// area — ordered and recorded beside the caller's.
+    pub(crate) fn enqueue_on<R>(
+        &self,
+        stream: &Stream,
+        reads: &[&HipBuffer],
+        writes: &[&HipBuffer],
+        own: &[Access<'_>],
+        launch: impl FnOnce(&Stream) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        let accesses: SmallVec<[Access<'_>; 8]> = reads
+            .iter()
+            .map(|b| Access::read(b.device_buffer()))
+            .chain(writes.iter().map(|b| Access::write(b.device_buffer())))
+            .chain(own.iter().copied())
+            .collect();
+        self.device_state().enqueue(stream, &accesses, launch)
+    }
+
+    fn fft_inner(&self, a: &FftArgs<'_, HipBuffer>) -> crate::Result<()> {
+        a.validate()
+            .map_err(|e| HipError::InvalidArgument(e.to_string()))?;
+        let (ti, to) = (a.input_dtype(), a.output_dtype());
+        check_run(a.input, ti, 0, a.extent(true), "fft")?;
+        check_run(a.output, to, 0, a.extent(false), "fft")?;
+        let desc = crate::platform::FftPlanDesc::from_args(a);
+        // Plan, work area and input copy before any operand is locked: creating a plan or
+        // allocating may take milliseconds (and run the memory pool's release hooks).
+        let stream = self.device_state().thread_stream()?;
+        let prepared = self.fft_state().prepare(&stream, &desc)?;
+        let (input, output) = (
+            a.input.at(a.input_layout.offset, ti.size()),
+            a.output.at(a.output_layout.offset, to.size()),
+        );
+        // In place, input and output are one buffer: the protocol takes it as a write.
+        self.enqueue_on(
+            &stream,
+            &[a.input],
+            &[a.output],
+            &prepared.accesses(),
+            |stream| {
+                // SAFETY: both ranges were checked against their buffers above and `desc` is
+                // their layout (`validate`); the ordering protocol orders them and the
+                // prepared operands on `stream` and records the uses, so no free or reuse
+                // of their memory precedes the transform.
+                unsafe { prepared.enqueue(stream, &desc, input, output) }
+            },
+        )
     }
 
     fn elementwise_inner(
@@ -105,19 +170,20 @@ impl HipBackend {
         }
         let inputs: SmallVec<[EwOperand<'_>; 8]> = args.inputs.iter().map(ew).collect();
         let output = ew(&args.output);
-        let stream = self.device_state().thread_stream()?;
-        for o in operands() {
-            o.buffer.use_on(&stream)?;
-        }
-        elementwise::run(
-            self.kernels(),
-            &stream,
-            program,
-            &args.shape,
-            &inputs,
-            &args.scalars,
-            &output,
-        )
+        let dev = self.kernels();
+        elementwise::prepare(dev, program, &args.shape, &inputs, &args.scalars, &output)?;
+        let reads: SmallVec<[&HipBuffer; 8]> = args.inputs.iter().map(|o| o.buffer).collect();
+        self.enqueue(&reads, &[args.output.buffer], |stream| {
+            elementwise::run(
+                dev,
+                stream,
+                program,
+                &args.shape,
+                &inputs,
+                &args.scalars,
+                &output,
+            )
+        })
     }
 
     fn reduce_inner(&self, a: &ReduceArgs<'_, HipBuffer>) -> crate::Result<()> {
@@ -138,40 +204,38 @@ impl HipBackend {
             a.outer * a.inner,
             "reduce",
         )?;
-        let stream = self.stream_for(&[a.input, a.output])?;
-        reduce::run(
-            self.kernels(),
-            &stream,
-            &ReduceLaunch {
-                op: a.op,
-                dtype: a.dtype,
-                input: a.input.at(a.input_offset, a.dtype.size()),
-                output: a.output.at(a.output_offset, out_dtype.size()),
-                outer: a.outer,
-                len: a.len,
-                inner: a.inner,
-            },
-        )
+        let launch = ReduceLaunch {
+            op: a.op,
+            dtype: a.dtype,
+            input: a.input.at(a.input_offset, a.dtype.size()),
+            output: a.output.at(a.output_offset, out_dtype.size()),
+            outer: a.outer,
+            len: a.len,
+            inner: a.inner,
+        };
+        reduce::prepare(self.kernels(), &launch)?;
+        self.enqueue(&[a.input], &[a.output], |stream| {
+            reduce::run(self.kernels(), stream, &launch)
+        })
     }
 
     fn scan_inner(&self, a: &ScanArgs<'_, HipBuffer>) -> crate::Result<()> {
         let n = a.outer * a.len * a.inner;
         check_run(a.input, a.dtype, a.input_offset, n, "scan")?;
         check_run(a.output, a.dtype, a.output_offset, n, "scan")?;
-        let stream = self.stream_for(&[a.input, a.output])?;
-        scan::run(
-            self.kernels(),
-            &stream,
-            &ScanLaunch {
-                op: a.op,
-                dtype: a.dtype,
-                input: a.input.at(a.input_offset, a.dtype.size()),
-                output: a.output.at(a.output_offset, a.dtype.size()),
-                outer: a.outer,
-                len: a.len,
-                inner: a.inner,
-            },
-        )
+        let launch = ScanLaunch {
+            op: a.op,
+            dtype: a.dtype,
+            input: a.input.at(a.input_offset, a.dtype.size()),
+            output: a.output.at(a.output_offset, a.dtype.size()),
+            outer: a.outer,
+            len: a.len,
+            inner: a.inner,
+        };
+        scan::prepare(self.kernels(), &launch)?;
+        self.enqueue(&[a.input], &[a.output], |stream| {
+            scan::run(self.kernels(), stream, &launch)
+        })
     }
 
     fn matmul_inner(&self, a: &MatmulArgs<'_, HipBuffer>) -> crate::Result<()> {
@@ -197,7 +261,6 @@ impl HipBackend {
             a.batch * a.m * a.n,
             "matmul",
         )?;
-        let stream = self.stream_for(&[a.a, a.b, a.output])?;
         let size = a.dtype.size();
         let launch = MatmulLaunch {
             dtype: a.dtype,
@@ -211,77 +274,10 @@ impl HipBackend {
             b_batch_stride: a.b_batch_stride,
             output: a.output.at(a.output_offset, size),
         };
-        if self.matmul_on_blas(&stream, &launch)? {
-            return Ok(());
-        }
-        matmul::run(self.kernels(), &stream, &launch)
-    }
-
-    /// The product through the vendor BLAS where the route and the type allow it: `true` if
-    /// it was enqueued there, `false` if it goes to the kernel (integers; `GPUARRAYS_MATMUL=
-    /// kernel`; sizes beyond 32 bits; `auto` without the library, reported once).
-    fn matmul_on_blas(&self, stream: &Stream, l: &MatmulLaunch) -> crate::Result<bool> {
-        let route = self.matmul_route();
-        let Some(dtype) = blas_type(l.dtype) else {
-            return Ok(false);
-        };
-        if route == MatmulRoute::Kernel {
-            return Ok(false);
-        }
-        let outputs = l.batch * l.m * l.n;
-        if outputs == 0 {
-            return Ok(true);
-        }
-        if l.k == 0 {
-            // An empty sum: every output is +0 (all-zero bits for floats and complex).
-            // SAFETY: the output's extent was checked against its buffer by the caller, and
-            // the buffer outlives the memset (its free is stream-ordered after it).
-            unsafe {
-                self.kernels().platform().memset_async(
-                    l.output,
-                    0,
-                    outputs * l.dtype.size(),
-                    stream.handle(),
-                )?;
-            }
-            return Ok(true);
-        }
-        let product = RowMajorProduct {
-            dtype,
-            batch: l.batch,
-            m: l.m,
-            n: l.n,
-            k: l.k,
-            a: l.a,
-            a_batch_stride: l.a_batch_stride,
-            b: l.b,
-            b_batch_stride: l.b_batch_stride,
-            output: l.output,
-        };
-        if !product.fits_32_bit() {
-            tracing::debug!(
-                ?product,
-                "matmul beyond the BLAS's 32-bit sizes: own kernel"
-            );
-            return Ok(false);
-        }
-        match self.inner.blas.gemm(stream, &product) {
-            Ok(()) => Ok(true),
-            Err(e @ (HipError::LibraryNotFound { .. } | HipError::MissingSymbols { .. }))
-                if route == MatmulRoute::Auto =>
-            {
-                use std::sync::atomic::Ordering;
-                if !self
-                    .inner
-                    .blas_fallback_reported
-                    .swap(true, Ordering::Relaxed)
-                {
-                    tracing::warn!(device = %self.inner.info, error = %e, "matrix products run on gpuarrays' own kernel, about 10x slower than the vendor BLAS");
-                }
-                Ok(false)
-            }
-            Err(e) => Err(e),
-        }
+        let plan = self.matmul_plan(&launch)?;
+        self.enqueue(&[a.a, a.b], &[a.output], |stream| {
+            self.matmul_run(&plan, &launch, stream)
+        })
     }
 }
 
@@ -317,18 +313,22 @@ impl Backend for HipBackend {
             if src.is_empty() {
                 return Ok(());
             }
-            let stream = self.stream_for(&[dst])?;
-            // SAFETY: `src` is a live slice of `src.len()` bytes, and we synchronise the stream
-            // before returning, so the copy has finished reading it; the destination range
-            // was checked against the buffer's length.
-            unsafe {
-                self.kernels().platform().copy_htod_async(
-                    dst.ptr().offset(byte_offset),
-                    src.as_ptr().cast(),
-                    src.len(),
-                    stream.handle(),
-                )?;
-            }
+            let stream = self.device_state().thread_stream()?;
+            refuse_capture(&stream, "a host-to-device copy")?;
+            self.enqueue(&[], &[dst], |s| {
+                // SAFETY: `src` is a live slice of `src.len()` bytes, and we synchronise the
+                // stream before returning (it is not capturing: checked above), so the copy
+                // has finished reading it; the destination range was checked against the
+                // buffer's length.
+                unsafe {
+                    self.kernels().platform().copy_htod_async(
+                        dst.ptr().offset(byte_offset),
+                        src.as_ptr().cast(),
+                        src.len(),
+                        s.handle(),
+                    )
+                }
+            })?;
             stream.synchronize()
         })();
         r.map_err(|e| self.err(e))
@@ -340,18 +340,23 @@ impl Backend for HipBackend {
             if dst.is_empty() {
                 return Ok(());
             }
-            // Ordered after the buffer's last use, whichever thread made it.
-            let stream = self.stream_for(&[src])?;
-            // SAFETY: `dst` is a live, exclusively borrowed slice, and we synchronise before
-            // returning, so the copy has finished writing it; the source range was checked.
-            unsafe {
-                self.kernels().platform().copy_dtoh_async(
-                    dst.as_mut_ptr().cast(),
-                    src.ptr().offset(byte_offset),
-                    dst.len(),
-                    stream.handle(),
-                )?;
-            }
+            // Ordered after the buffer's last write, whichever thread made it.
+            let stream = self.device_state().thread_stream()?;
+            refuse_capture(&stream, "a device-to-host copy")?;
+            let (ptr, len) = (dst.as_mut_ptr(), dst.len());
+            self.enqueue(&[src], &[], |s| {
+                // SAFETY: `dst` is a live, exclusively borrowed slice, and we synchronise
+                // before returning (the stream is not capturing: checked above), so the copy
+                // has finished writing it; the source range was checked.
+                unsafe {
+                    self.kernels().platform().copy_dtoh_async(
+                        ptr.cast(),
+                        src.ptr().offset(byte_offset),
+                        len,
+                        s.handle(),
+                    )
+                }
+            })?;
             stream.synchronize()
         })();
         r.map_err(|e| self.err(e))
@@ -371,25 +376,26 @@ impl Backend for HipBackend {
             if bytes == 0 {
                 return Ok(());
             }
-            let stream = self.stream_for(&[src, dst])?;
-            // SAFETY: both ranges were checked against their buffers' lengths, and the
-            // buffers stay alive until the copy ran (their frees are stream-ordered after it).
-            unsafe {
-                self.kernels().platform().copy_dtod_async(
-                    dst.ptr().offset(dst_byte_offset),
-                    src.ptr().offset(src_byte_offset),
-                    bytes,
-                    stream.handle(),
-                )
-            }
+            self.enqueue(&[src], &[dst], |s| {
+                // SAFETY: both ranges were checked against their buffers' lengths, and the
+                // buffers' memory is reused only after the copy ran (their frees wait for
+                // every recorded use).
+                unsafe {
+                    self.kernels().platform().copy_dtod_async(
+                        dst.ptr().offset(dst_byte_offset),
+                        src.ptr().offset(src_byte_offset),
+                        bytes,
+                        s.handle(),
+                    )
+                }
+            })
         })();
         r.map_err(|e| self.err(e))
     }
 
     fn synchronize(&self) -> Result<()> {
         self.device_state()
-            .thread_stream()
-            .and_then(|s| s.synchronize())
+            .synchronize_thread()
             .map_err(|e| self.err(e))
     }
 
@@ -409,9 +415,11 @@ impl Backend for HipBackend {
     fn sort(&self, a: &SortArgs<'_, HipBuffer>) -> Result<()> {
         let r = (|| {
             check_run(a.buffer, a.dtype, a.offset, a.rows * a.len, "sort")?;
-            let stream = self.stream_for(&[a.buffer])?;
+            sort::prepare(self.kernels(), a.dtype, a.rows, a.len)?;
             let data = a.buffer.at(a.offset, a.dtype.size());
-            sort::run(self.kernels(), &stream, a.dtype, data, a.rows, a.len)
+            self.enqueue(&[], &[a.buffer], |stream| {
+                sort::run(self.kernels(), stream, a.dtype, data, a.rows, a.len)
+            })
         })();
         r.map_err(|e| self.err(e))
     }
@@ -419,8 +427,11 @@ impl Backend for HipBackend {
     fn find(&self, a: &FindArgs<'_, HipBuffer>) -> Result<(HipBuffer, usize)> {
         let r = (|| {
             check_run(a.input, DType::Bool, a.offset, a.len, "find")?;
-            let stream = self.stream_for(&[a.input])?;
-            let (buf, count) = find::run(self.kernels(), &stream, a.input.at(a.offset, 1), a.len)?;
+            find::prepare(self.kernels())?;
+            let mask = a.input.at(a.offset, 1);
+            let (buf, count) = self.enqueue(&[a.input], &[], |stream| {
+                find::run(self.kernels(), stream, mask, a.len)
+            })?;
             Ok((HipBuffer::new(buf), count))
         })();
         r.map_err(|e| self.err(e))
@@ -431,22 +442,6 @@ impl Backend for HipBackend {
     }
 
     fn fft(&self, a: &FftArgs<'_, HipBuffer>) -> Result<()> {
-        let r = (|| {
-            a.validate()
-                .map_err(|e| HipError::InvalidArgument(e.to_string()))?;
-            let (ti, to) = (a.input_dtype(), a.output_dtype());
-            check_run(a.input, ti, 0, a.extent(true), "fft")?;
-            check_run(a.output, to, 0, a.extent(false), "fft")?;
-            let stream = self.stream_for(&[a.input, a.output])?;
-            let desc = crate::platform::FftPlanDesc::from_args(a);
-            let (input, output) = (
-                a.input.at(a.input_layout.offset, ti.size()),
-                a.output.at(a.output_layout.offset, to.size()),
-            );
-            // SAFETY: both ranges were checked against their buffers, which were ordered on
-            // `stream` and are freed in stream order after it; `desc` is their layout.
-            unsafe { self.fft_state().execute(&stream, &desc, input, output) }
-        })();
-        r.map_err(|e| self.err(e))
+        self.fft_inner(a).map_err(|e| self.err(e))
     }
 }

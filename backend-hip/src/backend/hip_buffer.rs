@@ -1,15 +1,15 @@
-//! `HipBuffer`: the backend's buffer type, a [`DeviceBuffer`] with its last use.
+//! `HipBuffer`: the backend's buffer type, a [`DeviceBuffer`] with the record of its uses.
 //!
-//! The last use (stream, generation) lives in the `DeviceBuffer`: every operation calls
-//! [`HipBuffer::use_on`] with the calling thread's stream before enqueueing work on it, which
-//! orders that work after the recorded use (a device-side event wait, only while the recorded
-//! stream has not changed hands) and records the caller's stream. Dropping or releasing frees
-//! by the runtime's rules: on the recorded stream while unchanged, else on the caller's.
+//! Every operation of the backend goes through the ordering protocol
+//! ([`crate::DeviceState::enqueue`], via `HipBackend::enqueue`): the operands are ordered after
+//! the uses the rules require, the work is enqueued and the uses recorded in one step.
+//! Dropping or releasing frees into the memory pool, which reuses the memory only after every
+//! recorded use.
 
 use crate::device::DeviceBuffer;
 use crate::error::Result;
 use crate::platform::DevicePtr;
-use crate::stream::{LastUse, Stream};
+use crate::stream::BufferUses;
 
 /// A device allocation of the HIP backend.
 pub struct HipBuffer {
@@ -50,20 +50,14 @@ impl HipBuffer {
         self.inner.is_empty()
     }
 
-    /// The record of the buffer's last use.
-    pub fn last_use(&self) -> Option<LastUse> {
-        self.inner.last_use()
+    /// A snapshot of the uses that may not have completed (tests, diagnostics).
+    pub fn uses(&self) -> BufferUses {
+        self.inner.uses()
     }
 
     /// The runtime's buffer.
     pub fn device_buffer(&self) -> &DeviceBuffer {
         &self.inner
-    }
-
-    /// Orders work enqueued on `stream` from now on after the buffer's last use, and makes
-    /// `stream` its last use.
-    pub fn use_on(&self, stream: &Stream) -> Result<()> {
-        self.inner.use_on(stream)
     }
 
     /// Frees the buffer now (by the last-use rules), reporting errors.

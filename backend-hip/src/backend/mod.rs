@@ -1,11 +1,13 @@
 //! `HipBackend`: the `gpuarrays_core::Backend` implementation on top of the runtime layer
 //! (streams, memory) and the run-time kernels.
 //!
-//! Every operation runs on the calling thread's pooled stream ([`crate::DeviceState::thread_stream`]);
-//! each buffer it touches is first ordered after its last use ([`HipBuffer::use_on`]), so work
-//! from different threads on one buffer is ordered by device-side event waits, and only while
-//! the recorded stream has not changed hands. `read` and `write` return when their copy has
-//! finished; everything else is asynchronous.
+//! Every operation runs on the calling thread's pooled stream ([`crate::DeviceState::thread_stream`])
+//! through the ordering protocol ([`HipBackend::enqueue`]): its operands are ordered after the
+//! uses the rules require (a read after the last write, a write after every use), its work is
+//! enqueued and its uses recorded in one step, so work from different threads on one buffer is
+//! ordered by device-side event waits, and only while the recorded stream has not changed
+//! hands. `read` and `write` return when their copy has finished; `synchronize` waits for all
+//! work the thread enqueued on the device; everything else is asynchronous.
 //!
 //! ```no_run
 //! use gpuarrays_hip::HipBackend;
@@ -18,6 +20,7 @@
 mod backend_impl;
 mod core_error;
 mod hip_buffer;
+mod matmul_plan;
 mod support;
 mod timer;
 

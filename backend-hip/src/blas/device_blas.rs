@@ -103,6 +103,27 @@ impl DeviceBlas {
     }
 
     /// Runs `f` with the calling thread's handle of this device, ordered on `stream`.
+    /// Makes sure the calling thread holds a handle for its next [`DeviceBlas::gemm`]
+    /// (creating one takes milliseconds): the ordering protocol calls this before it locks
+    /// the operands, so no thread waits for another's handle creation.
+    pub fn prepare_thread_handle(&self) -> Result<()> {
+        let device = self.state.id();
+        let handle = match thread_leases::take(self.id) {
+            Some(h) => h,
+            None => {
+                self.cache
+                    .pop_or_create(&device, || {
+                        OwnedBlasHandle::create(&self.state).map(|h| (h, 0))
+                    })?
+                    .0
+            }
+        };
+        if let Some(h) = thread_leases::keep(self.id, Arc::downgrade(&self.cache), handle) {
+            self.cache.push(device, h, 0);
+        }
+        Ok(())
+    }
+
     fn with_handle<R>(
         &self,
         stream: &Stream,

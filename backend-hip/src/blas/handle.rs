@@ -8,7 +8,7 @@ use gpuarrays_core::handle_cache::HandleCache;
 use crate::device::DeviceState;
 use crate::error::Result;
 use crate::platform::{BlasHandle, DeviceId, Platform};
-use crate::stream::{EventPool, LastUse, Stream};
+use crate::stream::{EventPool, Stream, Use};
 
 /// Idle BLAS handles of one device, keyed by the device (one key: the cache is per device).
 pub type BlasHandleCache = HandleCache<DeviceId, OwnedBlasHandle>;
@@ -23,7 +23,7 @@ pub struct OwnedBlasHandle {
     platform: Arc<dyn Platform>,
     events: Arc<EventPool>,
     /// The stream (and generation) of the last product run with the handle.
-    last_use: Option<LastUse>,
+    last_use: Option<Use>,
 }
 
 impl std::fmt::Debug for OwnedBlasHandle {
@@ -64,13 +64,11 @@ impl OwnedBlasHandle {
     /// hands since) and makes `stream` its last use. Call before each product: the handle's
     /// workspace is shared by every product run with it.
     pub fn use_on(&mut self, stream: &Stream) -> Result<()> {
-        match self.last_use.as_mut() {
-            Some(l) => l.transfer_to(stream, &self.events),
-            None => {
-                self.last_use = Some(LastUse::new(stream));
-                Ok(())
-            }
+        if let Some(l) = &self.last_use {
+            l.order_before(stream, &self.events)?;
         }
+        self.last_use = Some(Use::new(stream));
+        Ok(())
     }
 }
 

@@ -17,7 +17,7 @@
 //! - **stream set per call**: every product sets the handle's stream to the calling thread's
 //!   stream; because the handle's workspace is shared by everything run with it, the product
 //!   is first ordered after the handle's previous product when that ran on another stream
-//!   (the `LastUse` rule buffers follow, [`OwnedBlasHandle::use_on`]);
+//!   (the generation rule of buffer uses, [`crate::stream::Use`]; [`OwnedBlasHandle::use_on`]);
 //! - **destroyed under their device**: an idle handle is destroyed by its own `Drop`, which
 //!   binds the device it was created on (it carries device and platform by value, never
 //!   "the current device" at destruction time), after its last product completed;

@@ -5,7 +5,10 @@ use super::DeviceBuffer;
 use crate::error::Result;
 use crate::memory::MemoryPool;
 use crate::platform::{DeviceId, DeviceProperties, Platform, PriorityRange};
-use crate::stream::{EventPool, Stream, StreamPool, StreamPriority, StreamRegistry, thread_stream};
+use crate::stream::{
+    EventPool, Stream, StreamPool, StreamPriority, StreamRegistry, streams_to_synchronize,
+    thread_stream,
+};
 use std::sync::Arc;
 
 /// Per-device runtime state.
@@ -18,6 +21,9 @@ pub struct DeviceState {
     pools: [Arc<StreamPool>; 3],
     events: Arc<EventPool>,
     memory: Arc<MemoryPool>,
+    /// Whether the platform checks ordering (the test double): operations then declare
+    /// their operands' roles to it.
+    checks_ordering: bool,
 }
 
 impl std::fmt::Debug for DeviceState {
@@ -80,6 +86,7 @@ impl DeviceState {
         );
         tracing::debug!(device = %s.id, name = %properties.name, arch = %properties.arch, "device ready");
         Ok(Arc::new(DeviceState {
+            checks_ordering: s.platform.checks_ordering(),
             id: s.id,
             runtime_id: s.runtime_id,
             properties,
@@ -124,11 +131,31 @@ impl DeviceState {
         &self.memory
     }
 
+    /// Whether operations declare their operands' roles to the platform.
+    pub(crate) fn checks_ordering(&self) -> bool {
+        self.checks_ordering
+    }
+
     /// The calling thread's stream on this device (its `with_stream` override, or its pooled
     /// stream for the current priority, taken at first use). Binds the device.
     pub fn thread_stream(&self) -> Result<Stream> {
         self.platform.bind_device(self.id)?;
         thread_stream(self.runtime_id, self.id, |p| self.pools[p.index()].clone())
+    }
+
+    /// Block until all work the calling thread enqueued on this device has completed: on its
+    /// streams of every priority (also those of ended `with_priority` scopes, until they
+    /// change hands), and on the explicit streams of its `with_stream` scopes (active or
+    /// ended). Every stream is waited for; the first error is returned.
+    pub fn synchronize_thread(&self) -> Result<()> {
+        self.platform.bind_device(self.id)?;
+        let mut first_error = None;
+        for s in streams_to_synchronize(self.runtime_id, self.id) {
+            if let Err(e) = s.synchronize() {
+                first_error.get_or_insert(e);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// Allocate `bytes` on the calling thread's stream.

@@ -1,8 +1,12 @@
 //! FFTs on the HIP backend: cuFFT (NVIDIA) or rocFFT (AMD) plans in a bounded, exclusively
 //! leased cache per device ([`FftPlanCache`]), work areas per (device, stream) from the
-//! stream-ordered memory pool ([`WorkAreas`]), and the execution that puts them together
-//! ([`FftState::execute`]): lease the plan, take the stream's work area, set both at the call,
-//! return the plan.
+//! stream-ordered memory pool ([`WorkAreas`]), and what puts them together: [`FftState::prepare`]
+//! leases the plan and takes the stream's work area (and, on AMD, a buffer for a copy of the
+//! input) — everything slow, before the ordering protocol locks any operand — and
+//! [`FftLaunch::enqueue`], called inside the protocol's launch, only enqueues. The work area
+//! and the copy are operands of the transform like the caller's buffers ([`FftLaunch::accesses`],
+//! both written), so their reuse and their frees are ordered after it as any buffer's are.
+//! The plan goes back to the cache when the [`FftLaunch`] is dropped, after the enqueue.
 //!
 //! The device's memory pool runs [`FftState`]'s release hook when an allocation runs out of
 //! memory: idle plans are destroyed and cached work areas dropped, then the allocation is
@@ -21,7 +25,9 @@ use std::sync::Arc;
 
 use gpuarrays_core::handle_cache::Limits;
 
-use crate::device::DeviceState;
+use smallvec::SmallVec;
+
+use crate::device::{Access, DeviceBuffer, DeviceState};
 use crate::error::Result;
 use crate::memory::HookId;
 use crate::platform::{DevicePtr, FftPlanDesc, PlatformKind};
@@ -91,54 +97,107 @@ impl FftState {
         self.device.memory().trim();
     }
 
-    /// Enqueues the transform `desc` from `input` to `output` on `stream`.
+    /// Everything the transform `desc` on `stream` needs before it can be enqueued: a leased
+    /// plan (created now if none is idle), the stream's work area, and on AMD a buffer for a
+    /// copy of the input. Call before the ordering protocol takes its locks; pass
+    /// [`FftLaunch::accesses`] to it with the caller's operands.
+    pub fn prepare(&self, stream: &Stream, desc: &FftPlanDesc) -> Result<FftLaunch<'_>> {
+        let plan = self.plans.lease(desc, || self.release())?;
+        // rocFFT may overwrite the input of any out-of-place transform (rocfft.h says so;
+        // cuFFT only for C2R, whose input core already copies): give it a copy.
+        let input_copy = if self.device.platform().kind() == PlatformKind::Amd
+            && !desc.in_place
+            && desc.kind != FftKind::C2R
+        {
+            Some(self.device.alloc_on(input_span(desc), stream)?)
+        } else {
+            None
+        };
+        let work = self.work.get(stream, plan.work_bytes())?;
+        Ok(FftLaunch {
+            state: self,
+            plan,
+            work,
+            input_copy,
+        })
+    }
+}
+
+/// A transform ready to be enqueued ([`FftState::prepare`]): its plan, leased until this is
+/// dropped, its work area and the buffer of the input's copy.
+pub struct FftLaunch<'s> {
+    state: &'s FftState,
+    plan: FftPlanLease<'s>,
+    work: Option<Arc<DeviceBuffer>>,
+    input_copy: Option<DeviceBuffer>,
+}
+
+impl std::fmt::Debug for FftLaunch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftLaunch")
+            .field("plan", &*self.plan)
+            .field("work", &self.work)
+            .field("input_copy", &self.input_copy)
+            .finish()
+    }
+}
+
+impl FftLaunch<'_> {
+    /// The runtime's own operands of the transform (the work area and the input's copy, both
+    /// written), for the ordering protocol beside the caller's.
+    pub fn accesses(&self) -> SmallVec<[Access<'_>; 2]> {
+        self.work
+            .as_deref()
+            .into_iter()
+            .chain(self.input_copy.as_ref())
+            .map(Access::write)
+            .collect()
+    }
+
+    /// Enqueues the transform from `input` to `output` on `stream` (on AMD out of place,
+    /// first the copy of the input the transform then reads). Only enqueues: call inside
+    /// the ordering protocol's launch.
     ///
     /// # Safety
     /// `input` and `output` must point into live allocations of the stream's device laid
-    /// out as `desc` says (the same pointer iff `desc.in_place`), ordered on `stream`, and
-    /// stay alive until the transform has run (stream-ordered frees do).
-    pub unsafe fn execute(
+    /// out as the prepared description says (the same pointer iff it is in place), ordered
+    /// on `stream` with [`FftLaunch::accesses`] (the ordering protocol's launch is), and stay
+    /// alive until the transform has run (stream-ordered frees do).
+    pub unsafe fn enqueue(
         &self,
         stream: &Stream,
         desc: &FftPlanDesc,
         input: DevicePtr,
         output: DevicePtr,
     ) -> Result<()> {
-        let plan = self.plans.lease(desc, || self.release())?;
-        // rocFFT may overwrite the input of any out-of-place transform (rocfft.h says so;
-        // cuFFT only for C2R, whose input core already copies): give it a copy.
-        let scratch = if self.device.platform().kind() == PlatformKind::Amd
-            && !desc.in_place
-            && desc.kind != FftKind::C2R
-        {
-            let bytes = input_span(desc);
-            let copy = self.device.alloc_on(bytes, stream)?;
-            // SAFETY: both ranges lie in live allocations of this device (the input's is the
-            // caller's contract); the copy is ordered on `stream` before the transform.
-            unsafe {
-                self.device.platform().copy_dtod_async(
-                    copy.ptr(),
-                    input,
-                    bytes,
-                    stream.handle(),
-                )?;
+        let platform = self.state.device.platform();
+        let input = match &self.input_copy {
+            Some(copy) => {
+                // SAFETY: the copy holds `input_span(desc)` bytes; the input's range is the
+                // caller's contract; both are ordered on `stream`, the copy before the
+                // transform that reads it.
+                unsafe {
+                    platform.copy_dtod_async(
+                        copy.ptr(),
+                        input,
+                        input_span(desc),
+                        stream.handle(),
+                    )?;
+                }
+                copy.ptr()
             }
-            Some(copy)
-        } else {
-            None
+            None => input,
         };
-        let input = scratch.as_ref().map_or(input, |s| s.ptr());
-        let area = self.work.get(stream, plan.work_bytes())?;
-        let (work, work_bytes) = match &area {
+        let (work, work_bytes) = match &self.work {
             Some(a) => (a.ptr(), a.len()),
             None => (DevicePtr(0), 0),
         };
         // SAFETY: the plan is leased to this thread alone; the work area holds at least the
-        // plan's size and is ordered on `stream` (and freed only after this enqueue); the
-        // operands are the caller's contract.
+        // plan's size and is ordered on `stream` (a declared operand, freed only after this
+        // use); the operands are the caller's contract.
         unsafe {
-            self.device.platform().fft_execute(
-                plan.handle(),
+            platform.fft_execute(
+                self.plan.handle(),
                 desc,
                 input,
                 output,

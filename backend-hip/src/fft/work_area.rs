@@ -3,10 +3,12 @@
 //!
 //! Every transform enqueued on one stream runs after the previous one, so one work area
 //! per stream serves every plan used there; it grows (to the next power of two) when a plan
-//! needs more, the old one being freed in stream order. Areas are handed out as
-//! `Arc<DeviceBuffer>`: an area replaced or released while a transform is being enqueued
-//! with it is freed only when that caller lets go, after its enqueue, so the free is
-//! ordered after the transform. At most [`MAX_STREAMS`] areas are kept per device (least
+//! needs more, the old one being freed in stream order. A transform declares its area as a
+//! written operand to the ordering protocol (`crate::device::DeviceState::enqueue`), which
+//! orders it after the area's earlier uses and records the use, so the area's free waits
+//! for it. Areas are handed out as `Arc<DeviceBuffer>`: an area replaced or released while a
+//! transform is being enqueued with it is freed only when that caller lets go, after its
+//! enqueue (with its use recorded). At most [`MAX_STREAMS`] areas are kept per device (least
 //! recently used dropped first), and [`WorkAreas::release`] drops them all (the memory
 //! pool's out-of-memory hook). Nothing is allocated under the lock: an allocation that runs
 //! out of memory runs that hook, which takes the lock.
@@ -52,8 +54,9 @@ impl WorkAreas {
         }
     }
 
-    /// A work area of at least `bytes` for work enqueued on `stream` (ordered after its last
-    /// use), or `None` for 0 bytes. Keep it until the transform is enqueued.
+    /// A work area of at least `bytes` for work enqueued on `stream`, or `None` for 0 bytes.
+    /// Declare it as a written operand of the transform's enqueue (which orders the work
+    /// after its earlier uses) and keep it until the transform is enqueued.
     pub fn get(&self, stream: &Stream, bytes: usize) -> Result<Option<Arc<DeviceBuffer>>> {
         if bytes == 0 {
             return Ok(None);
@@ -66,8 +69,6 @@ impl WorkAreas {
                     let area = areas.remove(i);
                     let buffer = area.buffer.clone();
                     areas.push(area);
-                    drop(areas);
-                    buffer.use_on(stream)?;
                     return Ok(Some(buffer));
                 }
                 Some(i) => Some(areas.remove(i)),

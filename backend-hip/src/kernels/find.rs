@@ -80,6 +80,36 @@ pub fn run(
     len: usize,
 ) -> Result<(DeviceBuffer, usize)> {
     let module = dev.find.get(&(), dev.modules(), || source(dev))?;
+    launch(dev, stream, module, mask, len)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(dev: &DeviceKernels) -> Result<()> {
+    dev.find.get(&(), dev.modules(), || source(dev))?;
+    scan::prepare(dev, &count_scan(DevicePtr(0), DevicePtr(0), 1))
+}
+
+/// The scan of the per-tile counts.
+fn count_scan(counts: DevicePtr, scanned: DevicePtr, tiles: usize) -> ScanLaunch {
+    ScanLaunch {
+        op: ScanOp::Sum,
+        dtype: DType::I64,
+        input: counts,
+        output: scanned,
+        outer: 1,
+        len: tiles,
+        inner: 1,
+    }
+}
+
+fn launch(
+    dev: &DeviceKernels,
+    stream: &Stream,
+    module: std::sync::Arc<super::cache::Module>,
+    mask: DevicePtr,
+    len: usize,
+) -> Result<(DeviceBuffer, usize)> {
     let tiles = len.div_ceil(TILE).max(1);
     let grid = tiles.clamp(1, i32::MAX as usize) as u32;
     let counts = dev.scratch(tiles * 8, stream)?;
@@ -90,19 +120,7 @@ pub fn run(
     // SAFETY: (mask, counts, len) is ga_find_count's parameter list; the mask covers `len`
     // bytes (caller's contract) and `counts` one i64 per tile; both outlive the kernel.
     unsafe { dev.launch(f, [grid, 1, 1], [BLOCK, 1, 1], 0, stream, &mut a)? };
-    scan::run(
-        dev,
-        stream,
-        &ScanLaunch {
-            op: ScanOp::Sum,
-            dtype: DType::I64,
-            input: counts.ptr(),
-            output: scanned.ptr(),
-            outer: 1,
-            len: tiles,
-            inner: 1,
-        },
-    )?;
+    scan::run(dev, stream, &count_scan(counts.ptr(), scanned.ptr(), tiles))?;
     let total = dev.read_u64(scanned.ptr().offset((tiles - 1) * 8), stream)? as usize;
     let out = dev.scratch(total * 8, stream)?;
     if total > 0 {

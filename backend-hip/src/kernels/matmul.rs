@@ -99,12 +99,26 @@ pub struct MatmulLaunch {
 
 /// Runs one batched product on `stream`.
 pub fn run(dev: &DeviceKernels, stream: &Stream, l: &MatmulLaunch) -> Result<()> {
+    run_on(dev, Some(stream), l)
+}
+
+/// Compiles (or finds) the kernel [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(dev: &DeviceKernels, l: &MatmulLaunch) -> Result<()> {
+    run_on(dev, None, l)
+}
+
+/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, l: &MatmulLaunch) -> Result<()> {
     if l.batch * l.m * l.n == 0 {
         return Ok(());
     }
     let module = dev
         .matmul
         .get(&l.dtype, dev.modules(), || source(dev, l.dtype))?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let f = module.function("ga_matmul")?;
     let mut a = KernelArgs::with_capacity(9);
     a.ptr(l.a).ptr(l.b).ptr(l.output);

@@ -1,23 +1,30 @@
 //! `MemoryPool`: stream-ordered allocation through a caching pool, one per device.
 //!
-//! - Requests are rounded to size classes; freed blocks are cached per class.
-//! - A block freed on stream S is reusable on S immediately (stream order), and on another
-//!   stream only once the event recorded at the free says the free point was reached.
+//! - Requests are rounded to size classes; freed blocks are cached per class
+//!   ([`super::block_cache`]).
+//! - A free waits for every use of the buffer that may still run (the buffer's
+//!   [`BufferUses`]): an event is recorded after each such use, on its stream, and the block
+//!   is reused only after all of them (at once on one of those streams, with device-side
+//!   waits for the others; elsewhere once every event has completed). A use whose stream
+//!   changed hands is complete and needs no event. Nothing is enqueued on a stream another
+//!   thread owns except through its foreign-enqueue lock, and never into a capture.
 //! - On out-of-memory: release cached blocks, run the release hooks (idle FFT plans, idle
 //!   streams, ...), synchronise the device, retry once; then fail with
-//!   [`HipError::OutOfMemory`] stating bytes requested and bytes free.
+//!   [`HipError::OutOfMemory`] stating bytes requested and bytes free. While a graph capture
+//!   runs (on the allocating stream, or begun through this crate anywhere in the process)
+//!   the device is not synchronised: that would invalidate the capture.
 //! - Graph capture: allocations on a capturing stream bypass the cache (they become graph
-//!   nodes); a free is never recorded into a capture — it is deferred until the capture ends.
+//!   nodes); a free that would have to record into a capture is deferred until it ends.
 
+use super::block_cache::{Block, BlockCache, BlockEvents};
 use super::release_hooks::ReleaseHooks;
 use super::size_class::class_size;
 use crate::error::{HipError, Result};
-use crate::platform::{DeviceId, DevicePtr, EventHandle, Platform, StreamHandle, WorkStatus};
-use crate::stream::{EventPool, LastUse, Origin, Stream, StreamPriority};
-use parking_lot::Mutex;
-use std::collections::BTreeMap;
+use crate::platform::{DeviceId, DevicePtr, Platform, StreamHandle};
+use crate::stream::{BufferUses, EventPool, Origin, Stream, StreamPriority, captures_active};
+use crate::sync::{AtomicUsize, Mutex};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 /// One allocation handed out by the pool. Give it back with [`MemoryPool::free`] (or hold it
 /// in a [`crate::DeviceBuffer`], which does so when dropped).
@@ -74,25 +81,9 @@ pub struct MemoryStats {
     pub deferred_frees: usize,
 }
 
-struct Block {
-    ptr: DevicePtr,
-    bytes: usize,
-    stream: Stream,
-    event: EventHandle,
-}
-
-#[derive(Default)]
-struct Cache {
-    buckets: BTreeMap<usize, Vec<Block>>,
-    bytes: usize,
-    blocks: usize,
-    /// Eviction order (oldest first): (class, ptr).
-    order: std::collections::VecDeque<(usize, DevicePtr)>,
-}
-
 struct Deferred {
     alloc: DeviceAllocation,
-    last_use: LastUse,
+    uses: BufferUses,
 }
 
 #[derive(Default)]
@@ -111,7 +102,7 @@ pub struct MemoryPool {
     platform: Arc<dyn Platform>,
     events: Arc<EventPool>,
     hooks: ReleaseHooks,
-    cache: Mutex<Cache>,
+    cache: Mutex<BlockCache>,
     deferred: Mutex<Vec<Deferred>>,
     max_cached: AtomicUsize,
     maintenance: Mutex<Option<Stream>>,
@@ -127,9 +118,6 @@ impl std::fmt::Debug for MemoryPool {
     }
 }
 
-/// How many cached blocks of a class are checked for a finished free per allocation.
-const EVENT_PROBES: usize = 4;
-
 impl MemoryPool {
     pub(crate) fn new(
         platform: Arc<dyn Platform>,
@@ -144,7 +132,7 @@ impl MemoryPool {
             platform,
             events,
             hooks: ReleaseHooks::default(),
-            cache: Mutex::new(Cache::default()),
+            cache: Mutex::new(BlockCache::default()),
             deferred: Mutex::new(Vec::new()),
             max_cached: AtomicUsize::new(max_cached),
             maintenance: Mutex::new(None),
@@ -173,7 +161,7 @@ impl MemoryPool {
         self.flush_deferred();
         if stream.is_capturing()? {
             // Part of a graph: not cached, freed by stream order inside the graph.
-            let ptr = self.alloc_platform(bytes.max(1), bytes, stream.handle())?;
+            let ptr = self.alloc_platform(bytes.max(1), bytes, stream.handle(), true)?;
             return Ok(self.handed_out(ptr, bytes, bytes.max(1), false));
         }
         let class = class_size(bytes);
@@ -181,7 +169,7 @@ impl MemoryPool {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(self.handed_out(ptr, bytes, class, true));
         }
-        let ptr = self.alloc_platform(class, bytes, stream.handle())?;
+        let ptr = self.alloc_platform(class, bytes, stream.handle(), false)?;
         Ok(self.handed_out(ptr, bytes, class, true))
     }
 
@@ -203,24 +191,9 @@ impl MemoryPool {
     }
 
     fn take_cached(&self, class: usize, stream: &Stream) -> Option<DevicePtr> {
-        let mut cache = self.cache.lock();
-        let bucket = cache.buckets.get_mut(&class)?;
-        let pos = bucket
-            .iter()
-            .rposition(|b| b.stream.handle() == stream.handle())
-            .or_else(|| {
-                bucket
-                    .iter()
-                    .take(EVENT_PROBES)
-                    .position(|b| self.platform.query_event(b.event) == WorkStatus::Ready)
-            })?;
-        let block = bucket.swap_remove(pos);
-        cache.bytes -= block.bytes;
-        cache.blocks -= 1;
-        cache.order.retain(|o| o.1 != block.ptr);
-        drop(cache);
-        self.events.put(block.event);
-        Some(block.ptr)
+        self.cache
+            .lock()
+            .take(class, stream, self.platform.as_ref(), &self.events)
     }
 
     fn alloc_platform(
@@ -228,6 +201,7 @@ impl MemoryPool {
         block: usize,
         requested: usize,
         stream: StreamHandle,
+        capturing: bool,
     ) -> Result<DevicePtr> {
         match self.platform.alloc_async(block, stream) {
             Ok(p) => {
@@ -236,7 +210,11 @@ impl MemoryPool {
             }
             Err(e) if e.is_out_of_memory() => {
                 let released = self.release_cached() + self.hooks.run(self.device);
-                if let Err(e) = self.platform.synchronize_device(self.device) {
+                if capturing || captures_active() {
+                    // Synchronising the device would invalidate the capture: retry with what
+                    // the release freed already.
+                    tracing::debug!(device = %self.device, "out of memory during a graph capture: retrying without synchronising the device");
+                } else if let Err(e) = self.platform.synchronize_device(self.device) {
                     tracing::warn!(device = %self.device, error = %e, "synchronise before retry failed");
                 }
                 match self.platform.alloc_async(block, stream) {
@@ -263,167 +241,129 @@ impl MemoryPool {
         }
     }
 
-    /// Free `alloc`, last used as `last_use` (None: never used on the device), by a thread
-    /// whose stream is `caller`. The free goes on the recorded stream while its generation is
-    /// unchanged, else on the caller's stream; never into a graph capture (then it waits).
-    pub fn free(
-        &self,
-        alloc: DeviceAllocation,
-        last_use: Option<&LastUse>,
-        caller: &Stream,
-    ) -> Result<()> {
+    /// Free `alloc`, whose uses that may still run are `uses`, by a thread whose stream is
+    /// `caller`. The memory is reused only after all of them (see the module documentation).
+    pub fn free(&self, alloc: DeviceAllocation, uses: BufferUses, caller: &Stream) -> Result<()> {
         self.platform.bind_device(self.device)?;
         self.flush_deferred();
-        let last_use = last_use.cloned().unwrap_or_else(|| LastUse::new(caller));
-        self.free_inner(alloc, last_use, Some(caller))
+        self.free_inner(alloc, uses, Some(caller))
     }
 
     /// Free without a caller's stream (a thread-local destructor, where the thread's stream is
-    /// gone): the recorded stream while not recycled, else the pool's maintenance stream.
+    /// gone): the pool's maintenance stream stands in for it.
     pub(crate) fn free_without_caller(
         &self,
         alloc: DeviceAllocation,
-        last_use: Option<LastUse>,
+        uses: BufferUses,
     ) -> Result<()> {
         self.platform.bind_device(self.device)?;
-        let last_use = match last_use {
-            Some(l) => l,
-            None => LastUse::new(&self.maintenance()?),
-        };
-        self.free_inner(alloc, last_use, None)
+        self.free_inner(alloc, uses, None)
     }
 
     fn free_inner(
         &self,
         alloc: DeviceAllocation,
-        last_use: LastUse,
+        uses: BufferUses,
+        caller: Option<&Stream>,
+    ) -> Result<()> {
+        // One event after each use that may still run.
+        let mut events = BlockEvents::new();
+        let mut deferred = false;
+        for u in uses.live() {
+            match u.record_completion(caller, &self.events) {
+                Ok(Some(e)) => events.push(e),
+                Ok(None) => {}
+                Err(HipError::StreamCapturing { .. }) => {
+                    deferred = true;
+                    break;
+                }
+                Err(e) => {
+                    tracing::debug!(stream = %u.stream().handle(), error = %e, "a use of a freed buffer reported an error; its work will not run");
+                }
+            }
+        }
+        if deferred {
+            self.return_events(events);
+            tracing::debug!(ptr = %alloc.ptr, "free deferred until the capture ends");
+            self.deferred.lock().push(Deferred { alloc, uses });
+            return Ok(());
+        }
+        if alloc.cached {
+            self.counters
+                .in_use
+                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.cache_block(Block {
+                ptr: alloc.ptr,
+                bytes: alloc.block_bytes,
+                events,
+            });
+            return Ok(());
+        }
+        // A graph allocation: returned to the platform in stream order after every use.
+        self.free_uncached(alloc, events, caller)
+    }
+
+    /// `free_async` of an allocation made during a capture, on the caller's stream (inside its
+    /// capture when it is the capture that allocated it and no other stream used it) or the
+    /// maintenance stream, after the events of the other uses.
+    fn free_uncached(
+        &self,
+        alloc: DeviceAllocation,
+        events: BlockEvents,
         caller: Option<&Stream>,
     ) -> Result<()> {
         let maint;
-        let caller = match caller {
-            Some(c) => c,
-            None => {
+        let target = match caller {
+            Some(c) if !c.is_capturing()? || events.iter().all(|(s, _)| s.same_as(c)) => c,
+            _ => {
                 maint = self.maintenance()?;
                 &maint
             }
         };
-        let target = last_use.free_stream(caller).clone();
-        let foreign = !target.same_as(caller);
-        let expected = foreign.then_some(last_use.generation());
-        let what = "a buffer free";
-        let enqueue = |h: StreamHandle| -> Result<Option<EventHandle>> {
-            if !alloc.cached {
-                self.platform.free_async(alloc.ptr, h)?;
-                return Ok(None);
+        let mut result = Ok(());
+        for (s, e) in &events {
+            if !s.same_as(target) && result.is_ok() {
+                result = self.platform.stream_wait_event(target.handle(), *e);
             }
-            let event = self.events.get()?;
-            match self.platform.record_event(event, h) {
-                Ok(()) => Ok(Some(event)),
-                Err(e) => {
-                    self.events.put(event);
-                    Err(e)
-                }
-            }
-        };
-        let outcome = if foreign {
-            target.enqueue_foreign(expected, what, enqueue)
-        } else if target.is_capturing()? && alloc.cached {
-            Err(HipError::StreamCapturing {
-                stream: target.handle().0,
-                what,
-            })
-        } else {
-            enqueue(target.handle()).map(Some)
-        };
-        match outcome {
-            Ok(Some(event)) => {
-                self.counters
-                    .in_use
-                    .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
-                match event {
-                    Some(event) => self.cache_block(alloc, target, event),
-                    None => {
-                        self.counters.frees.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                Ok(())
-            }
-            // The recorded stream changed hands meanwhile: its work is done; use the caller's.
-            Ok(None) => self.free_inner(alloc, LastUse::new(caller), Some(caller)),
-            Err(HipError::StreamCapturing { .. }) => {
-                tracing::debug!(ptr = %alloc.ptr, stream = %target.handle(), "free deferred until the capture ends");
-                self.deferred.lock().push(Deferred { alloc, last_use });
-                Ok(())
-            }
-            Err(e) if foreign => {
-                tracing::debug!(error = %e, "free on the recorded stream failed; using the caller's stream");
-                self.free_inner(alloc, LastUse::new(caller), Some(caller))
-            }
-            Err(e) => Err(e),
+        }
+        let result = result.and_then(|()| self.platform.free_async(alloc.ptr, target.handle()));
+        self.return_events(events);
+        if result.is_ok() {
+            self.counters
+                .in_use
+                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.counters.frees.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    fn return_events(&self, events: BlockEvents) {
+        for (_, e) in events {
+            self.events.put(e);
         }
     }
 
-    fn cache_block(&self, alloc: DeviceAllocation, stream: Stream, event: EventHandle) {
-        {
-            let mut cache = self.cache.lock();
-            cache.bytes += alloc.block_bytes;
-            cache.blocks += 1;
-            cache.order.push_back((alloc.block_bytes, alloc.ptr));
-            cache
-                .buckets
-                .entry(alloc.block_bytes)
-                .or_default()
-                .push(Block {
-                    ptr: alloc.ptr,
-                    bytes: alloc.block_bytes,
-                    stream,
-                    event,
-                });
-        }
+    fn cache_block(&self, block: Block) {
+        self.cache.lock().insert(block);
         self.evict_over_budget();
     }
 
     fn evict_over_budget(&self) {
         let max = self.max_cached.load(Ordering::Relaxed);
-        let mut victims = Vec::new();
-        {
-            let mut cache = self.cache.lock();
-            while cache.bytes > max {
-                let Some((class, ptr)) = cache.order.pop_front() else {
-                    break;
-                };
-                let Some(bucket) = cache.buckets.get_mut(&class) else {
-                    continue;
-                };
-                if let Some(i) = bucket.iter().position(|b| b.ptr == ptr) {
-                    let b = bucket.swap_remove(i);
-                    cache.bytes -= b.bytes;
-                    cache.blocks -= 1;
-                    victims.push(b);
-                }
-            }
-        }
+        let victims = self.cache.lock().evict_to(max);
         self.return_blocks(victims);
     }
 
     /// Return every cached block to the platform. Returns the bytes released.
     pub fn release_cached(&self) -> usize {
-        let blocks: Vec<Block> = {
-            let mut cache = self.cache.lock();
-            cache.bytes = 0;
-            cache.blocks = 0;
-            cache.order.clear();
-            std::mem::take(&mut cache.buckets)
-                .into_values()
-                .flatten()
-                .collect()
-        };
+        let blocks = self.cache.lock().drain();
         let bytes = blocks.iter().map(|b| b.bytes).sum();
         self.return_blocks(blocks);
         bytes
     }
 
-    /// Free blocks on the pool's own maintenance stream (never capturing), after their events.
+    /// Free blocks on the pool's own maintenance stream (never capturing), after all of their
+    /// events.
     fn return_blocks(&self, blocks: Vec<Block>) {
         if blocks.is_empty() {
             return;
@@ -439,10 +379,13 @@ impl MemoryPool {
             }
         };
         for b in blocks {
-            let r = self
-                .platform
-                .stream_wait_event(maint.handle(), b.event)
-                .and_then(|()| self.platform.free_async(b.ptr, maint.handle()));
+            let mut r = Ok(());
+            for (_, e) in &b.events {
+                if r.is_ok() {
+                    r = self.platform.stream_wait_event(maint.handle(), *e);
+                }
+            }
+            let r = r.and_then(|()| self.platform.free_async(b.ptr, maint.handle()));
             match r {
                 Ok(()) => {
                     self.counters.frees.fetch_add(1, Ordering::Relaxed);
@@ -451,7 +394,7 @@ impl MemoryPool {
                     tracing::warn!(ptr = %b.ptr, error = %e, "returning a cached block failed")
                 }
             }
-            self.events.put(b.event);
+            self.return_events(b.events);
         }
     }
 
@@ -490,8 +433,7 @@ impl MemoryPool {
             tracing::warn!(device = %self.device, error = %e, "cannot bind the device for deferred frees");
         }
         for d in pending {
-            // Not recycled: free on the recorded stream; recycled: the work is done, use ours.
-            if let Err(e) = self.free_inner(d.alloc, d.last_use, None) {
+            if let Err(e) = self.free_inner(d.alloc, d.uses, None) {
                 tracing::warn!(device = %self.device, error = %e, "deferred free failed");
             }
         }
@@ -505,10 +447,7 @@ impl MemoryPool {
 
     /// Counters.
     pub fn stats(&self) -> MemoryStats {
-        let (cached_bytes, cached_blocks) = {
-            let c = self.cache.lock();
-            (c.bytes, c.blocks)
-        };
+        let (cached_bytes, cached_blocks) = self.cache.lock().totals();
         MemoryStats {
             in_use_bytes: self.counters.in_use.load(Ordering::Relaxed),
             cached_bytes,

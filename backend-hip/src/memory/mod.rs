@@ -3,6 +3,7 @@
 //! the platform, never the device state above it: the owning buffer type that frees into the
 //! pool on drop, [`crate::DeviceBuffer`], lives beside the device in [`crate::device`].
 
+mod block_cache;
 mod memory_pool;
 mod release_hooks;
 mod size_class;

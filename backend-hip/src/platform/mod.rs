@@ -17,6 +17,7 @@ mod handles;
 mod select;
 mod types;
 
+pub mod access_declarations;
 pub mod amd;
 pub mod loader;
 pub mod nvidia;
@@ -43,6 +44,13 @@ use std::ffi::c_void;
 pub trait Platform: Send + Sync + std::fmt::Debug {
     /// Which platform this is.
     fn kind(&self) -> PlatformKind;
+
+    /// Whether this platform checks the ordering of work on buffers (the test double's race
+    /// detector) and so wants each operation's operand roles declared through
+    /// [`access_declarations`]. Real platforms do not.
+    fn checks_ordering(&self) -> bool {
+        false
+    }
 
     // ---- devices and contexts ----
     /// Number of devices.
@@ -155,7 +163,10 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
     ///
     /// # Safety
     /// `args` must hold one pointer per kernel parameter, each pointing to a value of that
-    /// parameter's type, and every device pointer passed must stay valid until the kernel ends.
+    /// parameter's type in storage readable for at least 8 bytes (the 8-byte slots of
+    /// `KernelArgs`; the test double reads every parameter as one 8-byte word to find the
+    /// device addresses a kernel touches), and every device pointer passed must stay valid
+    /// until the kernel ends.
     unsafe fn launch_kernel(
         &self,
         function: FunctionHandle,

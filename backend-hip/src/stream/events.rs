@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::platform::{DeviceId, EventHandle, Platform};
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use std::sync::Arc;
 
 /// Idle events of one device.

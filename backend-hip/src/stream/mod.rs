@@ -10,20 +10,23 @@
 //! thread after its owner ends.
 
 mod events;
-mod last_use;
+mod owner;
 mod priority;
 mod registry;
 mod shared_stream;
 mod stream_pool;
 mod thread;
+mod use_record;
 
 pub use events::EventPool;
-pub use last_use::LastUse;
+pub use owner::OwnerToken;
 pub use priority::StreamPriority;
 pub use shared_stream::Stream;
 pub use stream_pool::{StreamPool, StreamPoolStats};
 pub use thread::{current_priority, leased_stream_count, with_priority, with_stream};
+pub use use_record::{BufferUses, Use};
 
 pub(crate) use registry::StreamRegistry;
-pub(crate) use shared_stream::Origin;
-pub(crate) use thread::thread_stream;
+pub(crate) use shared_stream::{Origin, captures_active};
+pub(crate) use thread::{streams_to_synchronize, thread_stream};
+pub(crate) use use_record::Waited;

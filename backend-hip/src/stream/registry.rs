@@ -1,9 +1,16 @@
 //! Raw handle → pooled `Stream`, so that wrapping the raw handle of a pooled stream returns
 //! the pool's object (and the wrapper sees recycling through its generation).
+//!
+//! Drivers reuse the handle values of destroyed streams, so a value maps to a pooled stream
+//! only while that stream lives and was not destroyed: a destroyed pooled stream (through
+//! [`Stream::destroy`], or found destroyed behind the pool's back) never answers for the
+//! value again, even while records still hold its object. (A stream destroyed behind our
+//! back and not yet queried cannot be told apart from the new stream with its value; that
+//! is the cost of destroying pooled streams through the driver.)
 
 use super::shared_stream::{Stream, StreamInner};
 use crate::platform::StreamHandle;
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use std::collections::HashMap;
 use std::sync::Weak;
 
@@ -26,7 +33,7 @@ impl StreamRegistry {
     /// The live pooled stream with this handle, if any.
     pub fn lookup(&self, handle: StreamHandle) -> Option<Stream> {
         let map = self.map.lock();
-        let inner = map.get(&handle)?.upgrade()?;
-        Some(Stream(inner))
+        let stream = Stream(map.get(&handle)?.upgrade()?);
+        (!stream.is_destroyed()).then_some(stream)
     }
 }

@@ -1,13 +1,23 @@
-//! `Stream`: a shared handle to one platform stream, with its generation and state.
+//! `Stream`: a shared handle to one platform stream, with its generation, its state, and who
+//! may use it.
+//!
+//! - A pooled stream has one owner at a time ([`OwnerToken`]): the thread it was handed to.
+//!   Only the owner releases it or destroys it; a `with_stream` scope on another thread
+//!   cannot use it (the pool's promise: threads alive at the same time never share one).
+//! - Any stream counts the `with_stream` scopes using it; [`Stream::destroy`] refuses while
+//!   one is active, and a scope that starts after a destroy finds the stream unusable, so no
+//!   thread enqueues on a handle that was destroyed (and perhaps reused by the driver).
+//! - Identity is the object ([`Stream::same_as`]), never the raw handle value.
 
 use super::StreamPriority;
+use super::owner::OwnerToken;
 use crate::error::{HipError, Result};
 use crate::platform::{
     CaptureMode, DeviceId, GraphHandle, Platform, StreamHandle, WorkStatus, codes,
 };
-use parking_lot::Mutex;
+use crate::sync::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Mutex};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 /// Where a stream came from, which decides who destroys it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +35,19 @@ const VALID: u8 = 0;
 const UNUSABLE: u8 = 1;
 const DESTROYED: u8 = 2;
 
+/// In `StreamInner::users`: set by a successful destroy; the low bits count `with_stream`
+/// scopes.
+const DESTROY_BIT: u64 = 1 << 63;
+
+/// Graph captures begun through [`Stream::begin_capture`] and not yet ended, in the process.
+/// While any runs, nothing synchronises a device (that would invalidate it).
+static ACTIVE_CAPTURES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether a graph capture begun through this crate is running anywhere in the process.
+pub(crate) fn captures_active() -> bool {
+    ACTIVE_CAPTURES.load(Ordering::Acquire) > 0
+}
+
 pub(crate) struct StreamInner {
     pub handle: StreamHandle,
     pub device: DeviceId,
@@ -33,6 +56,10 @@ pub(crate) struct StreamInner {
     pub runtime_id: u64,
     generation: AtomicU64,
     state: AtomicU8,
+    /// The owner token of the thread holding a pooled stream (0: the pool holds it).
+    owner: AtomicU64,
+    /// `with_stream` scopes using the stream, and [`DESTROY_BIT`].
+    users: AtomicU64,
     /// Held by anyone enqueueing on a stream they do not own, and by `begin_capture`, so a
     /// foreign enqueue never lands inside a capture started through this API.
     foreign: Mutex<()>,
@@ -58,7 +85,7 @@ impl Drop for StreamInner {
 
 /// A shared handle to one platform stream. Cloning is cheap; the stream is destroyed when the
 /// last clone of an explicit stream goes, or when its pool retires a pooled one and the last
-/// clone goes (records such as [`super::LastUse`] keep the handle valid until then).
+/// clone goes (records such as [`super::Use`] keep the handle valid until then).
 #[derive(Clone)]
 pub struct Stream(pub(crate) Arc<StreamInner>);
 
@@ -91,6 +118,8 @@ impl Stream {
             runtime_id,
             generation: AtomicU64::new(1),
             state: AtomicU8::new(VALID),
+            owner: AtomicU64::new(0),
+            users: AtomicU64::new(0),
             foreign: Mutex::new(()),
             capturing: AtomicBool::new(false),
             platform,
@@ -151,13 +180,40 @@ impl Stream {
 
     /// Wait for this stream's work, then destroy it now. A pooled stream is dropped from its
     /// pool; its generation is bumped so that records of it know the work has completed.
+    ///
+    /// Refused (an error, nothing destroyed) for a borrowed raw handle (its creator destroys
+    /// it), for a pooled stream held by another thread or idle in its pool (it belongs to
+    /// them), and for any stream a `with_stream` scope is using.
     pub fn destroy(self) -> Result<()> {
         if self.0.origin == Origin::Borrowed {
             return Err(HipError::InvalidArgument(
                 "a borrowed raw stream handle is destroyed by whoever created it".into(),
             ));
         }
+        if self.0.origin == Origin::Pooled {
+            let me = OwnerToken::current().map_or(0, OwnerToken::get);
+            if self.0.owner.load(Ordering::Acquire) != me {
+                return Err(HipError::InvalidArgument(
+                    "this pooled stream belongs to another thread (or to the pool): only the \
+                     thread holding it may destroy it; create an explicit stream \
+                     (HipRuntime::create_stream) to share or destroy one"
+                        .into(),
+                ));
+            }
+        }
         let _guard = self.0.foreign.lock();
+        if let Err(users) =
+            self.0
+                .users
+                .compare_exchange(0, DESTROY_BIT, Ordering::AcqRel, Ordering::Acquire)
+        {
+            if users & DESTROY_BIT != 0 {
+                return Ok(());
+            }
+            return Err(HipError::InvalidArgument(format!(
+                "the stream is in use by {users} with_stream scope(s); destroy it after they end"
+            )));
+        }
         if self.0.state.swap(DESTROYED, Ordering::AcqRel) == DESTROYED {
             return Ok(());
         }
@@ -168,10 +224,17 @@ impl Stream {
     }
 
     /// Begin a graph capture on this stream (work enqueued on it is recorded, not run).
+    /// While it runs, nothing in this crate synchronises the device.
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
         self.check_valid()?;
         let _guard = self.0.foreign.lock();
-        self.0.platform.begin_capture(self.0.handle, mode)?;
+        // Counted first, so that no device synchronisation starts between the platform's
+        // begin and the count.
+        ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
+        if let Err(e) = self.0.platform.begin_capture(self.0.handle, mode) {
+            ACTIVE_CAPTURES.fetch_sub(1, Ordering::AcqRel);
+            return Err(e);
+        }
         self.0.capturing.store(true, Ordering::Release);
         Ok(())
     }
@@ -180,7 +243,9 @@ impl Stream {
     pub fn end_capture(&self) -> Result<GraphHandle> {
         let _guard = self.0.foreign.lock();
         let graph = self.0.platform.end_capture(self.0.handle);
-        self.0.capturing.store(false, Ordering::Release);
+        if self.0.capturing.swap(false, Ordering::AcqRel) {
+            ACTIVE_CAPTURES.fetch_sub(1, Ordering::AcqRel);
+        }
         graph
     }
 
@@ -245,5 +310,43 @@ impl Stream {
     /// Hand the stream to a new owner.
     pub(crate) fn bump_generation(&self) {
         self.0.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The owner of a pooled stream (None: the pool, or not a pooled stream).
+    pub fn owner(&self) -> Option<OwnerToken> {
+        match self.0.owner.load(Ordering::Acquire) {
+            0 => None,
+            t => Some(OwnerToken(t)),
+        }
+    }
+
+    /// Record who holds a pooled stream now (None: back in the pool).
+    pub(crate) fn set_owner(&self, owner: Option<OwnerToken>) {
+        self.0
+            .owner
+            .store(owner.map_or(0, OwnerToken::get), Ordering::Release);
+    }
+
+    /// Whether `owner` may enqueue on this stream as its own: any thread for explicit and
+    /// borrowed streams, only the holder for a pooled one.
+    pub(crate) fn usable_by(&self, owner: Option<OwnerToken>) -> bool {
+        self.0.origin != Origin::Pooled
+            || owner.is_some_and(|o| self.0.owner.load(Ordering::Acquire) == o.get())
+    }
+
+    /// A `with_stream` scope starts using the stream. False if it was destroyed (the scope
+    /// must not use it); either way, end the scope with [`Stream::end_scope`].
+    pub(crate) fn begin_scope(&self) -> bool {
+        self.0.users.fetch_add(1, Ordering::AcqRel) & DESTROY_BIT == 0
+    }
+
+    /// A `with_stream` scope ends.
+    pub(crate) fn end_scope(&self) {
+        self.0.users.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The runtime that made this stream object.
+    pub(crate) fn runtime_id(&self) -> u64 {
+        self.0.runtime_id
     }
 }

@@ -11,17 +11,21 @@
 //!   destroyed through [`Stream::destroy`] is dropped from the pool, not handed out and not
 //!   queried again.
 //! - Each hand-over to another thread bumps the stream's generation.
+//! - A taken stream records its owner ([`OwnerToken`]); only that owner releases it (a
+//!   release by anyone else, or a second release, is refused and logged), so no stream is
+//!   ever idle in the pool while a thread still holds it. `take` and `release` are the
+//!   crate's own: threads get their streams through [`super::thread_stream`].
 
 use super::StreamPriority;
+use super::owner::OwnerToken;
 use super::registry::StreamRegistry;
 use super::shared_stream::{Origin, Stream};
 use crate::error::Result;
 use crate::platform::{DeviceId, Platform, WorkStatus};
-use parking_lot::Mutex;
+use crate::sync::{AtomicUsize, Mutex};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::ThreadId;
+use std::sync::atomic::Ordering;
 
 /// Counters of one pool, for benchmarks and tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +51,7 @@ pub struct StreamPoolStats {
 
 struct Idle {
     stream: Stream,
-    last_owner: ThreadId,
+    last_owner: OwnerToken,
 }
 
 #[derive(Default)]
@@ -126,7 +130,7 @@ impl StreamPool {
 
     /// Take a stream for `owner` (see the module documentation). The caller must have bound
     /// the pool's device on this thread.
-    pub fn take(&self, owner: ThreadId) -> Result<Stream> {
+    pub(crate) fn take(&self, owner: OwnerToken) -> Result<Stream> {
         if self.pooling {
             let mut busy = Vec::new();
             let found = self.take_idle(owner, &mut busy);
@@ -136,6 +140,7 @@ impl StreamPool {
                 st.idle.push_front(b);
             }
             if let Some(stream) = found {
+                stream.set_owner(Some(owner));
                 return Ok(stream);
             }
             st.creating += 1;
@@ -160,13 +165,14 @@ impl StreamPool {
             Some(self.alive.clone()),
         );
         self.registry.insert(&stream);
+        stream.set_owner(Some(owner));
         tracing::trace!(stream = %handle, device = %self.device, priority = ?self.priority, "created pooled stream");
         Ok(stream)
     }
 
     /// Look for an idle stream; queries run outside the lock, on candidates removed from the
     /// idle list so no other thread can take them meanwhile. Busy candidates go to `busy`.
-    fn take_idle(&self, owner: ThreadId, busy: &mut Vec<Idle>) -> Option<Stream> {
+    fn take_idle(&self, owner: OwnerToken, busy: &mut Vec<Idle>) -> Option<Stream> {
         // This thread's own released stream first.
         let own = {
             let mut st = self.state.lock();
@@ -210,8 +216,14 @@ impl StreamPool {
         drop(stream);
     }
 
-    /// Return a stream taken by `owner` (a thread ending, or a priority scope returning).
-    pub fn release(&self, stream: Stream, owner: ThreadId) {
+    /// Return a stream taken by `owner` (a thread ending, or a priority scope returning). A
+    /// stream `owner` does not hold (another's, or one already released) is refused.
+    pub(crate) fn release(&self, stream: Stream, owner: OwnerToken) {
+        if stream.owner() != Some(owner) {
+            tracing::error!(stream = %stream.handle(), ?owner, holder = ?stream.owner(), "refused to release a pooled stream its releaser does not hold");
+            return;
+        }
+        stream.set_owner(None);
         if !stream.is_valid() {
             self.drop_bad(stream, crate::platform::codes::INVALID_HANDLE);
             return;
@@ -260,6 +272,17 @@ impl StreamPool {
         let n = all.len();
         self.retire(all);
         n
+    }
+
+    /// The idle streams, oldest first (for the loom models of the pool).
+    #[cfg(loom)]
+    pub(crate) fn idle_streams(&self) -> Vec<Stream> {
+        self.state
+            .lock()
+            .idle
+            .iter()
+            .map(|i| i.stream.clone())
+            .collect()
     }
 
     /// Counters.

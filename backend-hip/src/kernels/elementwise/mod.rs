@@ -144,6 +144,33 @@ pub fn run(
     scalars: &[Scalar],
     output: &EwOperand<'_>,
 ) -> Result<()> {
+    run_on(dev, Some(stream), program, shape, inputs, scalars, output)
+}
+
+/// Compiles (or finds) the kernel [`run`] launches for these operands, without launching:
+/// the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(
+    dev: &DeviceKernels,
+    program: &Program,
+    shape: &[usize],
+    inputs: &[EwOperand<'_>],
+    scalars: &[Scalar],
+    output: &EwOperand<'_>,
+) -> Result<()> {
+    run_on(dev, None, program, shape, inputs, scalars, output)
+}
+
+/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(
+    dev: &DeviceKernels,
+    stream: Option<&Stream>,
+    program: &Program,
+    shape: &[usize],
+    inputs: &[EwOperand<'_>],
+    scalars: &[Scalar],
+    output: &EwOperand<'_>,
+) -> Result<()> {
     if inputs.len() != program.inputs.len() || scalars.len() != program.scalars.len() {
         return Err(mismatch(format!(
             "{} inputs and {} scalars for a program of {} and {}",
@@ -174,9 +201,15 @@ pub fn run(
         planned.transpose = true;
         planned.vec = 1;
         let (function, _) = kernel(dev, program, planned)?;
+        let Some(stream) = stream else {
+            return Ok(());
+        };
         return run_transpose(dev, stream, function, shape, &inputs[0], output, a);
     }
     let (function, l) = kernel(dev, program, planned)?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let strides = |s: &[isize]| {
         s.iter()
             .map(|&x| x as i64)

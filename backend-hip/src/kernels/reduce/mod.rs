@@ -98,12 +98,26 @@ fn grid(items: usize, block: u32) -> u32 {
 
 /// Runs one reduction on `stream`.
 pub fn run(dev: &DeviceKernels, stream: &Stream, r: &ReduceLaunch) -> Result<()> {
+    run_on(dev, Some(stream), r)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(dev: &DeviceKernels, r: &ReduceLaunch) -> Result<()> {
+    run_on(dev, None, r)
+}
+
+/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Result<()> {
     if r.outer * r.inner == 0 || r.len == 0 {
         return Ok(());
     }
     let module = dev.reduce.get(&(r.op, r.dtype), dev.modules(), || {
         source(dev, r.op, r.dtype)
     })?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let launch = |name: &str, blocks: u32, threads: u32, args: &mut KernelArgs| -> Result<()> {
         let f = module.function(name)?;
         // SAFETY: every call below passes the parameter list of the named kernel in

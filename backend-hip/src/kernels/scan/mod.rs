@@ -245,12 +245,26 @@ impl Ctx<'_> {
 
 /// Runs one scan on `stream`.
 pub fn run(dev: &DeviceKernels, stream: &Stream, s: &ScanLaunch) -> Result<()> {
+    run_on(dev, Some(stream), s)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering protocol calls it before it locks the operands (a compilation must not
+/// hold them). With no stream, nothing can be enqueued.
+pub fn prepare(dev: &DeviceKernels, s: &ScanLaunch) -> Result<()> {
+    run_on(dev, None, s)
+}
+
+/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Result<()> {
     if s.outer * s.len * s.inner == 0 {
         return Ok(());
     }
     let module = dev.scan.get(&(s.op, s.dtype), dev.modules(), || {
         source(dev, s.op, s.dtype)
     })?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let ctx = Ctx {
         dev,
         stream,

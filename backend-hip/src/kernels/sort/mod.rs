@@ -157,10 +157,34 @@ pub fn run_with(
     len: usize,
     algorithm: SortAlgorithm,
 ) -> Result<()> {
+    run_on(dev, Some(stream), dtype, data, rows, len, algorithm)
+}
+
+/// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering
+/// protocol calls it before it locks the operands (a compilation must not hold them). Every
+/// algorithm launches kernels of the one sort module of `dtype`, so the choice of algorithm
+/// does not matter here.
+pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Result<()> {
+    run_on(dev, None, dtype, DevicePtr(0), rows, len, algorithm())
+}
+
+/// [`run_with`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
+fn run_on(
+    dev: &DeviceKernels,
+    stream: Option<&Stream>,
+    dtype: DType,
+    data: DevicePtr,
+    rows: usize,
+    len: usize,
+    algorithm: SortAlgorithm,
+) -> Result<()> {
     if rows == 0 || len <= 1 {
         return Ok(());
     }
     let module = dev.sort.get(&dtype, dev.modules(), || source(dev, dtype))?;
+    let Some(stream) = stream else {
+        return Ok(());
+    };
     let fits_row_block = len <= radix_codegen::rows_max(dtype);
     let short = len.next_power_of_two() <= TILE;
     match algorithm {

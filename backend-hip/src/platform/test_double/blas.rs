@@ -3,7 +3,9 @@
 //! row-major mapping above the platform layer is tested for real where no GPU exists.
 //!
 //! Each output accumulates `A[i, l]·B[l, j]` for `l = 0, 1, …` from zero in the element type.
-//! The product is computed when enqueued (the double's work is otherwise instantaneous).
+//! The product is computed when enqueued; the work then takes `FakeConfig::kernel_time` on
+//! its stream like a kernel, and the race detector sees the factors read and the product
+//! written.
 
 use super::state::{FakeBlas, FakeOp, State};
 use super::{FakePlatform, api};
@@ -197,7 +199,10 @@ impl FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "blas_gemm", stream)?;
-        let stream_device = st.streams[&stream.0].device;
+        let stream_device = st
+            .stream(stream)
+            .map(|s| s.device)
+            .ok_or_else(|| api("blas_gemm", codes::INVALID_HANDLE, "no such stream"))?;
         let blas = st
             .blas
             .get_mut(&handle.0)
@@ -237,12 +242,23 @@ impl FakePlatform {
         if let Some(alloc) = st.allocs.get_mut(&base) {
             alloc.data[off..off + c_bytes].copy_from_slice(&c);
         }
-        st.enqueue(FakeOp::Gemm {
-            stream,
-            handle,
-            dtype: g.dtype,
-            math: g.math,
-        });
+        let captured = st.enqueue(
+            FakeOp::Gemm {
+                stream,
+                handle,
+                dtype: g.dtype,
+                math: g.math,
+            },
+            self.config.kernel_time,
+        );
+        if !captured {
+            // For the race detector: the factors are read, the product written.
+            for (ptr, write) in [(g.a, false), (g.b, false), (g.c, true)] {
+                if let Some(base) = Self::allocation_of(&st, ptr.0) {
+                    self.note(&mut st, stream, base, write, "gemm");
+                }
+            }
+        }
         Ok(())
     }
 

@@ -316,7 +316,10 @@ impl FakePlatform {
         std::thread::yield_now();
         let mut st = self.state.lock();
         self.enqueue_check(&st, "fft_execute", stream)?;
-        let device = st.streams[&stream.0].device;
+        let device = st
+            .stream(stream)
+            .map(|s| s.device)
+            .ok_or_else(|| api("fft_execute", codes::INVALID_HANDLE, "no such stream"))?;
         if plan_device != Some(device) {
             return fail(format!(
                 "plan of {plan_device:?} run on a stream of {device}"
@@ -359,10 +362,26 @@ impl FakePlatform {
         if let Some(a) = st.allocs.get_mut(&ob) {
             a.data[oo..oo + out_span].copy_from_slice(&dst);
         }
-        st.enqueue(FakeOp::Fft {
-            stream,
-            plan: plan.plan,
-        });
+        let captured = st.enqueue(
+            FakeOp::Fft {
+                stream,
+                plan: plan.plan,
+            },
+            self.config.kernel_time,
+        );
+        if !captured {
+            // For the race detector: the input is read (written too when in place), the
+            // output and the work area written.
+            let mut touched = vec![(input, desc.in_place), (output, true)];
+            if work_bytes > 0 {
+                touched.push((work, true));
+            }
+            for (ptr, write) in touched {
+                if let Some(base) = Self::allocation_of(&st, ptr.0) {
+                    self.note(&mut st, stream, base, write, "fft");
+                }
+            }
+        }
         Ok(())
     }
 }

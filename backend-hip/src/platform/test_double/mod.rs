@@ -1,13 +1,28 @@
-//! `FakePlatform`: a **test double** of the platform layer. In-process, device memory is host
-//! memory, kernels do not run, and faults can be injected: slow or failing stream creation,
-//! streams in an error state, streams destroyed behind the pool's back, out-of-memory, and
-//! "busy" work that completes only when the test says so or after a number of queries.
+//! `FakePlatform`: a **test double** of the platform layer that behaves like a GPU where it
+//! matters to the runtime above it. In-process; device memory is host memory; copies and
+//! memsets move real bytes, kernels do not compute.
+//!
+//! Like a GPU:
+//! - work takes time: kernels and copies take [`FakeConfig::kernel_time`] /
+//!   [`FakeConfig::copy_time`] once the work before them on their stream has completed, and
+//!   tests can queue work that completes when they say ([`FakePlatform::hold`]);
+//! - an event wait makes the waiting stream busy until the event's work has completed;
+//! - stream handle values are reused after a stream is destroyed (as the CUDA driver does);
+//! - graph capture rules: synchronising the device, or a stream that is capturing, and host
+//!   copies on a capturing stream fail and invalidate the capture, as on CUDA/HIP;
+//! - a race detector ([`race`]) flags a write or free of memory not ordered after another
+//!   stream's use that may still be in flight ([`FakePlatform::races`]).
+//!
+//! Faults to inject: slow or failing stream creation, streams in an error state, streams
+//! destroyed behind the pool's back, out-of-memory, slow or gated kernel compilation (to
+//! hold a thread between ordering an operation and enqueueing it).
 //!
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
 mod fft;
+pub(crate) mod race;
 mod state;
 
 pub use fft::{FakeFftStats, fake_work_bytes};
@@ -22,7 +37,7 @@ use super::{
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
-use state::{FakeAlloc, FakeEvent, FakeStream, State, StreamLife, Work};
+use state::{Capture, FakeAlloc, FakeEvent, State, StreamLife};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -45,6 +60,16 @@ pub struct FakeConfig {
     pub strict_binding: bool,
     /// How long a synchronize waits for manual work before failing instead of deadlocking.
     pub sync_timeout: Duration,
+    /// How long a kernel runs once it may start (zero: completes at once).
+    pub kernel_time: Duration,
+    /// How long a copy or memset runs once it may start.
+    pub copy_time: Duration,
+    /// Reuse the handle values of destroyed streams for new ones (as the CUDA driver does).
+    pub reuse_stream_handles: bool,
+    /// Run the race detector ([`FakePlatform::races`]).
+    pub detect_races: bool,
+    /// Keep the log of operations ([`FakePlatform::log`]); long soak runs turn it off.
+    pub keep_log: bool,
     /// Whether the simulated BLAS library is installed (`false`: `blas_create` fails with
     /// `LibraryNotFound`, as on a machine without cuBLAS/rocBLAS).
     pub blas_available: bool,
@@ -63,9 +88,21 @@ impl Default for FakeConfig {
             },
             strict_binding: true,
             sync_timeout: Duration::from_secs(10),
+            kernel_time: Duration::ZERO,
+            copy_time: Duration::ZERO,
+            reuse_stream_handles: true,
+            detect_races: true,
+            keep_log: true,
             blas_available: true,
         }
     }
+}
+
+/// A gate that holds compilations until opened.
+#[derive(Debug, Default)]
+struct Gate {
+    closed: Mutex<bool>,
+    opened: Condvar,
 }
 
 #[derive(Debug, Default)]
@@ -73,6 +110,7 @@ struct Faults {
     create_delay: Duration,
     fail_creations: u32,
     fail_allocs: u32,
+    compile_delay: Duration,
 }
 
 /// Counters of what the double has seen.
@@ -92,6 +130,10 @@ pub struct FakeStats {
     pub invalid_destroys: usize,
     /// `free_async` calls on an address that was not allocated (double frees).
     pub invalid_frees: usize,
+    /// `synchronize_device` calls.
+    pub device_synchronizations: usize,
+    /// Captures invalidated by an operation not permitted during them.
+    pub invalidated_captures: usize,
 }
 
 /// The test double. See the module documentation.
@@ -101,6 +143,8 @@ pub struct FakePlatform {
     state: Mutex<State>,
     changed: Condvar,
     faults: Mutex<Faults>,
+    gate: Gate,
+    compiling: AtomicUsize,
     creating: AtomicUsize,
     max_creating: AtomicUsize,
     queries: AtomicUsize,
@@ -108,6 +152,8 @@ pub struct FakePlatform {
     destroyed: AtomicUsize,
     invalid_destroys: AtomicUsize,
     invalid_frees: AtomicUsize,
+    device_syncs: AtomicUsize,
+    invalidated: AtomicUsize,
     fft: Mutex<fft::FakeFft>,
 }
 
@@ -130,14 +176,19 @@ impl Default for FakePlatform {
 impl FakePlatform {
     /// A double with the given machine shape.
     pub fn new(config: FakeConfig) -> Self {
+        let mut state = State {
+            next_addr: 0x7f00_0000_0000,
+            keep_log: config.keep_log,
+            ..State::default()
+        };
+        state.races.enabled = config.detect_races;
         FakePlatform {
             config,
-            state: Mutex::new(State {
-                next_addr: 0x7f00_0000_0000,
-                ..State::default()
-            }),
+            state: Mutex::new(state),
             changed: Condvar::new(),
             faults: Mutex::new(Faults::default()),
+            gate: Gate::default(),
+            compiling: AtomicUsize::new(0),
             creating: AtomicUsize::new(0),
             max_creating: AtomicUsize::new(0),
             queries: AtomicUsize::new(0),
@@ -145,8 +196,15 @@ impl FakePlatform {
             destroyed: AtomicUsize::new(0),
             invalid_destroys: AtomicUsize::new(0),
             invalid_frees: AtomicUsize::new(0),
+            device_syncs: AtomicUsize::new(0),
+            invalidated: AtomicUsize::new(0),
             fft: Mutex::new(fft::FakeFft::default()),
         }
+    }
+
+    /// The machine shape.
+    pub fn config(&self) -> &FakeConfig {
+        &self.config
     }
 
     // ---- fault injection ----
@@ -163,48 +221,65 @@ impl FakePlatform {
     pub fn fail_next_allocs(&self, n: u32) {
         self.faults.lock().fail_allocs = n;
     }
+    /// Every compilation sleeps this long first (outside any lock of the double).
+    pub fn set_compile_delay(&self, delay: Duration) {
+        self.faults.lock().compile_delay = delay;
+    }
+    /// Compilations wait (outside any lock of the double) until [`FakePlatform::open_compiles`]
+    /// (or the sync timeout, then they fail).
+    pub fn hold_compiles(&self) {
+        *self.gate.closed.lock() = true;
+    }
+    /// Let held compilations (and later ones) run.
+    pub fn open_compiles(&self) {
+        *self.gate.closed.lock() = false;
+        self.gate.opened.notify_all();
+    }
+    /// Compilations running now (inside a delay or held at the gate).
+    pub fn compiles_in_progress(&self) -> usize {
+        self.compiling.load(Ordering::SeqCst)
+    }
     /// Put a stream into an error state (as after a failed kernel).
     pub fn set_stream_error(&self, stream: StreamHandle, code: i32) {
-        if let Some(s) = self.state.lock().streams.get_mut(&stream.0) {
+        if let Some(s) = self.state.lock().stream_mut(stream) {
             s.life = StreamLife::Errored(code);
         }
     }
-    /// Destroy a stream behind the pool's back: it stops existing, queries report an invalid
-    /// handle, and a later `destroy_stream` of it counts as an invalid destroy.
+    /// Destroy a stream behind the pool's back (as a user calling the driver on a raw
+    /// handle would): it stops existing, queries report an invalid handle, its handle value
+    /// may be reused by the next stream created, and its queued work still completes.
     pub fn destroy_behind_back(&self, stream: StreamHandle) {
-        if let Some(s) = self.state.lock().streams.get_mut(&stream.0) {
-            s.life = StreamLife::Gone;
-        }
+        self.state.lock().retire_stream(stream);
     }
     /// Queue work on `stream` that completes as `completion` says. Returns its id.
     pub fn hold(&self, stream: StreamHandle, completion: Completion) -> u64 {
         let mut st = self.state.lock();
-        let id = st.handle();
-        st.work.insert(
-            id,
-            Work {
-                completion,
-                done: false,
-            },
-        );
-        if let Some(s) = st.streams.get_mut(&stream.0) {
-            s.pending.push(id);
-        }
-        id
+        let Some(uid) = st.handles.get(&stream.0).copied() else {
+            return 0;
+        };
+        st.push_work(uid, completion, Vec::new()).unwrap_or(0)
     }
     /// Complete held work.
     pub fn complete(&self, work: u64) {
         if let Some(w) = self.state.lock().work.get_mut(&work) {
-            w.done = true;
+            w.released = true;
         }
         self.changed.notify_all();
     }
     /// Complete all held work.
     pub fn complete_all(&self) {
         for w in self.state.lock().work.values_mut() {
-            w.done = true;
+            w.released = true;
         }
         self.changed.notify_all();
+    }
+    /// Whether held work has completed (work the double no longer knows has).
+    pub fn is_done(&self, work: u64) -> bool {
+        let mut st = self.state.lock();
+        match st.work.get(&work).map(|w| w.stream) {
+            Some(uid) => st.is_done((uid, work)),
+            None => true,
+        }
     }
 
     // ---- inspection ----
@@ -212,20 +287,22 @@ impl FakePlatform {
     /// Counters.
     pub fn stats(&self) -> FakeStats {
         let st = self.state.lock();
-        let alive = st
-            .streams
-            .values()
-            .filter(|s| s.life != StreamLife::Gone)
-            .count();
         FakeStats {
             streams_created: self.created.load(Ordering::SeqCst),
             streams_destroyed: self.destroyed.load(Ordering::SeqCst),
-            streams_alive: alive,
+            streams_alive: st.handles.len(),
             max_concurrent_creations: self.max_creating.load(Ordering::SeqCst),
             stream_queries: self.queries.load(Ordering::SeqCst),
             invalid_destroys: self.invalid_destroys.load(Ordering::SeqCst),
             invalid_frees: self.invalid_frees.load(Ordering::SeqCst),
+            device_synchronizations: self.device_syncs.load(Ordering::SeqCst),
+            invalidated_captures: self.invalidated.load(Ordering::SeqCst),
         }
+    }
+    /// The races the detector found so far (empty when every use was ordered). Each entry
+    /// names the allocation, the two operations and their streams.
+    pub fn races(&self) -> Vec<String> {
+        self.state.lock().races.races()
     }
     /// The stream-ordered operations seen so far (not those captured into graphs).
     pub fn log(&self) -> Vec<FakeOp> {
@@ -242,7 +319,7 @@ impl FakePlatform {
     }
     /// The numeric priority a stream was created with.
     pub fn stream_priority(&self, stream: StreamHandle) -> Option<i32> {
-        self.state.lock().streams.get(&stream.0).map(|s| s.priority)
+        self.state.lock().stream(stream).map(|s| s.priority)
     }
     /// Bytes currently allocated on `device`.
     pub fn allocated_bytes(&self, device: DeviceId) -> usize {
@@ -283,19 +360,57 @@ impl FakePlatform {
         Ok(())
     }
 
-    fn wait_for(&self, call: &'static str, ids: Vec<u64>) -> Result<()> {
+    /// Fail (and invalidate the capture) if `stream` is capturing: `call` is not permitted
+    /// during a capture.
+    fn refuse_during_capture(
+        &self,
+        st: &mut State,
+        call: &'static str,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        if st.capturing(stream) {
+            st.invalidate_capture(stream, call);
+            self.invalidated.fetch_add(1, Ordering::SeqCst);
+            return Err(api(
+                call,
+                codes::STREAM_CAPTURE_UNSUPPORTED,
+                "operation not permitted when stream is capturing",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Block until every piece of work in `ids` (stream uid, work id) has completed.
+    fn wait_for(&self, call: &'static str, ids: Vec<(u64, u64)>) -> Result<()> {
         let mut st = self.state.lock();
-        st.finish_automatic(&ids);
+        st.finish_query_counted(&ids);
         let deadline = std::time::Instant::now() + self.config.sync_timeout;
-        while !st.all_done(&ids) {
-            if self.changed.wait_until(&mut st, deadline).timed_out() {
+        loop {
+            let mut all = true;
+            for &w in &ids {
+                if !st.is_done(w) {
+                    all = false;
+                    break;
+                }
+            }
+            if all {
+                return Ok(());
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
                 return Err(HipError::TestDouble(format!(
                     "{call}: held work was not completed within {:?} (would deadlock)",
                     self.config.sync_timeout
                 )));
             }
+            let next = st
+                .next_deadline()
+                .unwrap_or(now + Duration::from_millis(1))
+                .clamp(now, deadline)
+                .min(now + Duration::from_millis(5));
+            self.changed
+                .wait_until(&mut st, next.max(now + Duration::from_micros(50)));
         }
-        Ok(())
     }
 
     fn access(&self, st: &mut State, ptr: DevicePtr, bytes: usize) -> Result<(u64, usize)> {
@@ -313,6 +428,30 @@ impl FakePlatform {
             ));
         }
         Ok((base, off))
+    }
+
+    /// Tell the race detector that the operation just enqueued on `stream` touches the
+    /// allocation at `base`.
+    fn note(
+        &self,
+        st: &mut State,
+        stream: StreamHandle,
+        base: u64,
+        write: bool,
+        what: &'static str,
+    ) {
+        let Some(s) = st.stream(stream) else {
+            return;
+        };
+        let (uid, seq, clock) = (s.uid, s.seq, s.clock.clone());
+        st.races
+            .access(uid, stream.0, seq, &clock, base, write, what);
+    }
+
+    /// The allocation holding `addr`, if any.
+    fn allocation_of(st: &State, addr: u64) -> Option<u64> {
+        let (&base, a) = st.allocs.range(..=addr).next_back()?;
+        (addr < base + a.data.len().max(1) as u64).then_some(base)
     }
 }
 

@@ -7,6 +7,10 @@ impl Platform for FakePlatform {
         PlatformKind::TestDouble
     }
 
+    fn checks_ordering(&self) -> bool {
+        self.config.detect_races
+    }
+
     fn device_count(&self) -> Result<usize> {
         Ok(self.config.devices)
     }
@@ -44,15 +48,42 @@ impl Platform for FakePlatform {
 
     fn synchronize_device(&self, device: DeviceId) -> Result<()> {
         self.check_device(device)?;
-        let ids: Vec<u64> = {
-            let st = self.state.lock();
+        self.device_syncs.fetch_add(1, Ordering::SeqCst);
+        let ids = {
+            let mut st = self.state.lock();
+            let capturing: Vec<StreamHandle> = st
+                .streams
+                .values()
+                .filter(|s| s.device == device && s.capture.is_some())
+                .map(|s| StreamHandle(s.handle))
+                .collect();
+            if !capturing.is_empty() {
+                for c in capturing {
+                    st.invalidate_capture(c, "synchronize_device");
+                    self.invalidated.fetch_add(1, Ordering::SeqCst);
+                }
+                return Err(api(
+                    "synchronize_device",
+                    codes::STREAM_CAPTURE_UNSUPPORTED,
+                    "operation not permitted when a stream of the device is capturing",
+                ));
+            }
             st.streams
                 .values()
                 .filter(|s| s.device == device)
-                .flat_map(|s| s.pending.iter().copied())
-                .collect()
+                .map(|s| (s.uid, s.seq, s.pending.back().copied()))
+                .collect::<Vec<_>>()
         };
-        self.wait_for("synchronize_device", ids)
+        let work = ids
+            .iter()
+            .filter_map(|&(uid, _, last)| last.map(|id| (uid, id)))
+            .collect();
+        self.wait_for("synchronize_device", work)?;
+        let mut st = self.state.lock();
+        for (uid, seq, _) in ids {
+            st.races.observe(uid, seq);
+        }
+        Ok(())
     }
 
     fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
@@ -83,25 +114,17 @@ impl Platform for FakePlatform {
                 "injected stream creation failure",
             ));
         }
-        let mut st = self.state.lock();
-        let h = st.handle();
-        st.streams.insert(
-            h,
-            FakeStream {
-                device,
-                priority,
-                life: StreamLife::Live,
-                pending: Vec::new(),
-                capture: None,
-            },
-        );
+        let h = self
+            .state
+            .lock()
+            .add_stream(device, priority, self.config.reuse_stream_handles);
         self.created.fetch_add(1, Ordering::SeqCst);
         Ok(StreamHandle(h))
     }
 
     fn destroy_stream(&self, stream: StreamHandle) -> Result<()> {
         let mut st = self.state.lock();
-        match st.streams.get(&stream.0).map(|s| s.life) {
+        match st.stream(stream).map(|s| s.life) {
             None | Some(StreamLife::Gone) => {
                 self.invalid_destroys.fetch_add(1, Ordering::SeqCst);
                 Err(api(
@@ -111,7 +134,7 @@ impl Platform for FakePlatform {
                 ))
             }
             Some(_) => {
-                st.streams.remove(&stream.0);
+                st.retire_stream(stream);
                 self.destroyed.fetch_add(1, Ordering::SeqCst);
                 Ok(())
             }
@@ -124,26 +147,40 @@ impl Platform for FakePlatform {
         if let Err(code) = st.usable(stream) {
             return WorkStatus::Error(code);
         }
-        st.settle(stream.0, true);
-        match st.streams.get(&stream.0) {
-            Some(s) if s.pending.is_empty() => WorkStatus::Ready,
+        if self
+            .refuse_during_capture(&mut st, "query_stream", stream)
+            .is_err()
+        {
+            return WorkStatus::Error(codes::STREAM_CAPTURE_UNSUPPORTED);
+        }
+        let Some(uid) = st.handles.get(&stream.0).copied() else {
+            return WorkStatus::Error(codes::INVALID_HANDLE);
+        };
+        st.settle(uid, true);
+        match st.streams.get(&uid) {
+            Some(s) if s.pending.is_empty() => {
+                st.observe_stream(uid);
+                WorkStatus::Ready
+            }
             Some(_) => WorkStatus::Busy,
             None => WorkStatus::Error(codes::INVALID_HANDLE),
         }
     }
 
     fn synchronize_stream(&self, stream: StreamHandle) -> Result<()> {
-        let ids = {
-            let st = self.state.lock();
+        let (uid, seq, last) = {
+            let mut st = self.state.lock();
             st.usable(stream)
                 .map_err(|code| api("synchronize_stream", code, "stream is unusable"))?;
-            st.streams
-                .get(&stream.0)
-                .map(|s| s.pending.clone())
-                .unwrap_or_default()
+            self.refuse_during_capture(&mut st, "synchronize_stream", stream)?;
+            let uid = st.handles.get(&stream.0).copied().unwrap_or(0);
+            let seq = st.streams.get(&uid).map_or(0, |s| s.seq);
+            (uid, seq, st.last_pending(uid))
         };
-        self.wait_for("synchronize_stream", ids)?;
-        self.state.lock().settle(stream.0, false);
+        self.wait_for("synchronize_stream", last.into_iter().collect())?;
+        let mut st = self.state.lock();
+        st.settle(uid, false);
+        st.races.observe(uid, seq);
         Ok(())
     }
 
@@ -155,7 +192,8 @@ impl Platform for FakePlatform {
             h,
             FakeEvent {
                 device,
-                waits_for: Vec::new(),
+                waits_for: None,
+                clock: Default::default(),
                 timing: false,
                 recorded_at: None,
             },
@@ -166,8 +204,11 @@ impl Platform for FakePlatform {
     fn record_event(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "record_event", stream)?;
-        let pending = st.streams[&stream.0].pending.clone();
-        let stream_device = st.streams[&stream.0].device;
+        let (uid, stream_device, clock, capturing) = match st.stream(stream) {
+            Some(s) => (s.uid, s.device, s.clock.clone(), s.capture.is_some()),
+            None => return Err(api("record_event", codes::INVALID_HANDLE, "no such stream")),
+        };
+        let pending = st.last_pending(uid);
         let ev = st
             .events
             .get_mut(&event.0)
@@ -179,44 +220,71 @@ impl Platform for FakePlatform {
                 "device mismatch",
             ));
         }
-        ev.waits_for = pending;
-        ev.recorded_at = Some(std::time::Instant::now());
-        st.enqueue(FakeOp::Record { stream, event });
+        if !capturing {
+            ev.waits_for = pending;
+            ev.clock = clock;
+            ev.recorded_at = Some(std::time::Instant::now());
+        }
+        let op = FakeOp::Record { stream, event };
+        if capturing {
+            st.enqueue_work(op, Completion::After(Duration::ZERO), Vec::new());
+        } else if st.keep_log {
+            // A record is a marker, not work: nothing on the stream waits for it.
+            st.log.push(op);
+        }
         Ok(())
     }
 
     fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "stream_wait_event", stream)?;
-        if !st.events.contains_key(&event.0) {
+        let Some(ev) = st.events.get(&event.0) else {
             return Err(api(
                 "stream_wait_event",
                 codes::INVALID_HANDLE,
                 "no such event",
             ));
+        };
+        let (deps, clock) = (ev.waits_for.into_iter().collect(), ev.clock.clone());
+        let captured = st.enqueue_work(
+            FakeOp::Wait { stream, event },
+            Completion::After(Duration::ZERO),
+            deps,
+        );
+        if !captured && let Some(s) = st.stream_mut(stream) {
+            // Everything before the record precedes the stream's later work.
+            s.clock.join(&clock);
         }
-        st.enqueue(FakeOp::Wait { stream, event });
         Ok(())
     }
 
     fn query_event(&self, event: EventHandle) -> WorkStatus {
-        let st = self.state.lock();
-        match st.events.get(&event.0) {
-            None => WorkStatus::Error(codes::INVALID_HANDLE),
-            Some(e) if st.all_done(&e.waits_for) => WorkStatus::Ready,
-            Some(_) => WorkStatus::Busy,
+        let mut st = self.state.lock();
+        let Some(ev) = st.events.get(&event.0) else {
+            return WorkStatus::Error(codes::INVALID_HANDLE);
+        };
+        let (waits_for, clock) = (ev.waits_for, ev.clock.clone());
+        match waits_for {
+            Some(w) if !st.is_done(w) => WorkStatus::Busy,
+            _ => {
+                st.races.observe_clock(&clock);
+                WorkStatus::Ready
+            }
         }
     }
 
     fn synchronize_event(&self, event: EventHandle) -> Result<()> {
-        let ids = self
-            .state
-            .lock()
-            .events
-            .get(&event.0)
-            .map(|e| e.waits_for.clone())
-            .ok_or_else(|| api("synchronize_event", codes::INVALID_HANDLE, "no such event"))?;
-        self.wait_for("synchronize_event", ids)
+        let (waits_for, clock) = {
+            let st = self.state.lock();
+            let ev = st
+                .events
+                .get(&event.0)
+                .ok_or_else(|| api("synchronize_event", codes::INVALID_HANDLE, "no such event"))?;
+            (ev.waits_for, ev.clock.clone())
+        };
+        self.wait_for("synchronize_event", waits_for.into_iter().collect())?;
+        self.state.lock().races.observe_clock(&clock);
+        Ok(())
     }
 
     fn destroy_event(&self, event: EventHandle) -> Result<()> {
@@ -270,14 +338,14 @@ impl Platform for FakePlatform {
         };
         let mut st = self.state.lock();
         self.enqueue_check(&st, "alloc_async", stream)?;
-        let device = st.streams[&stream.0].device;
+        let device = st.stream(stream).map_or(DeviceId(0), |s| s.device);
         let used = st.used.get(&device).copied().unwrap_or(0);
         if injected || used + bytes > self.config.memory_per_device {
             return Err(api("alloc_async", codes::OUT_OF_MEMORY, "out of memory"));
         }
         let ptr = DevicePtr(st.next_addr);
         st.next_addr += (bytes.max(1) as u64).next_multiple_of(256);
-        let in_graph = st.enqueue(FakeOp::Alloc { stream, ptr, bytes });
+        let in_graph = st.enqueue(FakeOp::Alloc { stream, ptr, bytes }, Duration::ZERO);
         st.allocs.insert(
             ptr.0,
             FakeAlloc {
@@ -287,6 +355,9 @@ impl Platform for FakePlatform {
             },
         );
         *st.used.entry(device).or_default() += bytes;
+        if !in_graph {
+            self.note(&mut st, stream, ptr.0, true, "allocation");
+        }
         Ok(ptr)
     }
 
@@ -297,10 +368,12 @@ impl Platform for FakePlatform {
             self.invalid_frees.fetch_add(1, Ordering::SeqCst);
             return Err(api("free_async", codes::INVALID_VALUE, "not allocated"));
         }
-        if st.enqueue(FakeOp::Free { stream, ptr }) {
+        if st.enqueue(FakeOp::Free { stream, ptr }, Duration::ZERO) {
             // Captured: the graph frees it when launched.
             return Ok(());
         }
+        self.note(&mut st, stream, ptr.0, true, "free");
+        st.races.forget(ptr.0);
         if let Some(a) = st.allocs.remove(&ptr.0) {
             *st.used.entry(a.device).or_default() -= a.data.len();
         }
@@ -316,13 +389,15 @@ impl Platform for FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "copy_htod_async", stream)?;
+        self.refuse_during_capture(&mut st, "copy_htod_async (pageable host memory)", stream)?;
         let (base, off) = self.access(&mut st, dst, bytes)?;
         // SAFETY: the caller guarantees `src` is readable for `bytes` bytes (trait contract).
         let src = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
         if let Some(a) = st.allocs.get_mut(&base) {
             a.data[off..off + bytes].copy_from_slice(src);
         }
-        st.enqueue(FakeOp::Copy { stream, bytes });
+        st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time);
+        self.note(&mut st, stream, base, true, "host-to-device copy");
         Ok(())
     }
 
@@ -335,13 +410,15 @@ impl Platform for FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "copy_dtoh_async", stream)?;
+        self.refuse_during_capture(&mut st, "copy_dtoh_async (pageable host memory)", stream)?;
         let (base, off) = self.access(&mut st, src, bytes)?;
         // SAFETY: the caller guarantees `dst` is writable for `bytes` bytes (trait contract).
         let dst = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) };
         if let Some(a) = st.allocs.get(&base) {
             dst.copy_from_slice(&a.data[off..off + bytes]);
         }
-        st.enqueue(FakeOp::Copy { stream, bytes });
+        st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time);
+        self.note(&mut st, stream, base, false, "device-to-host copy");
         Ok(())
     }
 
@@ -360,7 +437,10 @@ impl Platform for FakePlatform {
         if let Some(a) = st.allocs.get_mut(&db) {
             a.data[doff..doff + bytes].copy_from_slice(&data);
         }
-        st.enqueue(FakeOp::Copy { stream, bytes });
+        if !st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time) {
+            self.note(&mut st, stream, sb, false, "device-to-device copy");
+            self.note(&mut st, stream, db, true, "device-to-device copy");
+        }
         Ok(())
     }
 
@@ -377,7 +457,9 @@ impl Platform for FakePlatform {
         if let Some(a) = st.allocs.get_mut(&base) {
             a.data[off..off + bytes].fill(value);
         }
-        st.enqueue(FakeOp::Copy { stream, bytes });
+        if !st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time) {
+            self.note(&mut st, stream, base, true, "memset");
+        }
         Ok(())
     }
 
@@ -386,6 +468,10 @@ impl Platform for FakePlatform {
     }
 
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
+        self.compiling.fetch_add(1, Ordering::SeqCst);
+        let held = self.delay_compile();
+        self.compiling.fetch_sub(1, Ordering::SeqCst);
+        held?;
         for k in request.kernel_names {
             let base = k.split('<').next().unwrap_or(k);
             if !request.source.contains(base) {
@@ -448,8 +534,13 @@ impl Platform for FakePlatform {
         function: FunctionHandle,
         _config: &LaunchConfig,
         stream: StreamHandle,
-        _args: &mut [*mut c_void],
+        args: &mut [*mut c_void],
     ) -> Result<()> {
+        // SAFETY: the trait's contract: each parameter lies in storage readable for 8 bytes.
+        let words: smallvec::SmallVec<[u64; 32]> = args
+            .iter()
+            .map(|&p| unsafe { std::ptr::read_unaligned(p as *const u64) })
+            .collect();
         let mut st = self.state.lock();
         self.enqueue_check(&st, "launch_kernel", stream)?;
         if !st.functions.contains_key(&function.0) {
@@ -459,7 +550,26 @@ impl Platform for FakePlatform {
                 "no such function",
             ));
         }
-        st.enqueue(FakeOp::Launch { stream, function });
+        if st.enqueue(FakeOp::Launch { stream, function }, self.config.kernel_time) {
+            return Ok(());
+        }
+        // The device addresses among the parameters: what the kernel may touch, read or
+        // written as the runtime declared (undeclared: a write).
+        let mut touched: smallvec::SmallVec<[(u64, bool); 8]> = smallvec::SmallVec::new();
+        for w in words {
+            let Some(base) = Self::allocation_of(&st, w) else {
+                continue;
+            };
+            let write =
+                super::super::access_declarations::declared_kind(DevicePtr(w)).unwrap_or(true);
+            match touched.iter_mut().find(|t| t.0 == base) {
+                Some(t) => t.1 |= write,
+                None => touched.push((base, write)),
+            }
+        }
+        for (base, write) in touched {
+            self.note(&mut st, stream, base, write, "kernel");
+        }
         Ok(())
     }
 
@@ -488,13 +598,12 @@ impl Platform for FakePlatform {
         self.fake_blas_gemm(handle, stream, gemm)
     }
 
-    fn begin_capture(&self, stream: StreamHandle, _mode: CaptureMode) -> Result<()> {
+    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
         let mut st = self.state.lock();
         st.usable(stream)
             .map_err(|code| api("begin_capture", code, "stream is unusable"))?;
         let s = st
-            .streams
-            .get_mut(&stream.0)
+            .stream_mut(stream)
             .ok_or_else(|| api("begin_capture", codes::INVALID_HANDLE, "no such stream"))?;
         if s.capture.is_some() {
             return Err(api(
@@ -503,26 +612,39 @@ impl Platform for FakePlatform {
                 "already capturing",
             ));
         }
-        s.capture = Some(Vec::new());
+        s.capture = Some(Capture {
+            ops: Vec::new(),
+            mode,
+            thread: std::thread::current().id(),
+            invalidated: None,
+        });
         Ok(())
     }
 
     fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
         let mut st = self.state.lock();
-        let ops = st
-            .streams
-            .get_mut(&stream.0)
+        let capture = st
+            .stream_mut(stream)
             .and_then(|s| s.capture.take())
             .ok_or_else(|| api("end_capture", codes::INVALID_VALUE, "not capturing"))?;
+        if let Some(why) = capture.invalidated {
+            return Err(api(
+                "end_capture",
+                codes::STREAM_CAPTURE_INVALIDATED,
+                &format!(
+                    "the capture was invalidated by {why} during it ({:?} mode, begun on {:?})",
+                    capture.mode, capture.thread
+                ),
+            ));
+        }
         let h = st.handle();
-        st.graphs.insert(h, ops);
+        st.graphs.insert(h, capture.ops);
         Ok(GraphHandle(h))
     }
 
     fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
         let st = self.state.lock();
-        st.streams
-            .get(&stream.0)
+        st.stream(stream)
             .map(|s| s.capture.is_some())
             .ok_or_else(|| api("is_capturing", codes::INVALID_HANDLE, "no such stream"))
     }
@@ -557,10 +679,13 @@ impl Platform for FakePlatform {
                 )));
             }
         }
-        st.enqueue(FakeOp::LaunchGraph {
-            stream,
-            nodes: ops.len(),
-        });
+        st.enqueue(
+            FakeOp::LaunchGraph {
+                stream,
+                nodes: ops.len(),
+            },
+            self.config.kernel_time,
+        );
         Ok(())
     }
 
@@ -601,5 +726,31 @@ impl Platform for FakePlatform {
         stream: StreamHandle,
     ) -> Result<()> {
         self.fake_fft_execute(plan, desc, input, output, work, work_bytes, stream)
+    }
+}
+
+impl FakePlatform {
+    /// A compilation's injected delay and gate (outside every lock of the double).
+    fn delay_compile(&self) -> Result<()> {
+        let delay = self.faults.lock().compile_delay;
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
+        let deadline = std::time::Instant::now() + self.config.sync_timeout;
+        let mut closed = self.gate.closed.lock();
+        while *closed {
+            if self
+                .gate
+                .opened
+                .wait_until(&mut closed, deadline)
+                .timed_out()
+            {
+                return Err(HipError::TestDouble(format!(
+                    "compile: held at the gate for {:?} (would deadlock)",
+                    self.config.sync_timeout
+                )));
+            }
+        }
+        Ok(())
     }
 }

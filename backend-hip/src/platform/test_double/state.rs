@@ -1,19 +1,31 @@
-//! The test double's bookkeeping: streams, queued work, events, memory, graphs, and the
-//! operation log that tests inspect.
+//! The test double's bookkeeping: streams and the work queued on them, events, memory,
+//! graphs, and the operation log that tests inspect.
+//!
+//! Work behaves like a GPU's: every stream-ordered operation is a piece of work that starts
+//! when the work before it on its stream has completed (and, for an event wait, when the
+//! event's work has completed) and then takes its time ([`Completion`]). Completion is
+//! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
+//! double needs no worker threads.
 
+use super::race::{Clock, RaceDetector};
+use crate::platform::codes;
 use crate::platform::{
-    BlasHandle, BlasMath, BlasType, DeviceId, DevicePtr, EventHandle, FunctionHandle, StreamHandle,
-    codes,
+    BlasHandle, BlasMath, BlasType, CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle,
+    StreamHandle,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
 
-/// How a piece of held work completes.
+/// How a piece of work completes once it may start (the work before it on its stream, and
+/// any event it waits for, have completed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
     /// When the test calls [`super::FakePlatform::complete`] (or a synchronize waits for it).
     Manual,
     /// After the stream has been queried this many more times (or at a synchronize).
     AfterQueries(u32),
+    /// This long after it started.
+    After(Duration),
 }
 
 /// A stream-ordered operation the double saw, in order. Operations enqueued on a capturing
@@ -112,32 +124,60 @@ impl FakeOp {
 pub(super) enum StreamLife {
     Live,
     Errored(i32),
-    /// Destroyed behind the pool's back (by "the user").
+    /// Destroyed (through `destroy_stream`, or behind the pool's back): its handle value may
+    /// be reused, its queued work still completes.
     Gone,
 }
 
 #[derive(Debug)]
+pub(super) struct Capture {
+    pub ops: Vec<FakeOp>,
+    pub mode: CaptureMode,
+    pub thread: std::thread::ThreadId,
+    /// Why the capture was invalidated (ending it then fails), if it was.
+    pub invalidated: Option<&'static str>,
+}
+
+#[derive(Debug)]
 pub(super) struct FakeStream {
+    /// Never reused (handle values are): the key of clocks and work.
+    pub uid: u64,
+    pub handle: u64,
     pub device: DeviceId,
     pub priority: i32,
     pub life: StreamLife,
-    pub pending: Vec<u64>,
-    pub capture: Option<Vec<FakeOp>>,
+    /// Work not yet completed, oldest first.
+    pub pending: VecDeque<u64>,
+    /// When the last completed piece of work completed.
+    pub last_done_at: Instant,
+    pub capture: Option<Capture>,
+    /// Operations enqueued so far (the race detector's sequence numbers).
+    pub seq: u64,
+    /// What is known to precede the stream's next operation.
+    pub clock: Clock,
 }
 
 #[derive(Debug)]
 pub(super) struct Work {
+    pub stream: u64,
     pub completion: Completion,
-    pub done: bool,
+    /// Manual work the test released.
+    pub released: bool,
+    pub enqueued: Instant,
+    /// Work on other streams that must complete first (an event wait): (stream uid, work id).
+    pub deps: Vec<(u64, u64)>,
 }
 
 #[derive(Debug)]
 pub(super) struct FakeEvent {
     pub device: DeviceId,
-    pub waits_for: Vec<u64>,
+    /// The work whose completion the last record marks (None: nothing was pending).
+    pub waits_for: Option<(u64, u64)>,
+    /// What preceded the last record (for the race detector).
+    pub clock: Clock,
     /// Created with timing; the host time of its last record.
     pub timing: bool,
-    pub recorded_at: Option<std::time::Instant>,
+    pub recorded_at: Option<Instant>,
 }
 
 /// A BLAS handle of the double.
@@ -159,7 +199,12 @@ pub(super) struct FakeAlloc {
 #[derive(Debug, Default)]
 pub(super) struct State {
     pub next_handle: u64,
+    pub next_uid: u64,
+    pub next_work: u64,
     pub next_addr: u64,
+    /// Handle values of destroyed streams, reused (last freed first) as drivers do.
+    pub free_stream_handles: Vec<u64>,
+    pub handles: HashMap<u64, u64>,
     pub streams: HashMap<u64, FakeStream>,
     pub work: HashMap<u64, Work>,
     pub events: HashMap<u64, FakeEvent>,
@@ -170,7 +215,9 @@ pub(super) struct State {
     pub graphs: HashMap<u64, Vec<FakeOp>>,
     pub execs: HashMap<u64, Vec<FakeOp>>,
     pub log: Vec<FakeOp>,
+    pub keep_log: bool,
     pub bound: HashMap<std::thread::ThreadId, DeviceId>,
+    pub races: RaceDetector,
     pub blas: HashMap<u64, FakeBlas>,
     pub blas_created: usize,
     pub blas_destroyed: usize,
@@ -182,9 +229,68 @@ impl State {
         0x1000 + self.next_handle * 0x10
     }
 
+    /// A new stream; its handle value is a destroyed stream's if one is free.
+    pub fn add_stream(&mut self, device: DeviceId, priority: i32, reuse: bool) -> u64 {
+        let handle = match reuse.then(|| self.free_stream_handles.pop()).flatten() {
+            Some(h) => h,
+            None => self.handle(),
+        };
+        self.next_uid += 1;
+        let uid = self.next_uid;
+        self.handles.insert(handle, uid);
+        self.streams.insert(
+            uid,
+            FakeStream {
+                uid,
+                handle,
+                device,
+                priority,
+                life: StreamLife::Live,
+                pending: VecDeque::new(),
+                last_done_at: Instant::now(),
+                capture: None,
+                seq: 0,
+                clock: Clock::default(),
+            },
+        );
+        handle
+    }
+
+    /// The live stream behind a handle value.
+    pub fn stream(&self, handle: StreamHandle) -> Option<&FakeStream> {
+        self.streams.get(self.handles.get(&handle.0)?)
+    }
+
+    pub fn stream_mut(&mut self, handle: StreamHandle) -> Option<&mut FakeStream> {
+        let uid = *self.handles.get(&handle.0)?;
+        self.streams.get_mut(&uid)
+    }
+
+    /// The stream stops existing for its handle: the value may be reused, queued work still
+    /// completes, and the record is dropped once it has.
+    pub fn retire_stream(&mut self, handle: StreamHandle) {
+        if let Some(uid) = self.handles.remove(&handle.0) {
+            if let Some(s) = self.streams.get_mut(&uid) {
+                s.life = StreamLife::Gone;
+            }
+            self.free_stream_handles.push(handle.0);
+            self.collect_retired(uid);
+        }
+    }
+
+    fn collect_retired(&mut self, uid: u64) {
+        if self
+            .streams
+            .get(&uid)
+            .is_some_and(|s| s.life == StreamLife::Gone && s.pending.is_empty())
+        {
+            self.streams.remove(&uid);
+        }
+    }
+
     /// Check that `stream` can take work; returns its device.
     pub fn usable(&self, stream: StreamHandle) -> Result<DeviceId, i32> {
-        match self.streams.get(&stream.0) {
+        match self.stream(stream) {
             None => Err(codes::INVALID_HANDLE),
             Some(s) => match s.life {
                 StreamLife::Live => Ok(s.device),
@@ -194,53 +300,216 @@ impl State {
         }
     }
 
-    /// Record an operation: into the capture if the stream captures, else into the log.
-    pub fn enqueue(&mut self, op: FakeOp) -> bool {
-        let stream = op.stream();
-        if let Some(s) = self.streams.get_mut(&stream.0)
-            && let Some(graph) = s.capture.as_mut()
+    /// Whether `stream` is capturing.
+    pub fn capturing(&self, stream: StreamHandle) -> bool {
+        self.stream(stream).is_some_and(|s| s.capture.is_some())
+    }
+
+    /// Record an operation: into the capture if the stream captures (returns true), else into
+    /// the log, as a piece of work taking `time` (returns false). The caller has checked
+    /// that the stream is usable.
+    pub fn enqueue(&mut self, op: FakeOp, time: Duration) -> bool {
+        self.enqueue_work(op, Completion::After(time), Vec::new())
+    }
+
+    /// Like [`State::enqueue`], with a completion rule and work on other streams to wait for.
+    pub fn enqueue_work(
+        &mut self,
+        op: FakeOp,
+        completion: Completion,
+        deps: Vec<(u64, u64)>,
+    ) -> bool {
+        let handle = op.stream();
+        let Some(uid) = self.handles.get(&handle.0).copied() else {
+            return false;
+        };
+        if let Some(s) = self.streams.get_mut(&uid)
+            && let Some(c) = s.capture.as_mut()
         {
-            graph.push(op);
+            c.ops.push(op);
             return true;
         }
-        self.log.push(op);
+        if self.keep_log {
+            self.log.push(op);
+        }
+        self.push_work(uid, completion, deps);
         false
     }
 
-    /// Drop completed work ids from a stream's pending list; count one query if asked.
-    pub fn settle(&mut self, stream: u64, count_query: bool) {
-        let Some(s) = self.streams.get_mut(&stream) else {
-            return;
-        };
-        let work = &mut self.work;
-        s.pending.retain(|id| {
-            let Some(w) = work.get_mut(id) else {
-                return false;
+    /// Queue a piece of work on stream `uid`; returns its id. Instant work with nothing
+    /// before it completes at once and is not kept.
+    pub fn push_work(
+        &mut self,
+        uid: u64,
+        completion: Completion,
+        deps: Vec<(u64, u64)>,
+    ) -> Option<u64> {
+        let host = self.races.host_clock().clone();
+        let s = self.streams.get_mut(&uid)?;
+        s.seq += 1;
+        let seq = s.seq;
+        s.clock.set(uid, seq);
+        s.clock.join(&host);
+        let deps: Vec<(u64, u64)> = deps
+            .into_iter()
+            .filter(|(_, id)| self.work.contains_key(id))
+            .collect();
+        let s = self.streams.get_mut(&uid)?;
+        if s.pending.is_empty()
+            && deps.is_empty()
+            && completion == Completion::After(Duration::ZERO)
+        {
+            s.last_done_at = Instant::now();
+            return None;
+        }
+        self.next_work += 1;
+        let id = self.next_work;
+        s.pending.push_back(id);
+        self.work.insert(
+            id,
+            Work {
+                stream: uid,
+                completion,
+                released: false,
+                enqueued: Instant::now(),
+                deps,
+            },
+        );
+        Some(id)
+    }
+
+    /// The last pending piece of work of a stream: (uid, work id).
+    pub fn last_pending(&self, uid: u64) -> Option<(u64, u64)> {
+        let s = self.streams.get(&uid)?;
+        s.pending.back().map(|&id| (uid, id))
+    }
+
+    /// Complete what can complete on stream `uid` by now (counting one query of it if
+    /// asked), oldest first. Work on other streams it waits for is settled first.
+    pub fn settle(&mut self, uid: u64, count_query: bool) {
+        self.settle_depth(uid, count_query, 0);
+    }
+
+    fn settle_depth(&mut self, uid: u64, mut count_query: bool, depth: usize) {
+        let now = Instant::now();
+        loop {
+            let Some(s) = self.streams.get(&uid) else {
+                return;
             };
-            if count_query && let Completion::AfterQueries(n) = &mut w.completion {
-                if *n <= 1 {
-                    w.done = true;
-                } else {
-                    *n -= 1;
+            let Some(&id) = s.pending.front() else {
+                break;
+            };
+            let last_done = s.last_done_at;
+            let Some(w) = self.work.get(&id) else {
+                if let Some(s) = self.streams.get_mut(&uid) {
+                    s.pending.pop_front();
+                }
+                continue;
+            };
+            let deps = w.deps.clone();
+            let mut ready = true;
+            for (dep_uid, dep) in &deps {
+                if self.work.contains_key(dep) && *dep_uid != uid && depth < 64 {
+                    self.settle_depth(*dep_uid, false, depth + 1);
+                }
+                if self.work.contains_key(dep) {
+                    ready = false;
                 }
             }
-            !w.done
-        });
-    }
-
-    pub fn all_done(&self, ids: &[u64]) -> bool {
-        ids.iter()
-            .all(|id| self.work.get(id).is_none_or(|w| w.done))
-    }
-
-    /// Complete queued work that finishes by itself (everything but manual holds).
-    pub fn finish_automatic(&mut self, ids: &[u64]) {
-        for id in ids {
-            if let Some(w) = self.work.get_mut(id)
-                && matches!(w.completion, Completion::AfterQueries(_))
-            {
-                w.done = true;
+            if !ready {
+                break;
             }
+            let Some(w) = self.work.get_mut(&id) else {
+                continue;
+            };
+            let start = w.enqueued.max(last_done);
+            let done_at = match &mut w.completion {
+                Completion::After(d) => {
+                    let end = start + *d;
+                    (now >= end).then_some(end)
+                }
+                Completion::Manual => w.released.then_some(now),
+                Completion::AfterQueries(n) => {
+                    if count_query {
+                        count_query = false;
+                        *n = n.saturating_sub(1);
+                    }
+                    (*n == 0 || w.released).then_some(now)
+                }
+            };
+            let Some(done_at) = done_at else {
+                break;
+            };
+            self.work.remove(&id);
+            if let Some(s) = self.streams.get_mut(&uid) {
+                s.pending.pop_front();
+                s.last_done_at = done_at.max(s.last_done_at);
+            }
+        }
+        self.collect_retired(uid);
+    }
+
+    /// Whether a piece of work has completed (settling its stream first).
+    pub fn is_done(&mut self, work: (u64, u64)) -> bool {
+        if self.work.contains_key(&work.1) {
+            self.settle(work.0, false);
+        }
+        !self.work.contains_key(&work.1)
+    }
+
+    /// Complete queued work that finishes by itself when waited for (query-counted work).
+    pub fn finish_query_counted(&mut self, ids: &[(u64, u64)]) {
+        let mut seen = std::collections::HashSet::new();
+        for &(uid, last) in ids {
+            if !seen.insert(uid) {
+                continue;
+            }
+            let Some(s) = self.streams.get(&uid) else {
+                continue;
+            };
+            let upto: Vec<u64> = s
+                .pending
+                .iter()
+                .copied()
+                .take_while(|&id| id <= last)
+                .collect();
+            for id in upto {
+                if let Some(w) = self.work.get_mut(&id)
+                    && matches!(w.completion, Completion::AfterQueries(_))
+                {
+                    w.released = true;
+                }
+            }
+        }
+    }
+
+    /// The earliest time a timed piece of work at the front of a stream may complete (to
+    /// know how long a synchronize may sleep).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.streams
+            .values()
+            .filter_map(|s| {
+                let w = self.work.get(s.pending.front()?)?;
+                match w.completion {
+                    Completion::After(d) => Some(w.enqueued.max(s.last_done_at) + d),
+                    _ => None,
+                }
+            })
+            .min()
+    }
+
+    /// The host saw every operation enqueued on stream `uid` so far complete.
+    pub fn observe_stream(&mut self, uid: u64) {
+        if let Some(s) = self.streams.get(&uid) {
+            let seq = s.seq;
+            self.races.observe(uid, seq);
+        }
+    }
+
+    /// Invalidate the capture on `stream` (an operation not permitted during it).
+    pub fn invalidate_capture(&mut self, stream: StreamHandle, why: &'static str) {
+        if let Some(c) = self.stream_mut(stream).and_then(|s| s.capture.as_mut()) {
+            c.invalidated.get_or_insert(why);
         }
     }
 }

@@ -1,0 +1,159 @@
+//! The ordering protocol: the one way work that touches buffers is enqueued.
+//!
+//! **The promise.** Any thread may use any buffer; the runtime orders the work. Every
+//! stream that may still touch a buffer stays known until that work is complete; reads from
+//! many streams do not serialise one another; a write, a free or a reuse of the memory waits
+//! for all of them (the buffer's [`BufferUses`]).
+//!
+//! **The step.** [`DeviceState::enqueue`] takes the caller's stream, the operands with their
+//! role (read or write) and a `launch` closure that enqueues the work on the stream:
+//! 1. operands are sorted by address and deduplicated (a buffer both read and written is a
+//!    write) — one global lock order, so two operations locking overlapping operands never
+//!    deadlock;
+//! 2. each operand's use record is locked;
+//! 3. the caller's stream is made to wait, device-side, for what the rules require: a read
+//!    for the last write, a write for the last write and every read since (each other stream
+//!    once per operation; uses on the caller's own stream and uses whose stream changed hands
+//!    need no wait);
+//! 4. `launch` enqueues the work;
+//! 5. the uses are recorded (also when `launch` failed part-way: what it enqueued may touch
+//!    the operands), and the records unlocked.
+//!
+//! Between 3 and 5 no other thread can order work on these operands, so no use slips
+//! between another thread's ordering and its record (the bug of ordering first and
+//! enqueueing later: a second thread's ordering would replace the first's record before its
+//! kernel existed, and a later free would wait for neither).
+//!
+//! **What `launch` may do.** Only enqueue on the given stream (kernels, copies, scratch
+//! buffers of its own, a blocking read of its own scratch). Everything slow or that could
+//! wait for another thread — compiling or looking up kernels, creating FFT plans or BLAS
+//! handles, allocating the result — happens *before* `enqueue`, outside the locks, so a
+//! 150 ms compilation never holds another thread's operand. A host copy that must finish
+//! before returning is enqueued inside and waited for after `enqueue` returns.
+//!
+//! **Cost.** No allocation (operands and waits live in inline `SmallVec`s), one uncontended
+//! lock per operand, and — when the last uses are the caller's own stream, the common case
+//! of one thread — no platform call and no change to the records.
+
+use super::{DeviceBuffer, DeviceState};
+use crate::error::{HipError, Result};
+use crate::platform::access_declarations::{DeclaredAccess, with_declared};
+use crate::stream::{BufferUses, OwnerToken, Stream, Waited};
+use crate::sync::MutexGuard;
+use smallvec::SmallVec;
+
+/// How an operation uses an operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// The operation only reads the buffer.
+    Read,
+    /// The operation may write the buffer (and read it).
+    Write,
+}
+
+/// One operand of an operation.
+#[derive(Debug, Clone, Copy)]
+pub struct Access<'a> {
+    /// The buffer.
+    pub buffer: &'a DeviceBuffer,
+    /// How the operation uses it.
+    pub kind: AccessKind,
+}
+
+impl<'a> Access<'a> {
+    /// A read of `buffer`.
+    pub fn read(buffer: &'a DeviceBuffer) -> Access<'a> {
+        Access {
+            buffer,
+            kind: AccessKind::Read,
+        }
+    }
+    /// A write of `buffer`.
+    pub fn write(buffer: &'a DeviceBuffer) -> Access<'a> {
+        Access {
+            buffer,
+            kind: AccessKind::Write,
+        }
+    }
+}
+
+/// Operands of one operation, inline up to 8.
+type Operands<'a> = SmallVec<[(usize, &'a DeviceBuffer, bool); 8]>;
+
+impl DeviceState {
+    /// Order `accesses` for `stream`, run `launch` to enqueue the work on it, and record the
+    /// uses — one step no other thread can slip into. See the module documentation.
+    pub fn enqueue<R>(
+        &self,
+        stream: &Stream,
+        accesses: &[Access<'_>],
+        launch: impl FnOnce(&Stream) -> Result<R>,
+    ) -> Result<R> {
+        stream.check_valid()?;
+        if !stream.usable_by(OwnerToken::current()) {
+            return Err(HipError::InvalidArgument(
+                "work enqueued on a pooled stream another thread holds (or its pool): each \
+                 thread uses its own stream; create an explicit stream to share one"
+                    .into(),
+            ));
+        }
+        let mut ops: Operands<'_> = accesses
+            .iter()
+            .map(|a| {
+                let addr = a.buffer as *const DeviceBuffer as usize;
+                (addr, a.buffer, a.kind == AccessKind::Write)
+            })
+            .collect();
+        ops.sort_unstable_by_key(|o| o.0);
+        ops.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.2 |= later.2;
+            }
+            same
+        });
+        for &(_, buffer, _) in &ops {
+            if buffer.device() != stream.device() || buffer.device() != self.id() {
+                return Err(HipError::InvalidArgument(format!(
+                    "a buffer of device {} used on a stream of device {} (runtime device {}); \
+                     copy it to the stream's device first",
+                    buffer.device(),
+                    stream.device(),
+                    self.id()
+                )));
+            }
+        }
+        let mut records: SmallVec<[MutexGuard<'_, BufferUses>; 8]> =
+            ops.iter().map(|o| o.1.uses_lock()).collect();
+        let mut waited = Waited::new();
+        for (uses, &(_, _, write)) in records.iter().zip(&ops) {
+            if write {
+                uses.order_write(stream, self.events(), &mut waited)?;
+            } else {
+                uses.order_read(stream, self.events(), &mut waited)?;
+            }
+        }
+        let result = if self.checks_ordering() {
+            let declared: SmallVec<[DeclaredAccess; 8]> = ops
+                .iter()
+                .map(|&(_, b, write)| DeclaredAccess {
+                    ptr: b.ptr(),
+                    bytes: b.len(),
+                    write,
+                })
+                .collect();
+            with_declared(&declared, || launch(stream))
+        } else {
+            launch(stream)
+        };
+        for (uses, &(_, _, write)) in records.iter_mut().zip(&ops) {
+            if write {
+                uses.record_write(stream);
+            } else {
+                uses.record_read(stream);
+            }
+        }
+        drop(records);
+        result
+    }
+}

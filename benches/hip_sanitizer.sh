@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the HIP backend (issue 7): memcheck over every HIP test binary and
+# the stress program, racecheck and synccheck over a subset (the cross-thread ordering tests
+# and a short stress run: the kernels with shared memory — reduce, scan, sort, matmul — and
+# every operation's kernel run there). Prints each run's "ERROR SUMMARY" line, and exits
+# non-zero if a run has errors or did not print one (the tool did not run).
+#
+# Run on the GPU machine, from the checkout, after `../shared/tools/gpu-pack`:
+#   bash benches/hip_sanitizer.sh            # logs under ${OUT:-/tmp}/sanitizer/
+#
+# Out-of-memory tests: they ask the driver for more memory than the device has, on purpose;
+# memcheck reports that failing API call (CUDA_ERROR_OUT_OF_MEMORY) as an error. They run
+# in a pass of their own with API-error reports off (`--report-api-errors no`; memory
+# errors are still checked), and are skipped (`--skip out_of_memory`) in the main pass,
+# where every other API error counts.
+set -uo pipefail
+cs=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+bin=.gpu/bin
+logs=${OUT:-/tmp}/sanitizer
+mkdir -p "$logs"
+[ -f .gpu/env.sh ] && source .gpu/env.sh >/dev/null
+failed=0
+declare -a summary
+
+# run NAME TOOL [sanitizer args...] -- CMD...
+run() {
+  local name=$1 tool=$2
+  shift 2
+  local sargs=()
+  while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
+  shift
+  local log="$logs/$tool-$name.log" t0=$SECONDS
+  timeout 150 "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
+  local rc=$? line
+  line=$(grep -E "ERROR SUMMARY" "$log" | tail -1)
+  local tests
+  tests=$(grep -E "^test result" "$log" | tail -1)
+  [[ -z $line ]] && line="NO ERROR SUMMARY (the tool did not run to the end; rc=$rc)"
+  summary+=("$tool $name: ${line#========= } | rc=$rc ${tests:+| $tests} | $((SECONDS - t0)) s")
+  if [[ $line != *"ERROR SUMMARY: 0 errors"* || $rc -ne 0 ]]; then failed=1; fi
+}
+
+# Every test binary of gpuarrays-hip (what `gpu-pack -p gpuarrays-hip --tests` packs).
+tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform test-codegen_syntax
+       test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
+       test-multi_gpu test-ordering_across_threads test-platforms test-rocblas_header
+       test-stream_pool)
+for t in "${tests[@]}"; do
+  [[ -x $bin/$t ]] || { summary+=("memcheck $t: MISSING $bin/$t"); failed=1; continue; }
+  run "$t" memcheck --leak-check full -- "$bin/$t" --test-threads=4 --skip out_of_memory
+done
+run oom-tests memcheck --report-api-errors no -- "$bin/test-last_use_and_memory" --test-threads=1 out_of_memory
+run stress memcheck --leak-check full -- "$bin/bench-hip_stress" --threads 8 --rounds 60 --len 4096
+
+for tool in racecheck synccheck; do
+  run ordering "$tool" -- "$bin/test-ordering_across_threads" --test-threads=2
+  run stress "$tool" -- "$bin/bench-hip_stress" --threads 6 --rounds 20 --len 4096
+done
+
+echo "== compute-sanitizer ($("$cs" --version | grep -i version | head -1)); logs in $logs"
+printf '%s\n' "${summary[@]}"
+exit $failed
