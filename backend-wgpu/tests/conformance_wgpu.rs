@@ -9,7 +9,7 @@
 //! `GPUARRAYS_CONFORMANCE_FILTER=text` runs only rows whose "op/dtype" contains `text`.
 
 use gpuarrays_conformance::{SuiteConfig, SuiteReport};
-use gpuarrays_core::Backend;
+use gpuarrays_core::{Backend, DType};
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 fn open(profile: Profile) -> Option<WgpuBackend> {
