@@ -131,11 +131,11 @@ impl HipBackend {
         // Plan, work area and input copy before any operand is locked: creating a plan or
         // allocating may take milliseconds (and run the memory pool's release hooks).
         let stream = self.device_state().thread_stream()?;
-        let prepared = self.fft_state().prepare(&stream, &desc)?;
         let (input, output) = (
             a.input.at(a.input_layout.offset, ti.size()),
             a.output.at(a.output_layout.offset, to.size()),
         );
+        let prepared = self.fft_state().prepare(&stream, &desc, input, output)?;
         // In place, input and output are one buffer: the protocol takes it as a write.
         self.enqueue_on(
             &stream,

@@ -101,15 +101,33 @@ impl FftState {
     /// plan (created now if none is idle), the stream's work area, and on AMD a buffer for a
     /// copy of the input. Call before the ordering protocol takes its locks; pass
     /// [`FftLaunch::accesses`] to it with the caller's operands.
-    pub fn prepare(&self, stream: &Stream, desc: &FftPlanDesc) -> Result<FftLaunch<'_>> {
+    pub fn prepare(
+        &self,
+        stream: &Stream,
+        desc: &FftPlanDesc,
+        input: DevicePtr,
+        output: DevicePtr,
+    ) -> Result<FftLaunch<'_>> {
         let plan = self.plans.lease(desc, || self.release())?;
+        // The real side of a real transform must start at an address aligned to its complex
+        // type: cuFFT answers CUFFT_INVALID_VALUE otherwise (measured on the H200 for views
+        // at odd element offsets, e.g. `rfft` of `x[1..]` or along a middle axis). Such an
+        // operand goes through an aligned copy of its span (same layout from offset 0).
+        let align = 2 * if desc.double { 8 } else { 4 };
+        let input_misaligned = desc.kind == FftKind::R2C && input.0 % align != 0;
+        let output_misaligned = desc.kind == FftKind::C2R && output.0 % align != 0;
         // rocFFT may overwrite the input of any out-of-place transform (rocfft.h says so;
         // cuFFT only for C2R, whose input core already copies): give it a copy.
-        let input_copy = if self.device.platform().kind() == PlatformKind::Amd
+        let amd_copy = self.device.platform().kind() == PlatformKind::Amd
             && !desc.in_place
-            && desc.kind != FftKind::C2R
-        {
+            && desc.kind != FftKind::C2R;
+        let input_copy = if amd_copy || input_misaligned {
             Some(self.device.alloc_on(input_span(desc), stream)?)
+        } else {
+            None
+        };
+        let output_copy = if output_misaligned {
+            Some(self.device.alloc_on(output_span(desc), stream)?)
         } else {
             None
         };
@@ -119,6 +137,7 @@ impl FftState {
             plan,
             work,
             input_copy,
+            output_copy,
         })
     }
 }
@@ -130,6 +149,8 @@ pub struct FftLaunch<'s> {
     plan: FftPlanLease<'s>,
     work: Option<Arc<DeviceBuffer>>,
     input_copy: Option<DeviceBuffer>,
+    /// Where a C2R whose real output is misaligned writes, copied to the output after.
+    output_copy: Option<DeviceBuffer>,
 }
 
 impl std::fmt::Debug for FftLaunch<'_> {
@@ -138,6 +159,7 @@ impl std::fmt::Debug for FftLaunch<'_> {
             .field("plan", &*self.plan)
             .field("work", &self.work)
             .field("input_copy", &self.input_copy)
+            .field("output_copy", &self.output_copy)
             .finish()
     }
 }
@@ -150,6 +172,7 @@ impl FftLaunch<'_> {
             .as_deref()
             .into_iter()
             .chain(self.input_copy.as_ref())
+            .chain(self.output_copy.as_ref())
             .map(Access::write)
             .collect()
     }
@@ -188,6 +211,24 @@ impl FftLaunch<'_> {
             }
             None => input,
         };
+        let final_output = output;
+        let output = match &self.output_copy {
+            Some(copy) => {
+                // SAFETY: the copy holds `output_span(desc)` bytes; the output's range is the
+                // caller's contract. The elements between the transform's outputs (other
+                // lines of a strided view) travel to the copy and back unchanged.
+                unsafe {
+                    platform.copy_dtod_async(
+                        copy.ptr(),
+                        output,
+                        output_span(desc),
+                        stream.handle(),
+                    )?;
+                }
+                copy.ptr()
+            }
+            None => output,
+        };
         let (work, work_bytes) = match &self.work {
             Some(a) => (a.ptr(), a.len()),
             None => (DevicePtr(0), 0),
@@ -204,8 +245,20 @@ impl FftLaunch<'_> {
                 work,
                 work_bytes,
                 stream.handle(),
-            )
+            )?;
         }
+        if let Some(copy) = &self.output_copy {
+            // SAFETY: as above; ordered after the transform on `stream`.
+            unsafe {
+                platform.copy_dtod_async(
+                    final_output,
+                    copy.ptr(),
+                    output_span(desc),
+                    stream.handle(),
+                )?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -214,6 +267,13 @@ fn input_span(desc: &FftPlanDesc) -> usize {
     let per: usize = desc.input_embed.iter().product();
     ((desc.batch - 1) * desc.input_dist + desc.input_stride * (per - 1) + 1)
         * desc.input_element_bytes()
+}
+
+/// Bytes from the first output element of `desc` to one past the last.
+fn output_span(desc: &FftPlanDesc) -> usize {
+    let per: usize = desc.output_embed.iter().product();
+    ((desc.batch - 1) * desc.output_dist + desc.output_stride * (per - 1) + 1)
+        * desc.output_element_bytes()
 }
 
 impl Drop for FftState {

@@ -276,6 +276,20 @@ impl FakePlatform {
         stream: StreamHandle,
     ) -> Result<()> {
         let fail = |m: String| Err(HipError::TestDouble(format!("fft_execute: {m}")));
+        // cuFFT refuses real data not aligned to its complex type (CUFFT_INVALID_VALUE, seen
+        // on the H200 for views at odd element offsets); the double refuses it too.
+        let align = 2 * if desc.double { 8 } else { 4 };
+        let real_side = match desc.kind {
+            FftKind::R2C => Some(input),
+            FftKind::C2R => Some(output),
+            FftKind::C2C => None,
+        };
+        if let Some(p) = real_side.filter(|p| p.0 % align != 0) {
+            return fail(format!(
+                "real data at {:#x} is not aligned to its complex type ({align} bytes)",
+                p.0
+            ));
+        }
         {
             let mut f = self.fft.lock();
             let Some(p) = f.plans.get_mut(&plan.plan) else {
