@@ -43,7 +43,7 @@ pub fn unary(op: UnaryOp, d: DType, a: &str) -> Result<String> {
         (UnaryOp::Abs, DType::F32) => format!("fabsf({a})"),
         (UnaryOp::Abs, DType::F64) => format!("fabs({a})"),
         (UnaryOp::Abs, DType::C32) => format!("hypotf({a}.re, {a}.im)"),
-        (UnaryOp::Abs, DType::C64) => format!("hypot({a}.re, {a}.im)"),
+        (UnaryOp::Abs, DType::C64) => format!("ga_hypot({a}.re, {a}.im)"),
         (UnaryOp::Not, DType::Bool) => format!("(!{a})"),
         (UnaryOp::Not, DType::U8) => format!("((u8)~{a})"),
         (UnaryOp::Not, DType::I32 | DType::U32 | DType::I64 | DType::U64) => format!("(~{a})"),

@@ -76,6 +76,18 @@ GA_INLINE bool ga_ceq(c64 a, c64 b) { return a.re == b.re && a.im == b.im; }
 
 GA_INLINE bool ga_isnan(f32 x) { return x != x; }
 GA_INLINE bool ga_isnan(f64 x) { return x != x; }
+// |a + bi| in f64 without spurious overflow: CUDA's hypot may round hypot(MAX, tiny) up to
+// inf (measured on the H200, where the exact value rounds to MAX); m·sqrt(1 + r²) with
+// m = max(|a|, |b|), r = min/max stays finite whenever the result is (within ~1.5 ulp).
+GA_INLINE f64 ga_hypot(f64 a, f64 b) {
+  a = fabs(a); b = fabs(b);
+  if (a == 1.0 / 0.0 || b == 1.0 / 0.0) return 1.0 / 0.0;
+  if (ga_isnan(a) || ga_isnan(b)) return a + b;
+  const f64 m = a > b ? a : b, n = a > b ? b : a;
+  if (m == 0.0) return 0.0;
+  const f64 r = n / m;
+  return m * sqrt(1.0 + r * r);
+}
 GA_INLINE f32 ga_inf_f32() { return __int_as_float(0x7f800000); }
 GA_INLINE f64 ga_inf_f64() { return __longlong_as_double(0x7ff0000000000000LL); }
 // NaN-propagating min/max (NumPy minimum/maximum), with the CPU reference's tie rule.
