@@ -20,6 +20,7 @@
 mod hip_target;
 mod workload;
 
+use gpuarrays_core::Backend;
 use hip_target::{Target, arg};
 use std::time::Instant;
 
