@@ -35,9 +35,12 @@ pub struct ScanLaunch {
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
 
-/// `GPUARRAYS_SCAN=multipass` selects the 3-pass reduce-then-scan for rows (the default before
-/// the single-pass scan; kept as a fallback and for comparison); anything else, or nothing,
-/// the single-pass scan.
+/// `GPUARRAYS_SCAN=multipass` or `=lookback` forces one row scan; unset (or anything else),
+/// rows of at most [`LOOKBACK_MAX_TILES`] tiles take the single-pass look-back scan and longer
+/// rows the 3-pass reduce-then-scan. Measured on the H200 (2026-12-01, bench-hip_kernels):
+/// 2^26 f32 in one row took 0.619 ms single-pass vs 0.326 ms multipass (PyTorch 0.224 ms),
+/// while 8192 rows of 8192 took 0.220 ms single-pass (PyTorch 0.417 ms): the tree of
+/// aggregates costs more than the extra pass once a row has thousands of tiles.
 pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
 
 /// How rows are scanned.
@@ -49,7 +52,10 @@ pub enum RowScan {
     Multipass,
 }
 
-/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass.
+/// Rows of at most this many tiles take the look-back scan by default (see [`SCAN_ENV`]).
+pub const LOOKBACK_MAX_TILES: usize = 64;
+
+/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: by row length.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// Overrides the row scan for every later scan of the process (`None`: back to
@@ -63,23 +69,26 @@ pub fn set_row_scan(choice: Option<RowScan>) {
     CHOSEN.store(code, Ordering::Relaxed);
 }
 
-/// The row scan in use.
-pub fn row_scan() -> RowScan {
-    match CHOSEN.load(Ordering::Relaxed) {
+/// The row scan for rows of `tpr` tiles.
+pub fn row_scan(tpr: usize) -> RowScan {
+    let code = match CHOSEN.load(Ordering::Relaxed) {
+        0 => {
+            let env = std::env::var(SCAN_ENV).unwrap_or_default();
+            let code = match env.trim().to_ascii_lowercase().as_str() {
+                "lookback" => 1,
+                "multipass" => 2,
+                _ => 3,
+            };
+            let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+            code
+        }
+        c => c,
+    };
+    match code {
         1 => RowScan::Lookback,
         2 => RowScan::Multipass,
-        _ => {
-            let multipass =
-                std::env::var(SCAN_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("multipass"));
-            let choice = if multipass {
-                RowScan::Multipass
-            } else {
-                RowScan::Lookback
-            };
-            let code = if multipass { 2 } else { 1 };
-            let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
-            choice
-        }
+        _ if tpr <= LOOKBACK_MAX_TILES => RowScan::Lookback,
+        _ => RowScan::Multipass,
     }
 }
 
@@ -173,7 +182,7 @@ impl Ctx<'_> {
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        if row_scan() == RowScan::Lookback {
+        if row_scan(tpr) == RowScan::Lookback {
             return self.rows_lookback(x, y, outer, len, tpr);
         }
         let carry = if tpr > 1 {
