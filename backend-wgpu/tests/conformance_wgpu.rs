@@ -21,6 +21,7 @@ fn open_with(profile: Profile, binding_limit: Option<u64>) -> Option<WgpuBackend
         adapter: None,
         profile,
         binding_limit,
+        ..WgpuOptions::default()
     }) {
         Ok(b) => Some(b),
         Err(e) => {

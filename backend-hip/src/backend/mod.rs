@@ -115,6 +115,8 @@ impl HipBackend {
             id: next_device_id(),
             ordinal,
             name: props.name.clone(),
+            // HIP kernels are compiled without flush-to-zero: IEEE subnormals.
+            flushes_subnormals: Default::default(),
         };
         let fft = FftState::new(state.clone(), limits_from_env()?);
         Ok(HipBackend {
