@@ -195,6 +195,14 @@ impl WgpuBackend {
         self.ctx.features
     }
 
+    /// Runs the subnormal probe again (see [`crate::subnormals`]): the precisions this
+    /// device flushes to zero, measured, whatever `assume_ftz` declared.
+    pub fn probe_subnormals(
+        &self,
+    ) -> std::result::Result<gpuarrays_core::SubnormalFlush, WgpuError> {
+        crate::subnormals::measure(&self.ctx)
+    }
+
     /// The device limits in use.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.ctx.limits

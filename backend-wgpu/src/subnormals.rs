@@ -49,22 +49,27 @@ pub(crate) fn detect(ctx: &Context, assume: bool) -> SubnormalFlush {
         tracing::info!(%flush, "wgpu: subnormal flushing assumed ({ASSUME_FTZ_ENV})");
         return flush;
     }
-    let probe = |d: DType| match probe(ctx, d) {
-        Ok(flushed) => flushed,
+    match measure(ctx) {
+        Ok(flush) => {
+            tracing::info!(adapter = %ctx.adapter_name, %flush, "wgpu: subnormal flushing probed");
+            flush
+        }
         Err(e) => {
             tracing::warn!(
-                "wgpu: the {d} subnormal probe failed ({e}); assuming IEEE subnormals, so \
+                "wgpu: the subnormal probe failed ({e}); assuming IEEE subnormals, so \
                  comparisons stay strict"
             );
-            false
+            SubnormalFlush::NONE
         }
-    };
-    let flush = SubnormalFlush {
-        f32: probe(DType::F32),
-        f64: ctx.features.f64 && probe(DType::F64),
-    };
-    tracing::info!(adapter = %ctx.adapter_name, %flush, "wgpu: subnormal flushing probed");
-    flush
+    }
+}
+
+/// Runs the probe kernels: which precisions in use flush (f64 only with SHADER_F64).
+pub(crate) fn measure(ctx: &Context) -> Result<SubnormalFlush> {
+    Ok(SubnormalFlush {
+        f32: probe(ctx, DType::F32)?,
+        f64: ctx.features.f64 && probe(ctx, DType::F64)?,
+    })
 }
 
 /// The probe's inputs of `d` (a +0, 0.5, then the three values whose results are checked)

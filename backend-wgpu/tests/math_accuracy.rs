@@ -338,6 +338,10 @@ fn software_math_is_within_the_documented_tolerances() {
         return;
     };
     println!("{}", b.adapter());
+    println!(
+        "flushes subnormals to zero: {}",
+        b.device().flushes_subnormals
+    );
     let mut failures = run_type::<f32>(&b, "f32");
     if b.features().f64 {
         failures.extend(run_type::<f64>(&b, "f64"));
@@ -345,4 +349,27 @@ fn software_math_is_within_the_documented_tolerances() {
         println!("f64 not checked: the adapter lacks SHADER_F64");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The subnormal probe runs on the adapter; its verdict is what the device declares unless
+/// `GPUARRAYS_WGPU_ASSUME_FTZ` forces flushing; lavapipe (llvmpipe) keeps subnormals.
+#[test]
+fn subnormal_probe_runs_and_matches_the_declaration() {
+    let Some(b) = open() else {
+        return;
+    };
+    let measured = match b.probe_subnormals() {
+        Ok(m) => m,
+        Err(e) => panic!("the subnormal probe failed: {e}"),
+    };
+    println!("{}: probe says flushes {measured}", b.adapter());
+    if !gpuarrays_wgpu::subnormals::assume_ftz_from_env() {
+        assert_eq!(b.device().flushes_subnormals, measured);
+    }
+    if b.adapter().name.contains("llvmpipe") {
+        assert!(
+            !measured.any(),
+            "lavapipe keeps subnormals, the probe says {measured}"
+        );
+    }
 }

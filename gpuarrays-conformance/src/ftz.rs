@@ -137,16 +137,25 @@ mod tests {
         assert_eq!(z, Scalar::C32(Complex32::new(0.0, 2.0)));
     }
 
-    fn criterion(flushed: bool) -> Criterion {
+    /// Exact results (as `neg`, `abs`, comparisons) unless `eps`; then 4 ε of the value.
+    fn criterion_with(flushed: bool, eps: bool) -> Criterion {
         Criterion {
-            tolerance: Tolerance::Eps {
-                units: 4.0,
-                scale: Scale::Value,
+            tolerance: if eps {
+                Tolerance::Eps {
+                    units: 4.0,
+                    scale: Scale::Value,
+                }
+            } else {
+                Tolerance::Exact
             },
             zeros: ZeroSigns::Match,
             non_finite: NonFinite::Exact,
             flushed_subnormals: flushed,
         }
+    }
+
+    fn criterion(flushed: bool) -> Criterion {
+        criterion_with(flushed, false)
     }
 
     fn f32s(v: &[f32]) -> HostArray {
@@ -184,7 +193,7 @@ mod tests {
 
     #[test]
     fn ftz_rule_stays_strict_elsewhere() {
-        let ftz = criterion(true);
+        let ftz = criterion_with(true, true);
         // Normal values off by far more than the tolerance, a zero of the wrong sign, a
         // lost NaN or infinity, and a flushed value of the wrong sign still fail.
         let cases = [
