@@ -1,5 +1,6 @@
 //! `gpuarrays info`: the compiled-in backends, the backend `default_backend()` picks here,
-//! the devices each backend finds (with the precisions each flushes subnormals in), and its capability table (element type × operation kind).
+//! the devices each backend finds (with the precisions each flushes subnormals to zero in),
+//! and its capability table (element type × operation kind).
 //! A backend that is not available is one line; `--verbose` adds the causes (every library
 //! file tried and why it did not load). For each HIP device, the FFT plan cache's budgets and
 //! counters.
