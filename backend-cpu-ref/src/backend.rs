@@ -56,6 +56,7 @@ impl CpuBackend {
             id: next_device_id(),
             ordinal: 0,
             name,
+            flushes_subnormals: Default::default(),
         })
     }
 

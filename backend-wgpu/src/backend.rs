@@ -38,6 +38,10 @@ pub struct WgpuOptions {
     /// Tests use it to exercise the splitting of operands larger than one binding with
     /// small arrays; `None` uses the adapter's limit.
     pub binding_limit: Option<u64>,
+    /// Declare that the device flushes subnormals to zero (f32, and f64 where in use)
+    /// without probing; `GPUARRAYS_WGPU_ASSUME_FTZ=1` does the same. Tests use it to
+    /// exercise the flush-to-zero handling on a device that keeps subnormals.
+    pub assume_ftz: bool,
 }
 
 /// The WebGPU backend: a cheap, cloneable handle to one opened device.
@@ -67,7 +71,7 @@ impl WgpuBackend {
         let env = std::env::var(ADAPTER_ENV).ok();
         let selector = options.adapter.clone().or(env);
         let (index, adapter) = adapter::choose(adapter::enumerate(&instance), selector.as_deref())?;
-        Self::open(index, adapter, options.profile, options.binding_limit)
+        Self::open(index, adapter, options)
     }
 
     /// One backend per adapter (each its own device), with every feature each offers.
@@ -77,7 +81,7 @@ impl WgpuBackend {
         adapter::enumerate(&instance)
             .into_iter()
             .enumerate()
-            .filter_map(|(i, a)| match Self::open(i, a, Profile::Adapter, None) {
+            .filter_map(|(i, a)| match Self::open(i, a, &WgpuOptions::default()) {
                 Ok(b) => Some(b),
                 Err(e) => {
                     tracing::warn!("wgpu adapter {i} skipped: {e}");
@@ -102,9 +106,9 @@ impl WgpuBackend {
     fn open(
         index: usize,
         adapter: wgpu::Adapter,
-        profile: Profile,
-        binding_limit: Option<u64>,
+        options: &WgpuOptions,
     ) -> std::result::Result<Self, WgpuError> {
+        let (profile, binding_limit) = (options.profile, options.binding_limit);
         let info = adapter.get_info();
         let offered = adapter.features();
         let baseline = profile == Profile::Baseline;
@@ -162,12 +166,17 @@ impl WgpuBackend {
             limits,
             timestamps,
         );
+        let flushes_subnormals = crate::subnormals::detect(
+            &ctx,
+            options.assume_ftz || crate::subnormals::assume_ftz_from_env(),
+        );
         tracing::info!(adapter = %summary, "wgpu device opened");
         let device_info = DeviceInfo {
             backend: "wgpu",
             id: next_device_id(),
             ordinal: index,
             name: summary.name.clone(),
+            flushes_subnormals,
         };
         Ok(WgpuBackend {
             ctx: Arc::new(ctx),
@@ -184,6 +193,14 @@ impl WgpuBackend {
     /// The features in use (after the profile).
     pub fn features(&self) -> Features {
         self.ctx.features
+    }
+
+    /// Runs the subnormal probe again (see [`crate::subnormals`]): the precisions this
+    /// device flushes to zero, measured, whatever `assume_ftz` declared.
+    pub fn probe_subnormals(
+        &self,
+    ) -> std::result::Result<gpuarrays_core::SubnormalFlush, WgpuError> {
+        crate::subnormals::measure(&self.ctx)
     }
 
     /// The device limits in use.

@@ -22,6 +22,7 @@ pub(crate) mod dispatch;
 pub mod error;
 pub(crate) mod kernels;
 pub mod pipeline;
+pub mod subnormals;
 pub(crate) mod timing;
 pub mod wgsl;
 
@@ -32,3 +33,4 @@ pub use context::Features;
 pub use error::WgpuError;
 #[doc(hidden)]
 pub use kernels::fft::set_line_limit as set_fft_line_limit;
+pub use subnormals::ASSUME_FTZ_ENV;

@@ -21,6 +21,7 @@ fn open_with(profile: Profile, binding_limit: Option<u64>) -> Option<WgpuBackend
         adapter: None,
         profile,
         binding_limit,
+        ..WgpuOptions::default()
     }) {
         Ok(b) => Some(b),
         Err(e) => {
@@ -117,8 +118,61 @@ fn conformance_with_adapter_features() {
         return;
     };
     println!("{}", b.adapter());
+    let flush = b.device().flushes_subnormals;
+    println!("flushes subnormals to zero: {flush}");
     let report = run(&b);
     check(&report);
+    // Rows are compared under the FTZ rule only for precisions the device declares.
+    for row in &report.rows {
+        let noted = row.status.contains(gpuarrays_conformance::ftz::FTZ_NOTE);
+        assert_eq!(
+            noted,
+            gpuarrays_conformance::ftz::affects(flush, row.dtype, &row.op),
+            "{}: {}",
+            row.key(),
+            row.status
+        );
+    }
+}
+
+/// The suite on a device declared to flush subnormals (`assume_ftz`; on lavapipe, which
+/// keeps them, this exercises the suite's FTZ handling): the f32 and c32 rows get no
+/// subnormal inputs, compare under the FTZ rule, pass, and say so.
+#[test]
+fn conformance_on_a_device_declared_to_flush_subnormals() {
+    let b = match WgpuBackend::with_options(&WgpuOptions {
+        assume_ftz: true,
+        ..WgpuOptions::default()
+    }) {
+        Ok(b) => b,
+        Err(e) => {
+            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
+            );
+            eprintln!("skipped: no wgpu adapter ({e})");
+            return;
+        }
+    };
+    assert!(b.device().flushes_subnormals.f32);
+    let mut report = gpuarrays_conformance::run(&b, &config().with_filter("/f32"));
+    report.extend(gpuarrays_conformance::run(
+        &b,
+        &config().with_filter("/c32"),
+    ));
+    println!("{}", report.table());
+    println!("{}", report.summary());
+    check(&report);
+    for row in &report.rows {
+        assert!(
+            row.status.contains(gpuarrays_conformance::ftz::FTZ_NOTE),
+            "{}: {}",
+            row.key(),
+            row.status
+        );
+    }
+    assert!(report.summary().contains("flushes subnormals"));
 }
 
 #[test]

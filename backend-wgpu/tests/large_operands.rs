@@ -16,6 +16,7 @@ fn open() -> Option<WgpuBackend> {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: Some(16 << 10),
+        ..WgpuOptions::default()
     }) {
         Ok(b) => Some(b),
         Err(e) => {

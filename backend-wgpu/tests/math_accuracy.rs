@@ -7,8 +7,13 @@
 //!
 //! Skips without an adapter unless `GPUARRAYS_REQUIRE_WGPU=1`. On the WebGPU baseline
 //! profile only f32 runs (f64 needs SHADER_F64).
+//!
+//! On a device that declares it flushes subnormals to zero (`DeviceInfo::flushes_subnormals`,
+//! measured when the device opens; `GPUARRAYS_WGPU_ASSUME_FTZ=1` forces it), inputs and
+//! expected results in the subnormal range of a flushed precision are skipped, and the
+//! count skipped is printed; everything else is checked as strictly as elsewhere.
 
-use gpuarrays_core::{Array, Element, Expr, Result};
+use gpuarrays_core::{Array, Backend, Element, Expr, Result};
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 fn open() -> Option<WgpuBackend> {
@@ -16,6 +21,7 @@ fn open() -> Option<WgpuBackend> {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: None,
+        ..WgpuOptions::default()
     }) {
         Ok(b) => Some(b),
         Err(e) => {
@@ -119,6 +125,14 @@ struct Outcome {
     /// Largest error relative to |expected| in ε (ulps, roughly), over normal results.
     worst_relative: f64,
     first_failure: Option<String>,
+    /// Elements skipped because the device flushes subnormals of this type and an input or
+    /// the expected result is subnormal.
+    skipped: usize,
+}
+
+/// Whether `v` is a (nonzero) subnormal of a type whose smallest normal is `min_normal`.
+fn subnormal(v: f64, min_normal: f64) -> bool {
+    v != 0.0 && v.abs() < min_normal
 }
 
 /// Runs `op` over `xs` (and `ys` for pow) and compares with the C library.
@@ -129,6 +143,7 @@ fn check<T: Float>(
     ys: &[T],
     units: f64,
     or_one: bool,
+    flushed: bool,
 ) -> Result<Outcome> {
     let n = xs.len();
     let x = Array::<T, _>::from_slice(b, &[n], xs)?;
@@ -148,10 +163,20 @@ fn check<T: Float>(
         worst: 0.0,
         worst_relative: 0.0,
         first_failure: None,
+        skipped: 0,
     };
     for i in 0..n {
         let y = ys.get(i).copied().unwrap_or(T::of(0.0));
         let want = T::reference(op, xs[i], y).f();
+        let has_y = op == "pow";
+        if flushed
+            && (subnormal(xs[i].f(), T::MIN_NORMAL)
+                || (has_y && subnormal(y.f(), T::MIN_NORMAL))
+                || subnormal(want, T::MIN_NORMAL))
+        {
+            out.skipped += 1;
+            continue;
+        }
         let g = got[i].f();
         let mut scale = want.abs().max(T::MIN_NORMAL);
         if or_one {
@@ -274,10 +299,25 @@ const FUNCTIONS: [(&str, f64, bool); 6] = [
 fn run_type<T: Float>(b: &WgpuBackend, name: &str) -> Vec<String> {
     let mut rng = Rng(0x5EED_0F0A_7B00);
     let mut failures = Vec::new();
+    let flushed = b.device().flushes_subnormals.applies_to(T::DTYPE);
+    if flushed {
+        println!(
+            "{name}: the device flushes subnormals to zero; inputs and results in the \
+             subnormal range are skipped"
+        );
+    }
     for (op, units, or_one) in FUNCTIONS {
         let (xs, ys) = inputs::<T>(op, &mut rng, 1 << 16);
-        match check(b, op, &xs, &ys, units, or_one) {
+        match check(b, op, &xs, &ys, units, or_one, flushed) {
             Ok(o) => {
+                if o.skipped > 0 {
+                    println!(
+                        "{op:>5} {name}: {} of {} inputs skipped (subnormal input or result, \
+                         flushed by the device)",
+                        o.skipped,
+                        xs.len()
+                    );
+                }
                 println!(
                     "{op:>5} {name}: {:>7} inputs, worst {:.2} ε (tolerance {units}), worst relative {:.2} ulp",
                     xs.len(),
@@ -298,6 +338,10 @@ fn software_math_is_within_the_documented_tolerances() {
         return;
     };
     println!("{}", b.adapter());
+    println!(
+        "flushes subnormals to zero: {}",
+        b.device().flushes_subnormals
+    );
     let mut failures = run_type::<f32>(&b, "f32");
     if b.features().f64 {
         failures.extend(run_type::<f64>(&b, "f64"));
@@ -305,4 +349,27 @@ fn software_math_is_within_the_documented_tolerances() {
         println!("f64 not checked: the adapter lacks SHADER_F64");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The subnormal probe runs on the adapter; its verdict is what the device declares unless
+/// `GPUARRAYS_WGPU_ASSUME_FTZ` forces flushing; lavapipe (llvmpipe) keeps subnormals.
+#[test]
+fn subnormal_probe_runs_and_matches_the_declaration() {
+    let Some(b) = open() else {
+        return;
+    };
+    let measured = match b.probe_subnormals() {
+        Ok(m) => m,
+        Err(e) => panic!("the subnormal probe failed: {e}"),
+    };
+    println!("{}: probe says flushes {measured}", b.adapter());
+    if !gpuarrays_wgpu::subnormals::assume_ftz_from_env() {
+        assert_eq!(b.device().flushes_subnormals, measured);
+    }
+    if b.adapter().name.contains("llvmpipe") {
+        assert!(
+            !measured.any(),
+            "lavapipe keeps subnormals, the probe says {measured}"
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! `gpuarrays info`: the compiled-in backends, the backend `default_backend()` picks here,
-//! the devices each backend finds, and its capability table (element type × operation kind).
+//! the devices each backend finds (with the precisions each flushes subnormals to zero in),
+//! and its capability table (element type × operation kind).
 //! A backend that is not available is one line; `--verbose` adds the causes (every library
 //! file tried and why it did not load). For each HIP device, the FFT plan cache's budgets and
 //! counters.
@@ -30,6 +31,11 @@ pub fn run(args: &InfoArgs) -> Status {
                 for d in &devices {
                     let info = d.device();
                     println!("  device {}: {} (id {})", info.ordinal, info.name, info.id);
+                    // Declared by the backend (wgpu measures it when the device opens).
+                    println!(
+                        "    flushes subnormals to zero: {}",
+                        info.flushes_subnormals
+                    );
                     print_fft_plan_cache(d);
                 }
                 if let Some(first) = devices.first() {

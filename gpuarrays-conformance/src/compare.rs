@@ -49,6 +49,7 @@ pub fn compare(expected: &HostArray, got: &HostArray, criterion: &Criterion) -> 
     };
     let rules = Rules {
         signed_zeros: criterion.zeros == ZeroSigns::Match,
+        ftz: criterion.flushed_subnormals.then(|| tiny(t)),
     };
     let mut max_err: f64 = 0.0;
     let mut first: Option<String> = None;
@@ -104,19 +105,44 @@ fn non_finite(s: Scalar) -> bool {
 #[derive(Debug, Clone, Copy)]
 struct Rules {
     signed_zeros: bool,
+    /// Under the FTZ rule ([`crate::ftz`]): the smallest normal of the result's precision.
+    ftz: Option<f64>,
+}
+
+/// `x`, or a zero of its sign if it is below `min` in magnitude (a subnormal of the
+/// precision whose smallest normal is `min`).
+fn flush_below(x: f64, min: f64) -> f64 {
+    if x.abs() < min { 0.0f64.copysign(x) } else { x }
 }
 
 /// The error of one element (see the module documentation for units).
 fn element_error(t: DType, e: Scalar, g: Scalar, scale: f64, rules: Rules) -> f64 {
     let unit = epsilon(t) * scale;
-    match (widen(e), widen(g)) {
+    let (e, g) = (widen(e), widen(g));
+    // Under the FTZ rule, subnormals on either side are zeros of their sign, and one
+    // smallest normal of absolute error is forgiven.
+    let (e, g, slack) = match rules.ftz {
+        None => (e, g, 0.0),
+        Some(min) => {
+            let flush = |w: Wide| match w {
+                Wide::Real(x) => Wide::Real(flush_below(x, min)),
+                Wide::Complex(z) => Wide::Complex(num_complex::Complex64::new(
+                    flush_below(z.re, min),
+                    flush_below(z.im, min),
+                )),
+                other => other,
+            };
+            (flush(e), flush(g), min)
+        }
+    };
+    match (e, g) {
         (Wide::Bool(a), Wide::Bool(b)) => (a as u8 as f64 - b as u8 as f64).abs(),
         (Wide::Int(a), Wide::Int(b)) => (a - b).unsigned_abs() as f64,
-        (Wide::Real(a), Wide::Real(b)) => real_error(a, b, unit, rules),
+        (Wide::Real(a), Wide::Real(b)) => real_error(a, b, unit, rules, slack),
         (Wide::Complex(a), Wide::Complex(b)) => {
             let special = |x: f64| !x.is_finite();
-            let parts =
-                real_error(a.re, b.re, unit, rules).max(real_error(a.im, b.im, unit, rules));
+            let parts = real_error(a.re, b.re, unit, rules, slack)
+                .max(real_error(a.im, b.im, unit, rules, slack));
             if special(a.re) || special(a.im) || special(b.re) || special(b.im) {
                 // Part by part: NaN and infinities must match where they are.
                 parts
@@ -124,16 +150,16 @@ fn element_error(t: DType, e: Scalar, g: Scalar, scale: f64, rules: Rules) -> f6
                 // A zero of the wrong sign.
                 parts
             } else {
-                (b - a).norm() / unit
+                ((b - a).norm() - slack * std::f64::consts::SQRT_2).max(0.0) / unit
             }
         }
         _ => f64::INFINITY,
     }
 }
 
-/// `|b − a| / unit`, with NaN matching NaN, infinities matching exactly, and zeros of
-/// different signs matching unless `rules.signed_zeros`.
-fn real_error(a: f64, b: f64, unit: f64, rules: Rules) -> f64 {
+/// `(|b − a| − slack)⁺ / unit`, with NaN matching NaN, infinities matching exactly, and
+/// zeros of different signs matching unless `rules.signed_zeros`.
+fn real_error(a: f64, b: f64, unit: f64, rules: Rules, slack: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         return if a.is_nan() && b.is_nan() {
             0.0
@@ -152,5 +178,5 @@ fn real_error(a: f64, b: f64, unit: f64, rules: Rules) -> f64 {
     if a.is_infinite() || b.is_infinite() {
         return f64::INFINITY;
     }
-    (b - a).abs() / unit
+    ((b - a).abs() - slack).max(0.0) / unit
 }

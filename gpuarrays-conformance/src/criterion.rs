@@ -13,6 +13,8 @@
 //!   multiplication; the documentation specifies only that some part is non-finite, so such
 //!   elements pass when the result has a non-finite part too. Products of one factor (that
 //!   element) and two factors (one multiplication) compare exactly.
+//! - On a device that declares it flushes subnormals to zero, results of a flushed
+//!   precision compare under the FTZ rule ([`crate::ftz`]); elsewhere subnormals are exact.
 
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, ScanOp};
 
@@ -49,6 +51,10 @@ pub struct Criterion {
     pub tolerance: Tolerance,
     pub zeros: ZeroSigns,
     pub non_finite: NonFinite,
+    /// The device flushes subnormals of the result's precision to zero (declared in its
+    /// `DeviceInfo`): compare under the FTZ rule of [`crate::ftz`]. Never set by
+    /// [`criterion`]; the runner sets it from the backend's declaration.
+    pub flushed_subnormals: bool,
 }
 
 /// The criterion of `case`, whose expected result is `expected`.
@@ -85,6 +91,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
         tolerance: tolerance(case, expected),
         zeros,
         non_finite,
+        flushed_subnormals: false,
     }
 }
 

@@ -101,6 +101,7 @@ pub mod compare;
 pub mod config;
 pub mod criterion;
 pub mod exec;
+pub mod ftz;
 pub mod host;
 pub mod oracle;
 pub mod report;

@@ -26,7 +26,8 @@ pub struct Row {
     pub max_err: f64,
     pub ok: bool,
     /// "ok", "ok (n rejected, m unsupported)", "rejected (InvalidDType)",
-    /// "unsupported (reported)" (possibly with "; n rejected"), "FAIL".
+    /// "unsupported (reported)" (possibly with "; n rejected"), "FAIL"; followed by
+    /// " [FTZ: device flushes subnormals]" where the device flushes the row's precision.
     pub status: String,
     /// One line per failing case: what differed, the case's shapes, its seed, and how to
     /// replay it.
@@ -99,8 +100,21 @@ impl SuiteReport {
             .iter()
             .filter(|r| r.status.starts_with(STATUS_UNSUPPORTED))
             .count();
+        let ftz = self
+            .rows
+            .iter()
+            .filter(|r| r.status.contains(crate::ftz::FTZ_NOTE))
+            .count();
+        let ftz_note = if ftz > 0 {
+            format!(
+                "; {ftz} rows on a device that flushes subnormals to zero: no subnormal \
+                 inputs, subnormal results compared as zero"
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{}: {} rows ({} cases): {} passed, {} failed, {} unsupported (reported)",
+            "{}: {} rows ({} cases): {} passed, {} failed, {} unsupported (reported){ftz_note}",
             if failed == 0 { "PASS" } else { "FAIL" },
             self.rows.len(),
             self.cases(),

@@ -35,6 +35,7 @@ impl<B: Backend> Restricted<B> {
             id: next_device_id(),
             ordinal: inner.device().ordinal,
             name: format!("{} without 64-bit types", inner.device().name),
+            flushes_subnormals: inner.device().flushes_subnormals,
         };
         Restricted {
             inner,

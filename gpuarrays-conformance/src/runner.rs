@@ -103,7 +103,8 @@ fn run_row<B: Backend>(
     let mut failures = Vec::new();
     for (i, case_spec) in spec.cases.iter().enumerate() {
         let seed = case_seed(cfg.seed, &key, i);
-        let case = case_spec.materialize(seed);
+        let mut case = case_spec.materialize(seed);
+        crate::ftz::flush_case(&mut case, backend.device().flushes_subnormals);
         match check_case(backend, reference, &case) {
             Verdict::Pass { max_err: e } => {
                 passed += 1;
@@ -127,6 +128,7 @@ fn run_row<B: Backend>(
     rejected.sort();
     let rejected_count = rejected.len();
     rejected.dedup();
+    let flushed = crate::ftz::affects(backend.device().flushes_subnormals, spec.dtype, &spec.op);
     let status = if !failures.is_empty() {
         "FAIL".to_string()
     } else if passed == 0 && unsupported > 0 && rejected_count == 0 {
@@ -148,6 +150,12 @@ fn run_row<B: Backend>(
         } else {
             format!("ok ({})", notes.join(", "))
         }
+    };
+    // A flushing device's deviation is never silent: the row says it was compared so.
+    let status = if flushed {
+        format!("{status} [{}]", crate::ftz::FTZ_NOTE)
+    } else {
+        status
     };
     Row {
         backend: backend.name().to_string(),
@@ -224,7 +232,9 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
     match (got, expected) {
         (Err(e), _) if !auxiliary.is_empty() && reported(&e, &auxiliary) => Verdict::Unsupported,
         (Ok(g), Ok(e)) => {
-            let outcome = compare(&e, &g, &criterion(case, &e));
+            let mut crit = criterion(case, &e);
+            crit.flushed_subnormals = backend.device().flushes_subnormals.applies_to(e.dtype());
+            let outcome = compare(&e, &g, &crit);
             match outcome.mismatch {
                 None => Verdict::Pass {
                     max_err: outcome.max_err,

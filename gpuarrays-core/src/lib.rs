@@ -43,7 +43,7 @@ pub use array::{Array, RawArray};
 pub use backend::Backend;
 pub use capability::{OpKind, Support, TypeRule};
 pub use data_ref::DataRef;
-pub use device::DeviceInfo;
+pub use device::{DeviceInfo, SubnormalFlush};
 pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};

@@ -80,6 +80,7 @@ mod tests {
             id: 1,
             ordinal: 0,
             name: "test".into(),
+            flushes_subnormals: Default::default(),
         }
     }
 

@@ -115,6 +115,9 @@ impl HipBackend {
             id: next_device_id(),
             ordinal,
             name: props.name.clone(),
+            // No flush-to-zero option is given to NVRTC (`--ftz=false` by default) or to
+            // hipRTC/clang (no denormal flushing by default): IEEE subnormals.
+            flushes_subnormals: Default::default(),
         };
         let fft = FftState::new(state.clone(), limits_from_env()?);
         Ok(HipBackend {

@@ -12,6 +12,7 @@ pub fn open() -> Option<WgpuBackend> {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: None,
+        ..WgpuOptions::default()
     }) {
         Ok(b) => Some(b),
         Err(e) => {
