@@ -48,6 +48,10 @@ run() {
       || [[ $rc -ne 0 ]]; then failed=1; fi
 }
 
+# Leaks: test binaries end with blocks in the process-wide memory pool's cache (measured: the
+# HIP conformance tests leave 62+ cached blocks at exit), which a leak check reports; only the
+# stress program, which synchronises and trims the pool before it exits, runs with
+# --leak-check full, so a leak it reports is one of ours.
 # Every test binary of gpuarrays-hip (what `gpu-pack -p gpuarrays-hip --tests` packs).
 tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform test-codegen_syntax
        test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
@@ -64,7 +68,7 @@ held=(--skip streams_with_queued_work_are_skipped --skip a_block_is_not_reused_a
 slow=(--skip conformance_suite_matches_cpu_reference)
 for t in "${tests[@]}"; do
   [[ -x $bin/$t ]] || { summary+=("memcheck $t: MISSING $bin/$t"); failed=1; continue; }
-  run "$t" memcheck --leak-check full -- "$bin/$t" --test-threads=4 --skip out_of_memory \
+  run "$t" memcheck -- "$bin/$t" --test-threads=4 --skip out_of_memory \
     "${held[@]}" "${slow[@]}"
 done
 run oom-tests memcheck --report-api-errors no -- "$bin/test-last_use_and_memory" --test-threads=1 out_of_memory
