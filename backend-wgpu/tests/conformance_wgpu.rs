@@ -62,29 +62,34 @@ fn refused_fft_length(failure: &str) -> Option<usize> {
         .then(|| n.parse().ok())?
 }
 
-/// The failures of `report` other than FFT refusals of lengths that really are not powers
-/// of two (a row may not fail in every case). Nothing else is refused: `sin`, `cos`, `pow`
-/// and normal draws are computed in software (`wgsl::trig`, `wgsl::pow`), and on the
-/// baseline 64-bit rows pass by being reported unsupported.
+/// The failures of `report`, and every refusal at dispatch that is not an FFT refusal of a
+/// length that really is not a power of two (a row may not be refused in every case).
+/// Nothing else is refused: `sin`, `cos`, `pow` and normal draws are computed in software
+/// (`wgsl::trig`, `wgsl::pow`), and on the baseline 64-bit rows pass by being reported
+/// unsupported.
 fn unexpected_failures(report: &SuiteReport) -> Vec<String> {
     assert!(!report.rows.is_empty(), "the suite ran no rows");
     let mut unexpected = Vec::new();
-    for row in report.rows.iter().filter(|row| !row.ok) {
-        if fft_row(&row.op, row.dtype) {
-            assert!(
-                row.failures.len() < row.cases,
-                "{}/{}: every case failed",
-                row.op,
-                row.dtype
-            );
-            for f in &row.failures {
-                match refused_fft_length(f) {
-                    Some(n) if !n.is_power_of_two() => {}
-                    _ => unexpected.push(f.clone()),
-                }
+    for row in &report.rows {
+        unexpected.extend(row.failures.iter().cloned());
+        if row.refusals.is_empty() {
+            continue;
+        }
+        if !fft_row(&row.op, row.dtype) {
+            unexpected.extend(row.refusals.iter().map(|r| format!("refused: {r}")));
+            continue;
+        }
+        assert!(
+            row.refusals.len() < row.cases,
+            "{}/{}: every case refused",
+            row.op,
+            row.dtype
+        );
+        for r in &row.refusals {
+            match refused_fft_length(r) {
+                Some(n) if !n.is_power_of_two() => {}
+                _ => unexpected.push(format!("refused: {r}")),
             }
-        } else {
-            unexpected.extend(row.failures.iter().cloned());
         }
     }
     unexpected

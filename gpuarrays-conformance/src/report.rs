@@ -25,13 +25,17 @@ pub struct Row {
     /// (`|Δ| / (ε·scale)`), absolute difference for bool and integer results.
     pub max_err: f64,
     pub ok: bool,
-    /// "ok", "ok (n rejected, m unsupported)", "rejected (InvalidDType)",
+    /// "ok", "ok (n rejected, m unsupported, k refused at dispatch)", "rejected (InvalidDType)",
     /// "unsupported (reported)" (possibly with "; n rejected"), "FAIL"; followed by
     /// " [FTZ: device flushes subnormals]" where the device flushes the row's precision.
     pub status: String,
     /// One line per failing case: what differed, the case's shapes, its seed, and how to
     /// replay it.
     pub failures: Vec<String>,
+    /// One line per case the backend refused at dispatch with its typed
+    /// `Error::Unsupported` although it supports the row's types (e.g. an FFT length its
+    /// kernel does not take): reported, never a wrong result, and never silent.
+    pub refusals: Vec<String>,
 }
 
 fn dtype_name<S: Serializer>(d: &DType, s: S) -> Result<S::Ok, S::Error> {

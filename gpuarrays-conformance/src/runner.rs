@@ -37,6 +37,9 @@ pub enum Verdict {
     Rejected(String),
     /// The backend refused a type it says it does not support, with the right error.
     Unsupported,
+    /// The backend supports the types but refused this case at dispatch with its typed
+    /// `Error::Unsupported` (naming itself and its device); the message.
+    Refused(String),
     /// Anything else.
     Fail { message: String, max_err: f64 },
 }
@@ -101,6 +104,7 @@ fn run_row<B: Backend>(
     let (mut max_err, mut passed, mut unsupported) = (0.0f64, 0, 0);
     let mut rejected: Vec<String> = Vec::new();
     let mut failures = Vec::new();
+    let mut refusals = Vec::new();
     for (i, case_spec) in spec.cases.iter().enumerate() {
         let seed = case_seed(cfg.seed, &key, i);
         let mut case = case_spec.materialize(seed);
@@ -112,6 +116,10 @@ fn run_row<B: Backend>(
             }
             Verdict::Rejected(kind) => rejected.push(kind),
             Verdict::Unsupported => unsupported += 1,
+            Verdict::Refused(message) => refusals.push(format!(
+                "case {i} {} (case seed {seed:#x}): {message} [replay: --seed {} --filter {key}]",
+                case.label, cfg.seed
+            )),
             Verdict::Fail {
                 message,
                 max_err: e,
@@ -131,6 +139,8 @@ fn run_row<B: Backend>(
     let flushed = crate::ftz::affects(backend.device().flushes_subnormals, spec.dtype, &spec.op);
     let status = if !failures.is_empty() {
         "FAIL".to_string()
+    } else if passed == 0 && rejected_count == 0 && unsupported == 0 && !refusals.is_empty() {
+        format!("refused at dispatch ({} cases)", refusals.len())
     } else if passed == 0 && unsupported > 0 && rejected_count == 0 {
         STATUS_UNSUPPORTED.to_string()
     } else if passed == 0 && unsupported > 0 {
@@ -144,6 +154,9 @@ fn run_row<B: Backend>(
         }
         if unsupported > 0 {
             notes.push(format!("{unsupported} unsupported"));
+        }
+        if !refusals.is_empty() {
+            notes.push(format!("{} refused at dispatch", refusals.len()));
         }
         if notes.is_empty() {
             "ok".to_string()
@@ -166,6 +179,7 @@ fn run_row<B: Backend>(
         ok: failures.is_empty(),
         status,
         failures,
+        refusals,
     }
 }
 
@@ -213,6 +227,14 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
         } => allowed.contains(dtype) && name == backend.name() && *device == backend.device().name,
         _ => false,
     };
+    let refused_at_dispatch = |e: &Error| match e {
+        Error::Unsupported {
+            backend: name,
+            device,
+            ..
+        } => name == backend.name() && *device == backend.device().name,
+        _ => false,
+    };
     if !primary.is_empty() {
         let all: Vec<_> = primary.iter().chain(&auxiliary).copied().collect();
         return match (&got, &expected) {
@@ -247,6 +269,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
         }
         (Err(e), Err(kind)) if e.kind().name() == kind => Verdict::Rejected(kind),
         (Err(e), Err(kind)) => fail(format!("returned {e}; expected error {kind}")),
+        (Err(e), Ok(_)) if refused_at_dispatch(&e) => Verdict::Refused(e.to_string()),
         (Err(e), Ok(_)) => fail(format!("returned an error: {e}")),
         (Ok(g), Err(kind)) => fail(format!(
             "computed a {} result of shape {:?}; expected error {kind}",

@@ -31,6 +31,7 @@ pub fn to_json(outcomes: &[Outcome], all: &SuiteReport, ok: bool) -> Value {
                 "ok": r.ok,
                 "status": r.status,
                 "failures": r.failures,
+                "refusals": r.refusals,
             })
         })
         .collect();

@@ -21,6 +21,9 @@ pub enum Cell {
     Rejected,
     /// The backend reported the type unsupported, as it must.
     Unsupported,
+    /// Some cases refused at dispatch with the backend's typed `Unsupported` (e.g. FFT
+    /// lengths a kernel does not take); listed with `--verbose`.
+    Refused,
     /// A mismatch: listed in full below the matrix.
     Failed,
 }
@@ -29,6 +32,8 @@ impl Cell {
     pub fn of(row: &Row) -> Cell {
         if !row.ok {
             Cell::Failed
+        } else if !row.refusals.is_empty() {
+            Cell::Refused
         } else if row.status.starts_with(STATUS_UNSUPPORTED) {
             Cell::Unsupported
         } else if row.status.starts_with("rejected") {
@@ -43,16 +48,18 @@ impl Cell {
             Cell::Ok => '.',
             Cell::Rejected => 'r',
             Cell::Unsupported => 'u',
+            Cell::Refused => 'p',
             Cell::Failed => 'X',
         }
     }
 }
 
-/// What the symbols mean, two lines.
+/// What the symbols mean, three lines.
 pub fn legend(backends: &[&str]) -> String {
     format!(
         "cells: one symbol per backend ({}):  . ok   r rejected as documented (core's type rules)\n\
-         \x20      u unsupported (reported by the backend, as it must)   X FAILED (below)   blank: not run\n",
+         \x20      u unsupported (reported by the backend, as it must)   X FAILED (below)   blank: not run\n\
+         \x20      p some cases refused at dispatch (reported by the backend; the JSON lists them)\n",
         backends.join(", ")
     )
 }
@@ -149,6 +156,7 @@ mod tests {
             ok,
             status: status.into(),
             failures: Vec::new(),
+            refusals: Vec::new(),
         }
     }
 

@@ -135,6 +135,7 @@ mod tests {
             ok,
             status: if ok { "ok".into() } else { "FAIL".into() },
             failures,
+            refusals: Vec::new(),
         }
     }
 
