@@ -218,15 +218,7 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
     let n = needs(case);
     let primary = Needs::refused(backend, &n.primary);
     let auxiliary = Needs::refused(backend, &n.auxiliary);
-    let reported = |e: &Error, allowed: &[gpuarrays_core::DType]| match e {
-        Error::Unsupported {
-            dtype,
-            backend: name,
-            device,
-            ..
-        } => allowed.contains(dtype) && name == backend.name() && *device == backend.device().name,
-        _ => false,
-    };
+    // A typed refusal naming this backend and its device (at dispatch, whatever the type).
     let refused_at_dispatch = |e: &Error| match e {
         Error::Unsupported {
             backend: name,
@@ -234,6 +226,11 @@ pub fn check_case<B: Backend>(backend: &B, reference: &Reference<'_>, case: &Cas
             ..
         } => name == backend.name() && *device == backend.device().name,
         _ => false,
+    };
+    // The same refusal for one of the types `allowed`.
+    let reported = |e: &Error, allowed: &[gpuarrays_core::DType]| {
+        refused_at_dispatch(e)
+            && matches!(e, Error::Unsupported { dtype, .. } if allowed.contains(dtype))
     };
     if !primary.is_empty() {
         let all: Vec<_> = primary.iter().chain(&auxiliary).copied().collect();

@@ -264,16 +264,31 @@ impl FftLaunch<'_> {
 
 /// Bytes from the first input element of `desc` to one past the last.
 fn input_span(desc: &FftPlanDesc) -> usize {
-    let per: usize = desc.input_embed.iter().product();
-    ((desc.batch - 1) * desc.input_dist + desc.input_stride * (per - 1) + 1)
-        * desc.input_element_bytes()
+    span(
+        &desc.input_embed,
+        desc.batch,
+        desc.input_dist,
+        desc.input_stride,
+        desc.input_element_bytes(),
+    )
 }
 
 /// Bytes from the first output element of `desc` to one past the last.
 fn output_span(desc: &FftPlanDesc) -> usize {
-    let per: usize = desc.output_embed.iter().product();
-    ((desc.batch - 1) * desc.output_dist + desc.output_stride * (per - 1) + 1)
-        * desc.output_element_bytes()
+    span(
+        &desc.output_embed,
+        desc.batch,
+        desc.output_dist,
+        desc.output_stride,
+        desc.output_element_bytes(),
+    )
+}
+
+/// Bytes spanned by `batch` transforms of `embed` elements each, `dist` apart, `stride`
+/// apart within one, elements of `elem` bytes.
+fn span(embed: &[usize], batch: usize, dist: usize, stride: usize, elem: usize) -> usize {
+    let per: usize = embed.iter().product();
+    ((batch - 1) * dist + stride * (per - 1) + 1) * elem
 }
 
 impl Drop for FftState {
