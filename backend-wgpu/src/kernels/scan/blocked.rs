@@ -78,12 +78,17 @@ pub(crate) fn source(
                 d,
                 &format!("b{}", bout + 1),
                 &format!("prm(4u) + (row + e) * {u}u"),
-                "comb(off, vals[k])",
+                "select(vals[k], comb(off, vals[k]), has_off)",
             );
+            // Products start from their first factor: no identity is ever multiplied in
+            // ((1+0i)·(inf+0i) would be inf+NaN·i), so offsets carry a "has" flag.
             format!(
                 "  var off: {t} = {id};
-  if (b > 0u) {{ off = {prev}; }}
-  if (lid > 0u) {{ off = comb(off, sh[lid - 1u]); }}
+  var has_off = false;
+  if (b > 0u) {{ off = {prev}; has_off = true; }}
+  if (lid > 0u) {{
+    if (has_off) {{ off = comb(off, sh[lid - 1u]); }} else {{ off = sh[lid - 1u]; has_off = true; }}
+  }}
   for (var k = 0u; k < {PER_THREAD}u; k++) {{
     let e = e0 + k;
     if (e < prm(1u)) {{ {store} }}
@@ -108,10 +113,14 @@ fn comb(a: {t}, b: {t}) -> {t} {{ return {comb}; }}
   let row = o * prm(1u);
   let e0 = b * {BLOCK}u + lid * {PER_THREAD}u;
   var acc: {t} = {id};
+  var has = false;
   var vals: array<{t}, {PER_THREAD}>;
   for (var k = 0u; k < {PER_THREAD}u; k++) {{
     let e = e0 + k;
-    if (e < prm(1u)) {{ acc = comb(acc, {load}); }}
+    if (e < prm(1u)) {{
+      let x = {load};
+      if (has) {{ acc = comb(acc, x); }} else {{ acc = x; has = true; }}
+    }}
     vals[k] = acc;
   }}
   sh[lid] = acc;
