@@ -28,6 +28,9 @@ pub struct AdapterSummary {
     pub f64: bool,
     /// Whether the adapter offers SHADER_INT64 (i64 and u64).
     pub int64: bool,
+    /// For an opened device: how its shaders are compiled where that is with Vulkan float
+    /// controls (see [`crate::float_controls`]); `None`: wgpu's WGSL path (or not opened).
+    pub float_controls: Option<String>,
 }
 
 impl std::fmt::Display for AdapterSummary {
@@ -42,7 +45,11 @@ impl std::fmt::Display for AdapterSummary {
             self.driver,
             if self.f64 { "yes" } else { "no" },
             if self.int64 { "yes" } else { "no" }
-        )
+        )?;
+        if let Some(fc) = &self.float_controls {
+            write!(f, "; shaders: {fc}")?;
+        }
+        Ok(())
     }
 }
 
@@ -71,6 +78,7 @@ fn summary(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
             .to_string(),
         f64: features.contains(wgpu::Features::SHADER_F64),
         int64: features.contains(wgpu::Features::SHADER_INT64),
+        float_controls: None,
     }
 }
 

@@ -42,6 +42,9 @@ pub struct WgpuOptions {
     /// without probing; `GPUARRAYS_WGPU_ASSUME_FTZ=1` does the same. Tests use it to
     /// exercise the flush-to-zero handling on a device that keeps subnormals.
     pub assume_ftz: bool,
+    /// Compile through wgpu's WGSL path even where the device offers Vulkan float controls
+    /// (see [`crate::float_controls`]); `GPUARRAYS_WGPU_FLOAT_CONTROLS=0` does the same.
+    pub no_float_controls: bool,
 }
 
 /// The WebGPU backend: a cheap, cloneable handle to one opened device.
@@ -118,6 +121,21 @@ impl WgpuBackend {
         };
         let timestamps = offered.contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut required = wgpu::Features::empty();
+        let spirv = if options.no_float_controls || !crate::float_controls::allowed_by_env() {
+            None
+        } else {
+            crate::float_controls::detect(&adapter).map(|(controls, version)| {
+                crate::float_controls::SpirvMode {
+                    controls,
+                    version,
+                    f64: features.f64,
+                    int64: features.int64,
+                }
+            })
+        };
+        if spirv.is_some() {
+            required |= wgpu::Features::PASSTHROUGH_SHADERS;
+        }
         if timestamps {
             required |= wgpu::Features::TIMESTAMP_QUERY;
         }
@@ -149,6 +167,7 @@ impl WgpuBackend {
                 .to_string(),
             f64: features.f64,
             int64: features.int64,
+            float_controls: spirv.map(|m| m.to_string()),
         };
         if baseline {
             summary.name = format!("{} (WebGPU baseline)", summary.name);
@@ -165,6 +184,7 @@ impl WgpuBackend {
             features,
             limits,
             timestamps,
+            spirv,
         );
         let flushes_subnormals = crate::subnormals::detect(
             &ctx,

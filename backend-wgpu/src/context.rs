@@ -64,6 +64,7 @@ impl Context {
         features: Features,
         limits: wgpu::Limits,
         timestamps: bool,
+        spirv: Option<crate::float_controls::SpirvMode>,
     ) -> Context {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&errors);
@@ -84,7 +85,7 @@ impl Context {
             errors,
             batch: Mutex::new(Batch::default()),
             pool: buffer::new_pool(),
-            pipelines: PipelineCache::new(),
+            pipelines: PipelineCache::new(spirv),
             timestamps,
             timing: Timing::default(),
         }

@@ -20,6 +20,7 @@ pub mod capability;
 pub mod context;
 pub(crate) mod dispatch;
 pub mod error;
+pub mod float_controls;
 pub(crate) mod kernels;
 pub mod pipeline;
 pub mod subnormals;

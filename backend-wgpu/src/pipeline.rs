@@ -9,6 +9,7 @@
 use gpuarrays_core::handle_cache::{HandleCache, Limits};
 
 use crate::error::{Result, WgpuError};
+use crate::float_controls::{self, SpirvMode};
 
 /// How a kernel uses one storage binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,12 +41,16 @@ pub(crate) const MAX_PIPELINES: usize = 512;
 
 pub(crate) struct PipelineCache {
     cache: HandleCache<String, Pipeline>,
+    /// Compile through naga to SPIR-V with float controls (see [`crate::float_controls`]);
+    /// `None`: wgpu's WGSL path.
+    spirv: Option<SpirvMode>,
 }
 
 impl PipelineCache {
-    pub fn new() -> Self {
+    pub fn new(spirv: Option<SpirvMode>) -> Self {
         PipelineCache {
             cache: HandleCache::with_drop(Limits::new(1, MAX_PIPELINES)),
+            spirv,
         }
     }
 
@@ -56,18 +61,61 @@ impl PipelineCache {
     /// The pipeline for `spec`, compiled on a miss.
     pub fn get(&self, device: &wgpu::Device, adapter: &str, spec: &ShaderSpec) -> Result<Pipeline> {
         let lease = self.cache.get_or_create(spec.source.clone(), || {
-            compile(device, adapter, spec).map(|p| (p, 0))
+            compile(device, adapter, spec, self.spirv.as_ref()).map(|p| (p, 0))
         })?;
         Ok(lease.clone())
     }
 }
 
-fn compile(device: &wgpu::Device, adapter: &str, spec: &ShaderSpec) -> Result<Pipeline> {
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+/// The shader module of `spec`: SPIR-V with float controls where `spirv` says so (falling
+/// back to the WGSL path, with a warning, if naga cannot write it), WGSL otherwise.
+fn module(
+    device: &wgpu::Device,
+    spec: &ShaderSpec,
+    spirv: Option<&SpirvMode>,
+) -> wgpu::ShaderModule {
+    if let Some(mode) = spirv {
+        match float_controls::compile(&spec.source, mode) {
+            Ok(words) => {
+                let desc = wgpu::ShaderModuleDescriptorPassthrough {
+                    label: Some(&spec.label),
+                    entry_points: std::borrow::Cow::Owned(vec![
+                        wgpu::PassthroughShaderEntryPoint {
+                            name: "main".into(),
+                            workgroup_size: (0, 0, 0),
+                        },
+                    ]),
+                    spirv: Some(std::borrow::Cow::Owned(words)),
+                    ..Default::default()
+                };
+                // SAFETY: the words are naga's SPIR-V for a module naga parsed and validated
+                // with the device's features (f64/i64 only where enabled), with bounds
+                // checks on every access; the patch only adds float-control declarations
+                // the device reports support for (`float_controls::detect`, Vulkan 1.2+
+                // where they are core) and `NoContraction` decorations; the entry point is
+                // `main`, and the pipeline gets an explicit layout matching the bindings.
+                return unsafe { device.create_shader_module_passthrough(desc) };
+            }
+            Err(e) => tracing::warn!(
+                kernel = %spec.label,
+                "wgpu: SPIR-V with float controls failed ({e}); compiling through WGSL"
+            ),
+        }
+    }
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&spec.label),
         source: wgpu::ShaderSource::Wgsl(spec.source.as_str().into()),
-    });
+    })
+}
+
+fn compile(
+    device: &wgpu::Device,
+    adapter: &str,
+    spec: &ShaderSpec,
+    spirv: Option<&SpirvMode>,
+) -> Result<Pipeline> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = module(device, spec, spirv);
     let mut entries = vec![wgpu::BindGroupLayoutEntry {
         binding: 0,
         visibility: wgpu::ShaderStages::COMPUTE,

@@ -37,6 +37,7 @@ pub fn run(args: &InfoArgs) -> Status {
                         info.flushes_subnormals
                     );
                     print_fft_plan_cache(d);
+                    print_wgpu_shaders(d);
                 }
                 if let Some(first) = devices.first() {
                     print_capabilities(&backends::capabilities(first));
@@ -120,6 +121,25 @@ fn print_fft_plan_cache(device: &gpuarrays::AnyBackend) {
 
 #[cfg(not(feature = "hip"))]
 fn print_fft_plan_cache(_device: &gpuarrays::AnyBackend) {}
+
+/// How a wgpu device compiles its shaders: with Vulkan float controls (IEEE inf, NaN and
+/// zero signs kept) or through wgpu's WGSL path.
+#[cfg(feature = "wgpu")]
+fn print_wgpu_shaders(device: &gpuarrays::AnyBackend) {
+    let Some(w) = device.as_wgpu() else {
+        return;
+    };
+    match &w.adapter().float_controls {
+        Some(mode) => println!("    shaders: {mode}"),
+        None => println!(
+            "    shaders: WGSL through wgpu (no Vulkan float controls: the driver may assume \
+             no inf/NaN; GPUARRAYS_WGPU_FLOAT_CONTROLS=0 or not offered)"
+        ),
+    }
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn print_wgpu_shaders(_device: &gpuarrays::AnyBackend) {}
 
 fn print_causes(e: &gpuarrays::BackendChoiceError) {
     for line in verbose_lines(e) {

@@ -158,10 +158,34 @@ impl Helpers {
     pub fn cdiv(&mut self, d: DType) -> String {
         let t = ty(d);
         let name = format!("cdiv_{}", d.name());
+        let re = self.fdiv(d.real(), "(a.x * b.x + a.y * b.y)", "n");
+        let im = self.fdiv(d.real(), "(a.y * b.x - a.x * b.y)", "n");
         self.add(&name, || {
             format!(
-                "fn {name}(a: {t}, b: {t}) -> {t} {{\n  let n = b.x * b.x + b.y * b.y;\n  return {t}((a.x * b.x + a.y * b.y) / n, (a.y * b.x - a.x * b.y) / n);\n}}\n"
+                "fn {name}(a: {t}, b: {t}) -> {t} {{\n  let n = b.x * b.x + b.y * b.y;\n  return {t}({re}, {im});\n}}\n"
             )
+        });
+        name
+    }
+
+    /// `a / b` in the real type `d`: through [`Helpers::fdiv_f32`] for f32, `/` for f64.
+    pub fn fdiv(&mut self, d: DType, a: &str, b: &str) -> String {
+        if d == DType::F32 {
+            format!("{}({a}, {b})", self.fdiv_f32())
+        } else {
+            format!("({a} / {b})")
+        }
+    }
+
+    /// f32 division that stays accurate for divisors above 2^126. Vulkan only bounds the
+    /// error of `x / y` for |y| in [2^-126, 2^126], and the NVIDIA driver computes
+    /// `x · (1/y)`, where `1/y` is subnormal and flushed for larger `y`: `1 / 3e38` gave 0
+    /// instead of 3.3e-39 on the H200. Above 2^126 both the divisor and the quotient are
+    /// scaled by 2^-64 (exact; `ldexp`, which no compiler folds back into `x / y`).
+    pub fn fdiv_f32(&mut self) -> String {
+        let name = "fdiv_f32".to_string();
+        self.add(&name, || {
+            "fn fdiv_f32(a: f32, b: f32) -> f32 {\n  if (abs(b) > 0x1p126f) { return ldexp(a / ldexp(b, -64), -64); }\n  return a / b;\n}\n".to_string()
         });
         name
     }
@@ -175,6 +199,7 @@ impl Helpers {
         let inf = self.isinf(r);
         let name = format!("hypot_{t}");
         let zero = super::types::lit(r, 0);
+        let (qx, qy) = (self.fdiv(r, "x", "m"), self.fdiv(r, "y", "m"));
         self.add(&name, || {
             format!(
                 "fn {name}(x0: {t}, y0: {t}) -> {t} {{
@@ -185,8 +210,8 @@ impl Helpers {
   if ({nan}(x) || {nan}(y)) {{ return x + y; }}
   let m = max(x, y);
   if (m == {zero}) {{ return m; }}
-  let a = x / m;
-  let b = y / m;
+  let a = {qx};
+  let b = {qy};
   return m * sqrt(a * a + b * b);
 }}
 "

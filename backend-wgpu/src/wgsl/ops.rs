@@ -61,7 +61,7 @@ pub fn binary(h: &mut Helpers, op: BinaryOp, d: DType, a: &str, b: &str) -> Resu
         BinaryOp::Mul if complex => format!("{}({a}, {b})", h.cmul(d)),
         BinaryOp::Mul if d.is_numeric() => mask_u8(d, format!("({a} * {b})")),
         BinaryOp::Div if complex => format!("{}({a}, {b})", h.cdiv(d)),
-        BinaryOp::Div if float => format!("({a} / {b})"),
+        BinaryOp::Div if float => h.fdiv(d, a, b),
         BinaryOp::Div if d.is_integer() => format!("{}({a}, {b})", h.div_int(d)),
         BinaryOp::Pow if float => format!("{}({a}, {b})", pow::pow(h, d)),
         BinaryOp::Min | BinaryOp::Max if float => {
