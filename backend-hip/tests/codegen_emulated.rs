@@ -109,6 +109,16 @@ fn random_numbers_match_cpu_bit_for_bit() {
 }
 
 #[test]
+fn finds_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // Around the 16-byte vector of a thread and the 4096-byte tile, several tiles with a
+    // partial last one.
+    kernel_checks::finds(&hip, &[1, 15, 16, 17, 4096, 4096 * 2 + 33, 20_001]);
+}
+
+#[test]
 fn split_reductions_match_cpu() {
     let Some(hip) = emulator::backend() else {
         return;

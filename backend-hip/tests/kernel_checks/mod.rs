@@ -517,3 +517,39 @@ pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
         assert_eq!(got, want, "argmax axis 0, {c} columns");
     }
 }
+
+/// `find` of bool masks of each length (sparse, dense, all true, all false), also from a view
+/// one byte into its buffer (the byte kernels), equals the CPU's; `find_first` too.
+pub fn finds(hip: &HipBackend, sizes: &[usize]) {
+    let cpu = CpuBackend::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let w = words(n + 1, 400 + k as u64);
+        let masks: [Vec<bool>; 4] = [
+            w.iter().map(|&x| x % 13 == 0).collect(),
+            w.iter().map(|&x| x % 3 != 0).collect(),
+            vec![true; n + 1],
+            vec![false; n + 1],
+        ];
+        for (d, m) in masks.iter().enumerate() {
+            let want = Array::from_slice(&cpu, &[n], &m[1..])
+                .and_then(|a| a.find())
+                .and_then(|a| a.to_vec())
+                .expect("cpu find");
+            let got = Array::from_slice(hip, &[n], &m[1..])
+                .and_then(|a| a.find())
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("find n={n} mask {d}: {e}"));
+            assert_eq!(got, want, "find n={n} mask {d}");
+            let got = Array::from_slice(hip, &[n + 1], m)
+                .and_then(|a| a.slice(1..n + 1))
+                .and_then(|v| v.find())
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("find of a view n={n} mask {d}: {e}"));
+            assert_eq!(got, want, "find of an offset view n={n} mask {d}");
+            let first = Array::from_slice(hip, &[n], &m[1..])
+                .and_then(|a| a.find_first())
+                .expect("find_first");
+            assert_eq!(first, want.first().map(|&i| i as usize), "find_first n={n}");
+        }
+    }
+}
