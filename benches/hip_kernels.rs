@@ -14,8 +14,11 @@
 //! bracketed by stream synchronisations) / `k`, the method the PyTorch script uses too. The
 //! ratio is PyTorch's time over ours (> 1: we are faster). Bandwidth counts the bytes each
 //! operation must move once (inputs read, outputs written), in GB/s of 10⁹ bytes. Rows whose
-//! name ends in `_bitonic`, `_multipass` or `_twopass` run the previous kernel of that
-//! operation in the same process, for comparison.
+//! name ends in `_bitonic`, `_multipass`, `_lookback`, `_threads` or `_perelement` run another
+//! (mostly the previous) kernel of that operation in the same process, for comparison: the
+//! 3-pass shared-memory scan and the single-pass look-back scan (`GPUARRAYS_SCAN`), the
+//! thread-per-column axis reduction (`GPUARRAYS_REDUCE_COLS=threads`) and the per-element
+//! argmax (`GPUARRAYS_ARG_REDUCE=perelement`).
 
 #[path = "common/host_enqueue.rs"]
 mod host_enqueue;
@@ -25,6 +28,7 @@ use std::time::Instant;
 use gpuarrays_core::kernel::ReduceOp;
 use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::HipBackend;
+use gpuarrays_hip::kernels::reduce::{self, ColReduce};
 use gpuarrays_hip::kernels::scan::{self, RowScan};
 use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
 
@@ -118,11 +122,20 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
         bench("cumsum_multipass", 2.0 * GIB, 5, &mut || {
             drop(x.cumsum(0).expect("cumsum"))
         });
+        scan::set_row_scan(Some(RowScan::Lookback));
+        bench("cumsum_lookback", 2.0 * GIB, 5, &mut || {
+            drop(x.cumsum(0).expect("cumsum"))
+        });
         scan::set_row_scan(None);
         let m = Array::<f32, _>::random_uniform(hip, &[SIDE, SIDE], 3).expect("m");
         bench("sum_dim0", GIB, 10, &mut || {
             drop(m.sum_axis(0).expect("sum0"))
         });
+        reduce::set_col_reduce(Some(ColReduce::Threads));
+        bench("sum_dim0_threads", GIB, 10, &mut || {
+            drop(m.sum_axis(0).expect("sum0"))
+        });
+        reduce::set_col_reduce(None);
         bench("sum_dim1", GIB, 10, &mut || {
             drop(m.sum_axis(1).expect("sum1"))
         });
@@ -140,7 +153,38 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("cumsum_2p26_multipass", 2.0 * b26, 10, &mut || {
         drop(x.cumsum(0).expect("cumsum"))
     });
+    scan::set_row_scan(Some(RowScan::Lookback));
+    bench("cumsum_2p26_lookback", 2.0 * b26, 10, &mut || {
+        drop(x.cumsum(0).expect("cumsum"))
+    });
     scan::set_row_scan(None);
+    // Int64 in one 1 GiB row (2^27 elements) and the suite's small 1-D size (2^19 f32).
+    {
+        let xi = Array::<i64, _>::arange(hip, -(1 << 26), 1, N / 2).expect("xi");
+        let xs = x.slice(0..1 << 19).and_then(|v| v.copy()).expect("xs");
+        for (mode, i64_row, small_row) in [
+            (None, "cumsum_i64", "cumsum_2p19"),
+            (
+                Some(RowScan::Multipass),
+                "cumsum_i64_multipass",
+                "cumsum_2p19_multipass",
+            ),
+            (
+                Some(RowScan::Lookback),
+                "cumsum_i64_lookback",
+                "cumsum_2p19_lookback",
+            ),
+        ] {
+            scan::set_row_scan(mode);
+            bench(i64_row, 2.0 * GIB, 5, &mut || {
+                drop(xi.cumsum(0).expect("cumsum i64"))
+            });
+            bench(small_row, 2.0 * f32s(1 << 19), 50, &mut || {
+                drop(xs.cumsum(0).expect("cumsum small"))
+            });
+        }
+        scan::set_row_scan(None);
+    }
     bench("cumsum_rows_8192", 2.0 * b26, 10, &mut || {
         drop(m.cumsum(1).expect("cumsum rows"))
     });
@@ -150,9 +194,19 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("argmax_2p26_item", b26, 10, &mut || {
         let _ = x.argmax().expect("argmax");
     });
+    reduce::set_arg_per_element(Some(true));
+    bench("argmax_2p26_perelement", b26, 10, &mut || {
+        drop(x.raw().reduce(ReduceOp::ArgMax, None).expect("argmax"))
+    });
+    reduce::set_arg_per_element(None);
     bench("sum_dim0_8192", b26, 10, &mut || {
         drop(m.sum_axis(0).expect("sum0"))
     });
+    reduce::set_col_reduce(Some(ColReduce::Threads));
+    bench("sum_dim0_8192_threads", b26, 10, &mut || {
+        drop(m.sum_axis(0).expect("sum0"))
+    });
+    reduce::set_col_reduce(None);
     bench("sum_dim1_8192", b26, 10, &mut || {
         drop(m.sum_axis(1).expect("sum1"))
     });
@@ -220,6 +274,9 @@ fn main() {
             .name
             .trim_end_matches("_bitonic")
             .trim_end_matches("_multipass")
+            .trim_end_matches("_lookback")
+            .trim_end_matches("_threads")
+            .trim_end_matches("_perelement")
             .trim_end_matches("_item");
         let theirs = torch.iter().find(|(n, _)| n == base).map(|(_, ms)| *ms);
         let (tms, ratio) = match theirs {

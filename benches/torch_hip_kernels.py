@@ -69,6 +69,10 @@ def main():
     ])
     del x, y, z, m
     torch.cuda.empty_cache()
+    xi = torch.arange(-(1 << 26), -(1 << 26) + N // 2, device=dev, dtype=torch.int64)
+    run([("cumsum_i64", 2 * GIB, lambda: torch.cumsum(xi, 0), 5)])
+    del xi
+    torch.cuda.empty_cache()
 
     b26 = 4.0 * N26
     x = torch.rand(N26, device=dev, generator=g)
@@ -80,6 +84,7 @@ def main():
         ("random_2p26", b26, lambda: torch.rand(N26, device=dev, generator=g), 10),
         ("cumsum_2p26", 2 * b26, lambda: torch.cumsum(x, 0), 10),
         ("cumsum_rows_8192", 2 * b26, lambda: torch.cumsum(m, 1), 10),
+        ("cumsum_2p19", 2 * 4.0 * (1 << 19), lambda: torch.cumsum(x[: 1 << 19], 0), 50),
         ("argmax_2p26", b26, lambda: torch.argmax(x), 10),
         ("sum_dim0_8192", b26, lambda: m.sum(dim=0), 10),
         ("sum_dim1_8192", b26, lambda: m.sum(dim=1), 10),

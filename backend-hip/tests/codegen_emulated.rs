@@ -12,6 +12,7 @@ mod kernel_checks;
 
 use gpuarrays_core::Array;
 use gpuarrays_cpu_ref::CpuBackend;
+use gpuarrays_hip::kernels::reduce::{self, ColReduce};
 use gpuarrays_hip::kernels::sort::SortAlgorithm;
 
 #[test]
@@ -40,8 +41,17 @@ fn row_scans_match_cpu_on_both_paths() {
     // partial last tiles, several rows.
     kernel_checks::scans(
         &hip,
-        &[&[4096 * 9 + 77], &[3, 4096 * 2 + 5], &[2, 4096], &[5, 300]],
+        &[
+            &[4096 * 9 + 77],
+            &[3, 4096 * 2 + 5],
+            &[2, 4096],
+            &[5, 300],
+            &[2, 4096 * 3 + 8],
+        ],
     );
+    // 16-byte aligned rows with a partial last tile (vector and element-wise paths in one
+    // row), special values on every path.
+    kernel_checks::scan_special_values(&hip, &[3, 4096 * 3 + 12]);
 }
 
 #[test]
@@ -99,13 +109,31 @@ fn random_numbers_match_cpu_bit_for_bit() {
 }
 
 #[test]
+fn finds_match_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // Around the 16-byte vector of a thread and the 4096-byte tile, several tiles with a
+    // partial last one.
+    kernel_checks::finds(&hip, &[1, 15, 16, 17, 4096, 4096 * 2 + 33, 20_001]);
+}
+
+#[test]
 fn split_reductions_match_cpu() {
     let Some(hip) = emulator::backend() else {
         return;
     };
     // 70,001 elements: several blocks per row on the emulated device (2 multiprocessors), so
-    // the partials are combined by the last block; columns of 37 (scalar) and 64 (vectors).
-    kernel_checks::reductions(&hip, 70_001, 300, &[37, 64]);
+    // the partials are combined by the last block; columns of 37 (scalar) and 64 (vectors),
+    // with both strided-axis kernels and both argmax kernels.
+    let _one = kernel_checks::CHOICE.lock();
+    for (cols, per_element) in [(ColReduce::Slices, false), (ColReduce::Threads, true)] {
+        reduce::set_col_reduce(Some(cols));
+        reduce::set_arg_per_element(Some(per_element));
+        kernel_checks::reductions(&hip, 70_001, 300, &[37, 64]);
+    }
+    reduce::set_col_reduce(None);
+    reduce::set_arg_per_element(None);
 }
 
 /// The conformance suite's rows of sorts, scans and permutes (quick shapes, every type) on the

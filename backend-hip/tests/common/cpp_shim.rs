@@ -19,11 +19,13 @@ inline void __threadfence() {}
 unsigned int __ballot_sync(unsigned int, int);
 unsigned long long __ballot(int);
 int __ffsll(long long);
+int __ffs(int);
 unsigned long long atomicAdd(unsigned long long*, unsigned long long);
 unsigned int atomicAdd(unsigned int*, unsigned int);
 inline void __syncwarp(unsigned int = 0xffffffffu) {}
 inline void __builtin_amdgcn_wave_barrier() {}
 int __popcll(unsigned long long);
+int __popc(unsigned int);
 int __clzll(long long);
 #define GA_SHIM_SHFL(T) \
   T __shfl_down_sync(unsigned int, T, unsigned int, int = 32); \

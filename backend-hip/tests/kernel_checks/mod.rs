@@ -155,11 +155,11 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
 }
 
 /// Cumsums (f32 within the suite's bound, i32 exact also from an unaligned view, u8 exact,
-/// f64 cumprod on the first shape) with both row scans, and the same bits twice.
+/// f64 cumprod on the first shape) with every row scan, and the same bits twice.
 pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
     let cpu = CpuBackend::new();
     let _one = CHOICE.lock();
-    for mode in [RowScan::Lookback, RowScan::Multipass] {
+    for mode in [RowScan::Lookback, RowScan::Multipass, RowScan::ReduceScan] {
         scan::set_row_scan(Some(mode));
         for (k, dims) in shapes.iter().enumerate() {
             let n: usize = dims.iter().product();
@@ -246,6 +246,66 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
                 .and_then(|a| a.to_vec())
                 .expect("cpu");
             assert_eq!(got, want, "{mode:?} u8 {dims:?}");
+        }
+    }
+    scan::set_row_scan(None);
+}
+
+/// Cumsums of f32 rows holding the special values, with every row scan: all -0.0 rows keep
+/// -0.0 bit for bit; a row with +inf then -inf (inf from the first, NaN from the second) and
+/// a row with a NaN (NaN from there on) agree with the CPU in class, finite values within the
+/// suite's bound.
+pub fn scan_special_values(hip: &HipBackend, dims: &[usize]) {
+    let cpu = CpuBackend::new();
+    let _one = CHOICE.lock();
+    let n: usize = dims.iter().product();
+    let axis = dims.len() - 1;
+    let len = dims[axis];
+    let zeros = vec![-0.0f32; n];
+    let mut special: Vec<f32> = words(n, 7)
+        .iter()
+        .map(|&x| (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+        .collect();
+    for (r, row) in special.chunks_mut(len).enumerate() {
+        match r % 3 {
+            0 => {
+                row[len / 3] = f32::INFINITY;
+                row[2 * len / 3] = f32::NEG_INFINITY;
+            }
+            1 => row[len - len / 4 - 1] = f32::NAN,
+            _ => row[len / 2] = -0.0,
+        }
+    }
+    for mode in [RowScan::Lookback, RowScan::Multipass, RowScan::ReduceScan] {
+        scan::set_row_scan(Some(mode));
+        let on_hip = |x: &[f32]| {
+            Array::from_slice(hip, dims, x)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("{mode:?} {dims:?}: {e}"))
+        };
+        let on_cpu = |x: &[f32]| {
+            Array::from_slice(&cpu, dims, x)
+                .and_then(|a| a.cumsum(axis))
+                .and_then(|a| a.to_vec())
+                .expect("cpu")
+        };
+        let got = on_hip(&zeros);
+        assert!(
+            got.iter().all(|g| g.to_bits() == (-0.0f32).to_bits()),
+            "{mode:?} {dims:?}: a cumsum of -0.0 must stay -0.0"
+        );
+        let got = on_hip(&special);
+        let want = on_cpu(&special);
+        let mut abs = 0.0f64;
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            abs = if i % len == 0 { 0.0 } else { abs } + special[i].abs() as f64;
+            let ok = if w.is_finite() {
+                close(*g as f64, *w as f64, i % len + 1, abs, f32::EPSILON as f64)
+            } else {
+                same(g, w)
+            };
+            assert!(ok, "{mode:?} {dims:?} special at {i}: got {g}, want {w}");
         }
     }
     scan::set_row_scan(None);
@@ -408,24 +468,43 @@ pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
         .expect("cpu");
     assert_eq!(got, want);
     for &c in cols {
-        let m: Vec<f32> = words(rows * c, 302)
+        let mut m: Vec<f32> = words(rows * c, 302)
             .iter()
             .map(|&w| ((w >> 40) as f32) / 1e6)
             .collect();
+        // Column 1: a NaN; column 2: all -0.0 (stays -0.0); column 3: +inf and -inf (NaN).
+        m[rows / 2 * c + 1] = f32::NAN;
+        for r in 0..rows {
+            m[r * c + 2] = -0.0;
+        }
+        m[rows / 3 * c + 3] = f32::INFINITY;
+        m[(rows - 1) * c + 3] = f32::NEG_INFINITY;
         let got = Array::from_slice(hip, &[rows, c], &m)
             .and_then(|a| a.sum_axis(0))
             .and_then(|a| a.to_vec())
             .expect("sum axis 0");
+        // The same sum from a view one element into its buffer (rows not 16-byte aligned).
+        let shifted = Array::from_slice(hip, &[rows * c + 1], &[&[5.0], &m[..]].concat())
+            .and_then(|a| a.slice(1..rows * c + 1))
+            .and_then(|v| v.reshape(&[rows as isize, c as isize]))
+            .and_then(|v| v.sum_axis(0))
+            .and_then(|a| a.to_vec())
+            .expect("sum axis 0 of a view");
+        assert!(got[1].is_nan() && got[3].is_nan(), "NaN columns");
+        assert_eq!(got[2].to_bits(), (-0.0f32).to_bits(), "a -0.0 column");
+        assert_eq!(shifted[2].to_bits(), (-0.0f32).to_bits(), "a -0.0 column");
         let want = Array::from_slice(&cpu, &[rows, c], &m)
             .and_then(|a| a.sum_axis(0))
             .and_then(|a| a.to_vec())
             .expect("cpu");
-        for (j, (g, w)) in got.iter().zip(&want).enumerate() {
-            let abs: f64 = (0..rows).map(|r| m[r * c + j].abs() as f64).sum();
-            assert!(
-                close(*g as f64, *w as f64, rows, abs, f32::EPSILON as f64),
-                "sum axis 0 column {j}: {g} vs {w}"
-            );
+        for (what, got) in [("aligned", &got), ("offset view", &shifted)] {
+            for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+                let abs: f64 = (0..rows).map(|r| m[r * c + j].abs() as f64).sum();
+                assert!(
+                    same(g, w) || close(*g as f64, *w as f64, rows, abs, f32::EPSILON as f64),
+                    "sum axis 0 ({what}) column {j}: {g} vs {w}"
+                );
+            }
         }
         let got = Array::from_slice(hip, &[rows, c], &m)
             .and_then(|a| a.argmax_axis(0))
@@ -436,5 +515,41 @@ pub fn reductions(hip: &HipBackend, n: usize, rows: usize, cols: &[usize]) {
             .and_then(|a| a.to_vec())
             .expect("cpu");
         assert_eq!(got, want, "argmax axis 0, {c} columns");
+    }
+}
+
+/// `find` of bool masks of each length (sparse, dense, all true, all false), also from a view
+/// one byte into its buffer (the byte kernels), equals the CPU's; `find_first` too.
+pub fn finds(hip: &HipBackend, sizes: &[usize]) {
+    let cpu = CpuBackend::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let w = words(n + 1, 400 + k as u64);
+        let masks: [Vec<bool>; 4] = [
+            w.iter().map(|&x| x % 13 == 0).collect(),
+            w.iter().map(|&x| x % 3 != 0).collect(),
+            vec![true; n + 1],
+            vec![false; n + 1],
+        ];
+        for (d, m) in masks.iter().enumerate() {
+            let want = Array::from_slice(&cpu, &[n], &m[1..])
+                .and_then(|a| a.find())
+                .and_then(|a| a.to_vec())
+                .expect("cpu find");
+            let got = Array::from_slice(hip, &[n], &m[1..])
+                .and_then(|a| a.find())
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("find n={n} mask {d}: {e}"));
+            assert_eq!(got, want, "find n={n} mask {d}");
+            let got = Array::from_slice(hip, &[n + 1], m)
+                .and_then(|a| a.slice(1..n + 1))
+                .and_then(|v| v.find())
+                .and_then(|a| a.to_vec())
+                .unwrap_or_else(|e| panic!("find of a view n={n} mask {d}: {e}"));
+            assert_eq!(got, want, "find of an offset view n={n} mask {d}");
+            let first = Array::from_slice(hip, &[n], &m[1..])
+                .and_then(|a| a.find_first())
+                .expect("find_first");
+            assert_eq!(first, want.first().map(|&i| i as usize), "find_first n={n}");
+        }
     }
 }

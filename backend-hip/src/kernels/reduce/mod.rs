@@ -40,6 +40,97 @@ const BLOCKS_PER_SM: usize = 8;
 const ARG_BLOCKS_PER_SM: usize = 32;
 /// Threads per multiprocessor a column reduction aims for (enough loads in flight).
 const COL_THREADS_PER_SM: usize = 2048;
+/// Blocks per multiprocessor `ga_cols_slices` aims for: about four waves at the 6–8 blocks
+/// of 256 threads that fit, so the last wave's tail is short (`ga_cols` launched 1048 blocks
+/// for 8192² f32, 1.3 waves at its 6 resident blocks per multiprocessor).
+const COL_SLICE_BLOCKS_PER_SM: usize = 32;
+/// Rows per batch of loads in `ga_cols_slices` (`GA_COL_BATCH` in [`codegen`]).
+const COL_BATCH: usize = 4;
+
+/// `GPUARRAYS_REDUCE_COLS=threads` reduces strided axes with `ga_cols` (one thread per column
+/// group and split, sequential over its split: Nsight Compute measured it latency-bound at
+/// 56 % of DRAM bandwidth on 8192² f32, 2026-12-01); unset or anything else, with
+/// `ga_cols_slices` (blocks of 32 column groups × warps over interleaved rows, 4 loads in
+/// flight per thread, ~4 waves of blocks).
+pub const REDUCE_COLS_ENV: &str = "GPUARRAYS_REDUCE_COLS";
+
+/// `GPUARRAYS_ARG_REDUCE=perelement` makes argmin/argmax of long rows combine every element
+/// into a (value, index) accumulator (`ga_rows_block_vec`, the kernel before 2026-12-02);
+/// unset or anything else, they take `ga_rows_block_vec_best` (a per-thread first best with
+/// two compares per element). [`set_arg_per_element`] overrides it for benchmarks.
+pub const ARG_REDUCE_ENV: &str = "GPUARRAYS_ARG_REDUCE";
+
+/// 0: from `GPUARRAYS_ARG_REDUCE` on first use; 1: per element; 2: per-thread best.
+static ARG_MODE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Overrides how argmin/argmax reduce long rows for every later reduction of the process
+/// (`Some(true)`: per element, the previous kernel; `None`: back to `GPUARRAYS_ARG_REDUCE`).
+pub fn set_arg_per_element(choice: Option<bool>) {
+    let code = match choice {
+        None => 0,
+        Some(true) => 1,
+        Some(false) => 2,
+    };
+    ARG_MODE.store(code, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn arg_per_element() -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let code = match ARG_MODE.load(Relaxed) {
+        0 => {
+            let per = std::env::var(ARG_REDUCE_ENV)
+                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("perelement"));
+            let code = if per { 1 } else { 2 };
+            let _ = ARG_MODE.compare_exchange(0, code, Relaxed, Relaxed);
+            code
+        }
+        c => c,
+    };
+    code == 1
+}
+
+/// How strided axes are reduced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColReduce {
+    /// `ga_cols`: a thread per (column group, split).
+    Threads,
+    /// `ga_cols_slices`: a block per (32 column groups, split), batched loads.
+    Slices,
+}
+
+/// 0: from `GPUARRAYS_REDUCE_COLS` on first use; 1: threads; 2: slices.
+static COLS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Overrides the strided-axis reduction for every later reduction of the process (`None`:
+/// back to `GPUARRAYS_REDUCE_COLS`). For benchmarks and tests that compare both in one run.
+pub fn set_col_reduce(choice: Option<ColReduce>) {
+    let code = match choice {
+        None => 0,
+        Some(ColReduce::Threads) => 1,
+        Some(ColReduce::Slices) => 2,
+    };
+    COLS.store(code, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The strided-axis reduction in effect.
+pub fn col_reduce() -> ColReduce {
+    use std::sync::atomic::Ordering::Relaxed;
+    let code = match COLS.load(Relaxed) {
+        0 => {
+            let threads = std::env::var(REDUCE_COLS_ENV)
+                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("threads"));
+            let code = if threads { 1 } else { 2 };
+            let _ = COLS.compare_exchange(0, code, Relaxed, Relaxed);
+            code
+        }
+        c => c,
+    };
+    if code == 1 {
+        ColReduce::Threads
+    } else {
+        ColReduce::Slices
+    }
+}
 
 /// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
 /// kernels before the partials were combined in the same launch); kept as a fallback.
@@ -184,10 +275,13 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
             .i64(bpr as i64)
             .i64(chunk as i64);
         let blocks = (outer * bpr).clamp(1, i32::MAX as usize) as u32;
-        let name = if vec {
-            "ga_rows_block_vec"
-        } else {
-            "ga_rows_block"
+        let arg = matches!(r.op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+        // The per-thread best keeps 32-bit offsets within a block's chunk.
+        let best = arg && chunk < u32::MAX as usize && !arg_per_element();
+        let name = match (vec, best) {
+            (true, true) => "ga_rows_block_vec_best",
+            (true, false) => "ga_rows_block_vec",
+            _ => "ga_rows_block",
         };
         launch(name, blocks, ROWS_BLOCK, &mut a)?;
         if bpr > 1 && cptr.0 == 0 {
@@ -200,21 +294,49 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
     let v = vec_width(r.dtype) as usize;
     let vec = v > 1 && r.input.0 % 16 == 0 && (inner * size) % 16 == 0;
     let groups = if vec { inner / v } else { inner };
-    let columns = outer * groups;
-    let target = sms * COL_THREADS_PER_SM;
-    let splits = if columns >= target {
-        1
+    let slices = col_reduce() == ColReduce::Slices;
+    let (splits, ksplit, counters, items, block_items) = if slices {
+        // A block per (outer, 32 column groups, split); splits of whole batches of rows.
+        let warp = dev.warp_size().max(1) as usize;
+        let cblocks = groups.div_ceil(warp);
+        let row_step = (BLOCK as usize / warp).max(1) * COL_BATCH;
+        let target = sms * COL_SLICE_BLOCKS_PER_SM;
+        let splits = if outer * cblocks >= target {
+            1
+        } else {
+            target
+                .div_ceil(outer * cblocks)
+                .min(len.div_ceil(row_step))
+                .max(1)
+        };
+        let ksplit = len.div_ceil(splits).next_multiple_of(row_step);
+        let splits = len.div_ceil(ksplit);
+        let blocks = outer * splits * cblocks;
+        (splits, ksplit, outer * cblocks, blocks, 1)
     } else {
-        target.div_ceil(columns).min(len.div_ceil(16)).max(1)
+        let columns = outer * groups;
+        let target = sms * COL_THREADS_PER_SM;
+        let splits = if columns >= target {
+            1
+        } else {
+            target.div_ceil(columns).min(len.div_ceil(16)).max(1)
+        };
+        let ksplit = len.div_ceil(splits);
+        let splits = len.div_ceil(ksplit);
+        (
+            splits,
+            ksplit,
+            outer * groups,
+            outer * splits * groups,
+            BLOCK,
+        )
     };
-    let ksplit = len.div_ceil(splits);
-    let splits = len.div_ceil(ksplit);
     let scratch = if splits > 1 {
         Some(partials(
             dev,
             stream,
             outer * splits * inner * combine::acc_bytes(r.op, r.dtype),
-            outer * groups,
+            counters,
         )?)
     } else {
         None
@@ -226,8 +348,13 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
     a.ptr(r.input).ptr(r.output).ptr(pptr).ptr(cptr);
     a.i64(outer as i64).i64(len as i64).i64(inner as i64);
     a.i64(splits as i64).i64(ksplit as i64);
-    let name = if vec { "ga_cols_vec" } else { "ga_cols" };
-    launch(name, grid(outer * splits * groups, BLOCK), BLOCK, &mut a)?;
+    let name = match (slices, vec) {
+        (true, true) => "ga_cols_slices_vec",
+        (true, false) => "ga_cols_slices",
+        (false, true) => "ga_cols_vec",
+        (false, false) => "ga_cols",
+    };
+    launch(name, grid(items, block_items), BLOCK, &mut a)?;
     if splits > 1 && cptr.0 == 0 {
         let mut a = KernelArgs::with_capacity(5);
         a.ptr(pptr).ptr(r.output);

@@ -1,6 +1,7 @@
 //! C++ of the inclusive-scan kernels for one (op, type).
 //!
-//! **Rows (inner = 1), single pass (default): `ga_scan_lookback[_vec]`.** A row is cut into
+//! **Rows (inner = 1) of at most `LOOKBACK_MAX_TILES` tiles, single pass (default):
+//! `ga_scan_lookback[_vec]`.** A row is cut into
 //! tiles of `BLOCK·ITEMS` elements (16 KiB), one block per tile, tiles taken in order from an
 //! atomic counter. Each warp owns a contiguous segment of the tile and reads it as 16-byte
 //! vectors, warp-striped (vector `j·32 + lane`), so every load and store instruction of a warp
@@ -30,9 +31,23 @@
 //! `O(log t)` independent loads instead of an `O(t - j)` serial chain, and the tile lives in
 //! registers.
 //!
-//! **Rows, 3 passes (`GPUARRAYS_SCAN=multipass`):** `ga_scan_tile_reduce` + `ga_scan_tiles`,
-//! reduce-then-scan through shared memory; the per-tile totals are scanned by the same scan one
-//! level up. 1 GiB f32 cumsum on the H200: 1.194 ms (0.71× PyTorch's 0.851 ms).
+//! **Longer rows, reduce-then-scan over register tiles (default; `GPUARRAYS_SCAN=reducescan`
+//! forces it): `ga_scan_tile_totals[_vec]`, the scan of the totals (recursively, the same
+//! scan), `ga_scan_tiles_regs[_vec]`.** Both passes load a tile exactly as the look-back
+//! kernel does (16-byte vectors, warp-striped, held in registers) and the scan pass scans it
+//! the same way, then starts from the scanned total of the tiles before it. Determinism is
+//! free: every total and carry is a fixed tree or a fixed left-to-right chain. The input is
+//! read twice (3 bytes moved per output byte written instead of 2), but each pass streams at
+//! the copy bandwidth, while a single pass is bound by how fast carries travel between tiles
+//! (see above): at the H200's ~4.2 TB/s, 1 GiB of f32 needs ~0.25 ms + ~0.51 ms, against
+//! PyTorch's 0.851 ms.
+//!
+//! **Rows, 3 passes through shared memory (`GPUARRAYS_SCAN=multipass`, the previous default
+//! for long rows):** `ga_scan_tile_reduce` + `ga_scan_tiles`, reduce-then-scan through shared
+//! memory with scalar loads; the per-tile totals are scanned by the same scan one level up.
+//! 1 GiB f32 cumsum on the H200: 1.194 ms (0.71× PyTorch's 0.851 ms); Nsight Compute: the
+//! totals pass at 44 % of DRAM bandwidth (too few bytes in flight), the scan pass at 55 %
+//! (64 registers, 50 % occupancy).
 //!
 //! Strided axes (inner > 1) give each thread one column of a split of the axis, scanned
 //! sequentially (coalesced across threads); splits after the first start from a carry
@@ -50,6 +65,13 @@ use crate::kernels::cpp::element_types::{load, mty};
 
 /// Threads per block of every scan kernel.
 pub const BLOCK: u32 = 256;
+
+/// Blocks per multiprocessor `ga_scan_tiles_regs` is compiled for (`__launch_bounds__`):
+/// 4 × 256 threads caps it at 64 registers, and 4 resident tiles of 16 KiB keep 64 KiB of
+/// loads in flight per multiprocessor (HBM3e needs about 40 KiB). The shared-memory scan it
+/// replaces used 64 registers without a cap and reached 50 % occupancy (Nsight Compute,
+/// 2026-12-01), which is what this budget pins down.
+pub const REG_MIN_BLOCKS: u32 = 4;
 
 /// Elements per thread in a row tile: 16 KiB of shared memory per tile for every type.
 pub fn items(t: DType) -> u32 {
@@ -180,8 +202,80 @@ GA_INLINE i64 ga_slot(const i64 tpr, const int k, const i64 i) {{
 }}
 GA_INLINE GaA ga_opt(const bool has, const GaA a, const GaA b) {{ return has ? ga_combine(a, b) : b; }}
 
-// Row tiles of GA_TILE elements; tile order from `counter`. Thread (warp w, lane l) holds the
-// GA_VEC-element vectors j * GA_WARP + l (j < GA_NV) of its warp's segment of GA_WSEG elements.
+// Register tiles. Thread (warp w, lane l) holds the GA_VEC-element vectors j * GA_WARP + l
+// (j < GA_NV) of its warp's segment of GA_WSEG elements; a full tile with VEC_IO moves them
+// as 16-byte vectors (every load/store instruction of a warp covers 512 contiguous bytes),
+// anything else element by element, padded with the identity.
+template <bool VEC_IO>
+GA_INLINE void ga_reg_load(GaA (&v)[GA_NV][GA_VEC], const {m}* __restrict__ xr, const i64 start, const i64 cnt, const i64 seg, const int lane) {{
+  const bool full = VEC_IO && cnt == GA_TILE;
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
+    if (full) {{
+      const GaScanVec q = *reinterpret_cast<const GaScanVec*>(xr + e);
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) v[j][i] = ga_map({xq}, start + e + i);
+    }} else {{
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) v[j][i] = e + i < cnt ? ga_map({xei}, start + e + i) : ga_identity();
+    }}
+  }}
+}}
+// Each vector scanned in registers, one warp scan per vector column j, the warp's running
+// total across j: afterwards v[j][i] is the scan within the thread's vector j, pre[j] (when
+// has_pre[j]) everything of the warp's segment before that vector; returns the segment total.
+GA_INLINE GaA ga_reg_warp_scan(GaA (&v)[GA_NV][GA_VEC], GaA (&pre)[GA_NV], bool (&has_pre)[GA_NV], const int lane) {{
+  GaA run = ga_identity();
+  bool has_run = false;
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+#pragma unroll
+    for (int i = 1; i < GA_VEC; ++i) v[j][i] = ga_combine(v[j][i - 1], v[j][i]);
+    const GaA s = ga_warp_inclusive_scan(v[j][GA_VEC - 1], lane);
+    const GaA e = ga_shfl_up(s, 1);
+    const GaA wt = ga_shfl_idx(s, GA_WARP - 1);
+    if (lane > 0) {{ pre[j] = ga_opt(has_run, run, e); has_pre[j] = true; }}
+    else {{ pre[j] = run; has_pre[j] = has_run; }}
+    run = ga_opt(has_run, run, wt);
+    has_run = true;
+  }}
+  return run;
+}}
+// Writes ((carry ⊕ wpre) ⊕ pre[j]) ⊕ v[j][i], leaving out the parts that are absent: the
+// same association for every element, tile and run.
+template <bool VEC_IO>
+GA_INLINE void ga_reg_store(const GaA (&v)[GA_NV][GA_VEC], const GaA (&pre)[GA_NV], const bool (&has_pre)[GA_NV], {m}* __restrict__ yr, const i64 cnt, const i64 seg, const int lane, const int warp, const GaA carry, const bool has_carry, const GaA wpre) {{
+  const bool full = VEC_IO && cnt == GA_TILE;
+#pragma unroll
+  for (int j = 0; j < GA_NV; ++j) {{
+    GaA p = carry;
+    bool has = has_carry;
+    if (warp > 0) {{ p = ga_opt(has, p, wpre); has = true; }}
+    if (has_pre[j]) {{ p = ga_opt(has, p, pre[j]); has = true; }}
+    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
+    if (full) {{
+      GaScanVec q;
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) q.v[i] = ga_finish(ga_opt(has, p, v[j][i]));
+      *reinterpret_cast<GaScanVec*>(yr + e) = q;
+    }} else {{
+#pragma unroll
+      for (int i = 0; i < GA_VEC; ++i) {{
+        if (e + i < cnt) yr[e + i] = ga_finish(ga_opt(has, p, v[j][i]));
+      }}
+    }}
+  }}
+}}
+// The combination of the totals of the warps before this thread's warp (shared `s_warp`
+// filled and synchronised), in warp order.
+GA_INLINE GaA ga_warps_before(const GaA* s_warp, const int warp) {{
+  GaA wpre = ga_identity();
+  for (int w = 0; w < warp; ++w) wpre = w == 0 ? s_warp[0] : ga_combine(wpre, s_warp[w]);
+  return wpre;
+}}
+
+// Row tiles of GA_TILE elements; tile order from `counter`.
 template <bool VEC_IO>
 __device__ void ga_scan_lookback_impl(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
   __shared__ GaA s_warp[GA_MAX_WARPS];
@@ -198,41 +292,14 @@ __device__ void ga_scan_lookback_impl(const {m}* __restrict__ x, {m}* __restrict
   const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
   const int nw = {BLOCK} / GA_WARP;
   const i64 seg = (i64)warp * GA_WSEG;
-  const bool full = VEC_IO && cnt == GA_TILE;
   GaA v[GA_NV][GA_VEC];
-#pragma unroll
-  for (int j = 0; j < GA_NV; ++j) {{
-    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
-    if (full) {{
-      const GaScanVec q = *reinterpret_cast<const GaScanVec*>(xr + e);
-#pragma unroll
-      for (int i = 0; i < GA_VEC; ++i) v[j][i] = ga_map({xq}, start + e + i);
-    }} else {{
-#pragma unroll
-      for (int i = 0; i < GA_VEC; ++i) v[j][i] = e + i < cnt ? ga_map({xei}, start + e + i) : ga_identity();
-    }}
-  }}
-  // Vector scans, then a warp scan per j, then the warp's running total across j.
+  ga_reg_load<VEC_IO>(v, xr, start, cnt, seg, lane);
   GaA pre[GA_NV];
   bool has_pre[GA_NV];
-  GaA run = ga_identity();
-  bool has_run = false;
-#pragma unroll
-  for (int j = 0; j < GA_NV; ++j) {{
-#pragma unroll
-    for (int i = 1; i < GA_VEC; ++i) v[j][i] = ga_combine(v[j][i - 1], v[j][i]);
-    const GaA s = ga_warp_inclusive_scan(v[j][GA_VEC - 1], lane);
-    const GaA e = ga_shfl_up(s, 1);
-    const GaA wt = ga_shfl_idx(s, GA_WARP - 1);
-    if (lane > 0) {{ pre[j] = ga_opt(has_run, run, e); has_pre[j] = true; }}
-    else {{ pre[j] = run; has_pre[j] = has_run; }}
-    run = ga_opt(has_run, run, wt);
-    has_run = true;
-  }}
+  const GaA run = ga_reg_warp_scan(v, pre, has_pre, lane);
   if (lane == 0) s_warp[warp] = run;
   __syncthreads();
-  GaA wpre = ga_identity();
-  for (int w = 0; w < warp; ++w) wpre = w == 0 ? s_warp[0] : ga_combine(wpre, s_warp[w]);
+  const GaA wpre = ga_warps_before(s_warp, warp);
   if (warp == 0 && tpr > 1) {{
     u32* fr = flags + o * slots;
     u64* vr = vals + o * slots * GA_AW;
@@ -266,26 +333,7 @@ __device__ void ga_scan_lookback_impl(const {m}* __restrict__ x, {m}* __restrict
   }}
   __syncthreads();
   const bool has_carry = t > 0;
-  const GaA carry = s_carry;
-#pragma unroll
-  for (int j = 0; j < GA_NV; ++j) {{
-    GaA p = carry;
-    bool has = has_carry;
-    if (warp > 0) {{ p = ga_opt(has, p, wpre); has = true; }}
-    if (has_pre[j]) {{ p = ga_opt(has, p, pre[j]); has = true; }}
-    const i64 e = seg + ((i64)j * GA_WARP + lane) * GA_VEC;
-    if (full) {{
-      GaScanVec q;
-#pragma unroll
-      for (int i = 0; i < GA_VEC; ++i) q.v[i] = ga_finish(ga_opt(has, p, v[j][i]));
-      *reinterpret_cast<GaScanVec*>(yr + e) = q;
-    }} else {{
-#pragma unroll
-      for (int i = 0; i < GA_VEC; ++i) {{
-        if (e + i < cnt) yr[e + i] = ga_finish(ga_opt(has, p, v[j][i]));
-      }}
-    }}
-  }}
+  ga_reg_store<VEC_IO>(v, pre, has_pre, yr, cnt, seg, lane, warp, s_carry, has_carry, wpre);
 }}
 // Launched with exactly outer * tpr blocks; `flags` (outer * slots) and `counter` zeroed.
 __global__ void __launch_bounds__({BLOCK}) ga_scan_lookback(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
@@ -294,6 +342,73 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_lookback(const {m}* __restric
 // The same with 16-byte loads and stores (x, y and rows 16-byte aligned).
 __global__ void __launch_bounds__({BLOCK}) ga_scan_lookback_vec(const {m}* __restrict__ x, {m}* __restrict__ y, u32* flags, u64* vals, unsigned long long* counter, const i64 outer, const i64 len, const i64 tpr, const i64 slots) {{
   ga_scan_lookback_impl<true>(x, y, flags, vals, counter, outer, len, tpr, slots);
+}}
+
+// ---- reduce-then-scan over register tiles (the default for long rows, see the module docs) ----
+// Tile totals: the tile loaded as the scan loads it, each thread's elements combined in
+// (j, i) order, then the fixed block tree. `agg[o * tpr + t]` = total of tile t of row o.
+template <bool VEC_IO>
+__device__ void ga_scan_tile_totals_impl(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+  const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
+  const i64 seg = (i64)warp * GA_WSEG;
+  for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
+    const i64 o = b / tpr, t = b % tpr;
+    const i64 start = t * GA_TILE;
+    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+    GaA v[GA_NV][GA_VEC];
+    ga_reg_load<VEC_IO>(v, x + o * len + start, start, cnt, seg, lane);
+    GaA acc = v[0][0];
+#pragma unroll
+    for (int j = 0; j < GA_NV; ++j) {{
+#pragma unroll
+      for (int i = (j == 0 ? 1 : 0); i < GA_VEC; ++i) acc = ga_combine(acc, v[j][i]);
+    }}
+    acc = ga_block_reduce(acc);
+    if (threadIdx.x == 0) agg[b] = ga_finish(acc);
+  }}
+}}
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_tile_totals_impl<false>(x, agg, outer, len, tpr);
+}}
+// The same with 16-byte loads (x and every row 16-byte aligned).
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals_vec(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_tile_totals_impl<true>(x, agg, outer, len, tpr);
+}}
+// Tiles scanned in registers, tile t > 0 starting from `carry[o * tpr + t - 1]` (the
+// inclusive scan of the tile totals), read before the tile so that its latency overlaps the
+// loads. The register budget (GA_REG_MIN_BLOCKS blocks per multiprocessor) keeps enough
+// tiles resident for the loads in flight that HBM needs.
+template <bool VEC_IO>
+__device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+  __shared__ GaA s_warp[GA_MAX_WARPS];
+  const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
+  const i64 seg = (i64)warp * GA_WSEG;
+  for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
+    const i64 t = b % tpr;
+    const i64 start = t * GA_TILE;
+    const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+    const i64 row = (b / tpr) * len + start;
+    const bool has_carry = t > 0;
+    const GaA c = has_carry ? ga_map(carry[b - 1], 0) : ga_identity();
+    GaA v[GA_NV][GA_VEC];
+    ga_reg_load<VEC_IO>(v, x + row, start, cnt, seg, lane);
+    GaA pre[GA_NV];
+    bool has_pre[GA_NV];
+    const GaA run = ga_reg_warp_scan(v, pre, has_pre, lane);
+    if (lane == 0) s_warp[warp] = run;
+    __syncthreads();
+    const GaA wpre = ga_warps_before(s_warp, warp);
+    ga_reg_store<VEC_IO>(v, pre, has_pre, y + row, cnt, seg, lane, warp, c, has_carry, wpre);
+    __syncthreads();
+  }}
+}}
+#define GA_REG_MIN_BLOCKS {reg_min_blocks}
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_tiles_regs_impl<false>(x, y, carry, outer, len, tpr);
+}}
+// The same with 16-byte loads and stores (x, y and every row 16-byte aligned).
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs_vec(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_tiles_regs_impl<true>(x, y, carry, outer, len, tpr);
 }}
 
 __global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
@@ -327,6 +442,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
         vec = vec_width(t),
         nv = items / vec_width(t),
         valign = vec_width(t) as usize * t.size(),
+        reg_min_blocks = REG_MIN_BLOCKS,
         xc = x("x[(o * len + k) * inner + i]"),
         xi = x("x[idx]"),
     ));
@@ -334,11 +450,15 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
 }
 
 /// The kernels of a scan module.
-pub const KERNELS: [&str; 6] = [
+pub const KERNELS: [&str; 10] = [
     "ga_scan_tile_reduce",
     "ga_scan_tiles",
     "ga_scan_lookback",
     "ga_scan_lookback_vec",
+    "ga_scan_tile_totals",
+    "ga_scan_tile_totals_vec",
+    "ga_scan_tiles_regs",
+    "ga_scan_tiles_regs_vec",
     "ga_scan_cols_reduce",
     "ga_scan_cols",
 ];

@@ -35,12 +35,16 @@ pub struct ScanLaunch {
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
 
-/// `GPUARRAYS_SCAN=multipass` or `=lookback` forces one row scan; unset (or anything else),
-/// rows of at most [`LOOKBACK_MAX_TILES`] tiles take the single-pass look-back scan and longer
-/// rows the 3-pass reduce-then-scan. Measured on the H200 (2026-12-01, bench-hip_kernels):
-/// 2^26 f32 in one row took 0.619 ms single-pass vs 0.326 ms multipass (PyTorch 0.224 ms),
-/// while 8192 rows of 8192 took 0.220 ms single-pass (PyTorch 0.417 ms): the tree of
-/// aggregates costs more than the extra pass once a row has thousands of tiles.
+/// `GPUARRAYS_SCAN=lookback`, `=reducescan` or `=multipass` forces one row scan; unset (or
+/// anything else), rows of at most [`LOOKBACK_MAX_TILES`] tiles take the single-pass look-back
+/// scan and longer rows the reduce-then-scan over register tiles. Measured on the H200
+/// (2026-12-01, bench-hip_kernels): 2^26 f32 in one row took 0.619 ms single-pass vs 0.326 ms
+/// with the shared-memory 3-pass scan (`multipass`; PyTorch 0.224 ms), while 8192 rows of 8192
+/// took 0.220 ms single-pass (PyTorch 0.417 ms): the tree of aggregates costs more than the
+/// extra pass once a row has thousands of tiles. Nsight Compute put the 3-pass scan's passes
+/// at 44 % (totals, scalar loads) and 55 % (scan, 64 registers, 50 % occupancy) of DRAM
+/// bandwidth; `reducescan` is the same three passes with 16-byte loads, the tile held in
+/// registers and a register budget (see [`codegen`]).
 pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
 
 /// How rows are scanned.
@@ -48,14 +52,18 @@ pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
 pub enum RowScan {
     /// One pass; carries from a fixed tree of tile aggregates ([`codegen`] docs).
     Lookback,
-    /// Tile totals, a scan of them (recursively), then the tiles with their carries.
+    /// Tile totals, a scan of them (recursively), then the tiles with their carries, the
+    /// tiles staged through shared memory with scalar loads (the scan before `ReduceScan`).
     Multipass,
+    /// The same three passes over register tiles with 16-byte loads and stores.
+    ReduceScan,
 }
 
 /// Rows of at most this many tiles take the look-back scan by default (see [`SCAN_ENV`]).
 pub const LOOKBACK_MAX_TILES: usize = 64;
 
-/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: by row length.
+/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: by row length;
+/// 4: reduce-then-scan.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// Overrides the row scan for every later scan of the process (`None`: back to
@@ -65,6 +73,7 @@ pub fn set_row_scan(choice: Option<RowScan>) {
         None => 0,
         Some(RowScan::Lookback) => 1,
         Some(RowScan::Multipass) => 2,
+        Some(RowScan::ReduceScan) => 4,
     };
     CHOSEN.store(code, Ordering::Relaxed);
 }
@@ -77,6 +86,7 @@ pub fn row_scan(tpr: usize) -> RowScan {
             let code = match env.trim().to_ascii_lowercase().as_str() {
                 "lookback" => 1,
                 "multipass" => 2,
+                "reducescan" => 4,
                 _ => 3,
             };
             let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
@@ -87,8 +97,9 @@ pub fn row_scan(tpr: usize) -> RowScan {
     match code {
         1 => RowScan::Lookback,
         2 => RowScan::Multipass,
+        4 => RowScan::ReduceScan,
         _ if tpr <= LOOKBACK_MAX_TILES => RowScan::Lookback,
-        _ => RowScan::Multipass,
+        _ => RowScan::ReduceScan,
     }
 }
 
@@ -182,17 +193,27 @@ impl Ctx<'_> {
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        if row_scan(tpr) == RowScan::Lookback {
+        let mode = row_scan(tpr);
+        if mode == RowScan::Lookback {
             return self.rows_lookback(x, y, outer, len, tpr);
         }
+        // 16-byte vectors need x, y and (with several rows) every row start aligned; a tile
+        // that is not full, or a misaligned view, takes the element-wise path of the kernel.
+        let size = self.dtype.size();
+        let vec = x.0 % 16 == 0 && y.0 % 16 == 0 && (outer == 1 || (len * size) % 16 == 0);
+        let (totals, scan) = match (mode, vec) {
+            (RowScan::ReduceScan, true) => ("ga_scan_tile_totals_vec", "ga_scan_tiles_regs_vec"),
+            (RowScan::ReduceScan, false) => ("ga_scan_tile_totals", "ga_scan_tiles_regs"),
+            _ => ("ga_scan_tile_reduce", "ga_scan_tiles"),
+        };
         let carry = if tpr > 1 {
-            let bytes = outer * tpr * self.dtype.size();
+            let bytes = outer * tpr * size;
             let agg = self.dev.scratch(bytes, self.stream)?;
             let scanned = self.dev.scratch(bytes, self.stream)?;
             let mut a = KernelArgs::with_capacity(5);
             a.ptr(x).ptr(agg.ptr());
             a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
-            self.launch("ga_scan_tile_reduce", outer * tpr, &mut a)?;
+            self.launch(totals, outer * tpr, &mut a)?;
             self.rows(agg.ptr(), scanned.ptr(), outer, tpr)?;
             Some((agg, scanned))
         } else {
@@ -202,8 +223,10 @@ impl Ctx<'_> {
         let mut a = KernelArgs::with_capacity(7);
         a.ptr(x).ptr(y).ptr(cptr);
         a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
-        a.i32(carry.is_some() as i32);
-        self.launch("ga_scan_tiles", outer * tpr, &mut a)
+        if mode == RowScan::Multipass {
+            a.i32(carry.is_some() as i32);
+        }
+        self.launch(scan, outer * tpr, &mut a)
     }
 
     fn cols(
