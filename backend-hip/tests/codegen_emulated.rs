@@ -138,15 +138,20 @@ fn split_reductions_match_cpu() {
 
 /// The conformance suite's rows of sorts, scans and permutes (quick shapes, every type) on the
 /// emulator. `GA_EMULATED_ROWS=all` adds draws, arg-reductions, axis sums and reversals (130
-/// rows, about 10 minutes on two cores; they passed when this test was written).
+/// rows, about 10 minutes on two cores; they passed when this test was written);
+/// `GA_EMULATED_ROWS=argmax/u8,sum_axis` runs the rows whose names contain those texts.
 #[test]
 fn conformance_rows_of_these_kernels_pass_on_the_emulator() {
     use gpuarrays_conformance::{SuiteConfig, SuiteReport};
     let Some(hip) = emulator::backend() else {
         return;
     };
-    let all = std::env::var("GA_EMULATED_ROWS").is_ok_and(|v| v == "all");
-    let filters: &[&str] = if all {
+    let rows = std::env::var("GA_EMULATED_ROWS").unwrap_or_default();
+    let all = rows == "all";
+    let chosen: Vec<&str> = rows.split(',').filter(|f| !f.is_empty()).collect();
+    let filters: &[&str] = if !all && !chosen.is_empty() {
+        &chosen
+    } else if all {
         &[
             "sort",
             "cum",

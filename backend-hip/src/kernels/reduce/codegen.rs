@@ -302,7 +302,13 @@ GA_INLINE void ga_load_cols({m} (&w)[VEC], const {m}* p) {{
 }}
 template <int VEC>
 __device__ void ga_cols_slices_impl(const {m}* __restrict__ x, {om}* out, GaA* partial, unsigned int* counter, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
-  __shared__ GaA s_acc[{BLOCK} / GA_WARP][GA_WARP][VEC];
+  // The block combines its warps' accumulators through shared memory SJ columns at a
+  // time: all VEC at once would need 64 KiB for the 16-byte (value, index) of a u8/bool
+  // argmax (above the 48 KiB a static allocation may take); 32 KiB is the cap.
+  constexpr int SJ_FIT = (int)(32768 / ({BLOCK} * sizeof(GaA)));
+  constexpr int SJ = SJ_FIT >= VEC ? VEC : (SJ_FIT > 0 ? SJ_FIT : 1);
+  static_assert(SJ == 1 || sizeof(GaA) * {BLOCK} * SJ <= 32768, "ga_cols_slices: shared accumulators above 32 KiB");
+  __shared__ GaA s_acc[{BLOCK} / GA_WARP][GA_WARP][SJ];
   __shared__ bool s_last;
   const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
   const int nw = {BLOCK} / GA_WARP;
@@ -339,16 +345,24 @@ __device__ void ga_cols_slices_impl(const {m}* __restrict__ x, {om}* out, GaA* p
       }}
     }}
 #pragma unroll
-    for (int j = 0; j < VEC; ++j) s_acc[warp][lane][j] = acc[j];
-    __syncthreads();
-    if (warp == 0 && live) {{
+    for (int j0 = 0; j0 < VEC; j0 += SJ) {{
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) {{
-        GaA r = s_acc[0][lane][j];
-        for (int w2 = 1; w2 < nw; ++w2) r = ga_combine(r, s_acc[w2][lane][j]);
-        if (splits == 1) out[o * inner + col + j] = ga_finish(r);
-        else partial[(o * splits + s) * inner + col + j] = r;
+      for (int j = 0; j < SJ; ++j) {{
+        if (j0 + j < VEC) s_acc[warp][lane][j] = acc[j0 + j];
       }}
+      __syncthreads();
+      if (warp == 0 && live) {{
+#pragma unroll
+        for (int j = 0; j < SJ; ++j) {{
+          if (j0 + j < VEC) {{
+            GaA r = s_acc[0][lane][j];
+            for (int w2 = 1; w2 < nw; ++w2) r = ga_combine(r, s_acc[w2][lane][j]);
+            if (splits == 1) out[o * inner + col + j0 + j] = ga_finish(r);
+            else partial[(o * splits + s) * inner + col + j0 + j] = r;
+          }}
+        }}
+      }}
+      __syncthreads();
     }}
     if (splits > 1 && counter != nullptr) {{
       // Every lane that wrote a partial fences it before the block counts itself finished.

@@ -132,6 +132,21 @@ pub fn col_reduce() -> ColReduce {
     }
 }
 
+/// `GPUARRAYS_COL_SLICE_BLOCKS=N` sets the blocks per multiprocessor `ga_cols_slices` aims
+/// for (default [`COL_SLICE_BLOCKS_PER_SM`]), to tune the split count on a new device.
+pub const COL_SLICE_BLOCKS_ENV: &str = "GPUARRAYS_COL_SLICE_BLOCKS";
+
+fn col_slice_blocks_per_sm() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var(COL_SLICE_BLOCKS_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| (1..=1024).contains(&n))
+            .unwrap_or(COL_SLICE_BLOCKS_PER_SM)
+    })
+}
+
 /// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
 /// kernels before the partials were combined in the same launch); kept as a fallback.
 pub const REDUCE_ENV: &str = "GPUARRAYS_REDUCE";
@@ -300,7 +315,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let warp = dev.warp_size().max(1) as usize;
         let cblocks = groups.div_ceil(warp);
         let row_step = (BLOCK as usize / warp).max(1) * COL_BATCH;
-        let target = sms * COL_SLICE_BLOCKS_PER_SM;
+        let target = sms * col_slice_blocks_per_sm();
         let splits = if outer * cblocks >= target {
             1
         } else {
