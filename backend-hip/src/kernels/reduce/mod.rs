@@ -40,10 +40,12 @@ const BLOCKS_PER_SM: usize = 8;
 const ARG_BLOCKS_PER_SM: usize = 32;
 /// Threads per multiprocessor a column reduction aims for (enough loads in flight).
 const COL_THREADS_PER_SM: usize = 2048;
-/// Blocks per multiprocessor `ga_cols_slices` aims for: about four waves at the 6–8 blocks
-/// of 256 threads that fit, so the last wave's tail is short (`ga_cols` launched 1048 blocks
-/// for 8192² f32, 1.3 waves at its 6 resident blocks per multiprocessor).
-const COL_SLICE_BLOCKS_PER_SM: usize = 32;
+/// Blocks per multiprocessor `ga_cols_slices` aims for: about two waves at the 6–8 blocks
+/// of 256 threads that fit (`ga_cols` launched 1048 blocks for 8192² f32, 1.3 waves at its
+/// 6 resident blocks per multiprocessor). Measured on the H200 (8 / 16 / 32 / 64), speed vs
+/// PyTorch of the sum along axis 0 of 8192² f32: 1.05 / 1.00 / 0.96 / 0.86×, and of 1 GiB
+/// (16384²): 0.99 / 1.03 / 1.00 / 0.98× (docs/results/2026-12-01-h200-session2.md).
+const COL_SLICE_BLOCKS_PER_SM: usize = 16;
 /// Rows per batch of loads in `ga_cols_slices` (`GA_COL_BATCH` in [`codegen`]).
 const COL_BATCH: usize = 4;
 
@@ -51,7 +53,7 @@ const COL_BATCH: usize = 4;
 /// group and split, sequential over its split: Nsight Compute measured it latency-bound at
 /// 56 % of DRAM bandwidth on 8192² f32, 2026-12-01); unset or anything else, with
 /// `ga_cols_slices` (blocks of 32 column groups × warps over interleaved rows, 4 loads in
-/// flight per thread, ~4 waves of blocks).
+/// flight per thread, ~2 waves of blocks).
 pub const REDUCE_COLS_ENV: &str = "GPUARRAYS_REDUCE_COLS";
 
 /// `GPUARRAYS_ARG_REDUCE=perelement` makes argmin/argmax of long rows combine every element
