@@ -76,49 +76,6 @@ pub(crate) fn fold_run<T: Copy, A: Copy>(
     acc[1..].iter().fold(acc[0], |a, &b| combine(a, b))
 }
 
-/// Blocks of a contiguous reduction folded side by side by one task.
-const GROUP: usize = 4;
-
-/// [`fold_run`] of `GROUP` runs of one length (each with the index of its first element),
-/// side by side: each run is folded exactly as `fold_run` folds it (same lanes, same order),
-/// so the results are the same, but the runs' accumulators are independent chains.
-///
-/// Why: one run's eight lanes of f32 are one AVX2 register (two SSE2 ones), and each step
-/// of the fold waits for the previous add of its lane, so a lone run is bound by the add's
-/// latency, not by memory. Rows of a sum along the last axis are runs of their own (one
-/// task each), and that sum measured 1.30× ndarray's time on a 1024² f32 array
-/// (docs/results/2026-12-01-cpu-vs-ndarray.md).
-#[inline(always)]
-fn fold_runs<T: Copy, A: Copy>(
-    runs: [(&[T], usize); GROUP],
-    map: &impl Fn(T, usize) -> A,
-    combine: &impl Fn(A, A) -> A,
-) -> [A; GROUP] {
-    let n = runs[0].0.len();
-    if n < 2 * LANES {
-        return runs.map(|(x, k0)| fold_run(x, k0, map, combine));
-    }
-    let mut acc: [[A; LANES]; GROUP] =
-        runs.map(|(x, k0)| std::array::from_fn(|j| map(x[j], k0 + j)));
-    let full = (n - LANES) / LANES;
-    for c in 0..full {
-        let off = LANES + c * LANES;
-        for (acc, &(x, k0)) in acc.iter_mut().zip(&runs) {
-            let chunk = &x[off..off + LANES];
-            for j in 0..LANES {
-                acc[j] = combine(acc[j], map(chunk[j], k0 + off + j));
-            }
-        }
-    }
-    let off = LANES + full * LANES;
-    for (acc, &(x, k0)) in acc.iter_mut().zip(&runs) {
-        for (j, &v) in x[off..].iter().enumerate() {
-            acc[j] = combine(acc[j], map(v, k0 + off + j));
-        }
-    }
-    acc.map(|a| a[1..].iter().fold(a[0], |p, &q| combine(p, q)))
-}
-
 /// Folds rows `k_lo..k_hi` of one strip: `acc[i] = fold_k map(x[k·inner + i], k)`, each
 /// column in order of `k` (`x` starts at the strip's first column of row 0).
 #[inline(always)]
@@ -163,45 +120,16 @@ where
     let min = min_len(args);
     if inner == 1 {
         let blocks = len.div_ceil(BLOCK);
-        let tasks = outer * blocks;
-        // Block `t`: its elements and the index along the axis of its first.
-        let block = |t: usize| {
-            let (o, b) = (t / blocks, t % blocks);
-            let start = b * BLOCK;
-            (
-                &x[o * len + start..o * len + (start + BLOCK).min(len)],
-                start,
-            )
-        };
-        // Blocks in groups of `GROUP`, folded side by side (see `fold_runs`).
-        let groups: Vec<([Option<A>; GROUP], usize)> = (0..tasks.div_ceil(GROUP))
+        let partial: Vec<A> = (0..outer * blocks)
             .into_par_iter()
             .with_min_len(min)
-            .map(|g| {
-                let first = g * GROUP;
-                let count = GROUP.min(tasks - first);
-                let runs: [(&[T], usize); GROUP] =
-                    std::array::from_fn(|i| block((first + i).min(tasks - 1)));
-                if count == GROUP && runs.iter().all(|r| r.0.len() == runs[0].0.len()) {
-                    (fold_runs(runs, &map, &combine).map(Some), count)
-                } else {
-                    let mut acc = [None; GROUP];
-                    for (a, &(run, k0)) in acc.iter_mut().zip(&runs).take(count) {
-                        *a = Some(fold_run(run, k0, &map, &combine));
-                    }
-                    (acc, count)
-                }
+            .map(|t| {
+                let (o, b) = (t / blocks, t % blocks);
+                let start = b * BLOCK;
+                let run = &x[o * len + start..o * len + (start + BLOCK).min(len)];
+                fold_run(run, start, &map, &combine)
             })
             .collect();
-        let partial: Vec<A> = groups
-            .iter()
-            .flat_map(|(acc, count)| acc[..*count].iter().flatten().copied())
-            .collect();
-        if partial.len() != tasks {
-            return Err(crate::error::invalid(
-                "a reduction block without its result",
-            ));
-        }
         out.par_iter_mut()
             .zip(partial.par_chunks(blocks))
             .with_min_len(min)
