@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `backend.rs` | `CpuBackend`, the `Backend` impl |
 //! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access; `Stored<T>`, how it holds each element type |
-//! | `elementwise/` | the chunked evaluator of fused expressions (`column.rs`: columns, gather and scatter; `instructions.rs`: each instruction over columns) |
+//! | `elementwise/` | the block evaluator of fused expressions (`plan.rs`: a program compiled per call; `instructions.rs`: each instruction's kernel; `kernel.rs`: the kernels' loops; `layout.rs`: gather and scatter) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
 //! | `fft.rs` | FFTs with rustfft, plans in a bounded `HandleCache` |
 //! | `semantics.rs` | per-type arithmetic with the exact core semantics |

@@ -14,11 +14,18 @@ use crate::semantics::{Arith, Bits, Ordered};
 const BLOCK: usize = 1 << 14;
 /// Independent accumulators within a block, so the compiler can vectorise.
 const LANES: usize = 8;
-/// Columns per task of a strided reduction: a task's accumulators (4 KiB of f32) stay in
-/// L1 and each row segment it reads is a 4 KiB run the prefetcher can follow.
+/// The strip width the blocks of rows of a strided reduction are sized by (`STRIP_ELEMS /
+/// min(STRIP, inner)` rows). It was also the columns per task until tasks widened to
+/// [`WIDE_STRIP`]; the row blocks, and so the results, stayed as they were.
 const STRIP: usize = 1024;
-/// Elements per task of a strided reduction (it reduces `STRIP_ELEMS / width` rows of its
-/// strip, at least [`MIN_ROWS`]), so that even one output row gives many tasks.
+/// Columns a strided task reads (its accumulators, 16 KiB of f32, still fit L1): rows of
+/// wide arrays are read in 16 KiB runs rather than 4 KiB ones. Measured on the sum along
+/// axis 0 of an 8192² f32 array (docs/results/2026-12-01-cpu-vs-ndarray-2.md): with tasks of
+/// 1,024 columns it took 1.6–1.9× ndarray's time, each task reading 64 rows in 4 KiB pieces
+/// 32 KiB apart.
+const WIDE_STRIP: usize = 4096;
+/// Elements per block of rows of a strided reduction (`STRIP_ELEMS / min(STRIP, inner)`
+/// rows, at least [`MIN_ROWS`]), so that even one output row gives many tasks.
 const STRIP_ELEMS: usize = 1 << 16;
 /// The fewest rows a strided task reduces (bounds the partial results to 1/64 of the input).
 const MIN_ROWS: usize = 64;
@@ -184,9 +191,11 @@ fn fold_strided<T, A, O>(
     A: Copy + Send + Sync,
     O: Copy + Send + Sync,
 {
-    let width = STRIP.min(inner);
+    // The blocks of rows follow from the 1,024-column strip (as since 2e03202, so results
+    // are unchanged); a task then reads up to `WIDE_STRIP` columns of its rows.
+    let rows = (STRIP_ELEMS / STRIP.min(inner)).max(MIN_ROWS);
+    let width = WIDE_STRIP.min(inner);
     let strips = inner.div_ceil(width);
-    let rows = (STRIP_ELEMS / width).max(MIN_ROWS);
     let blocks = len.div_ceil(rows);
     let strip = |o: usize, b: usize, s: usize| {
         let base = o * len * inner + s * width;

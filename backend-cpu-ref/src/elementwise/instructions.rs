@@ -1,233 +1,243 @@
 //! The instructions of a fused program ([`gpuarrays_core::kernel::Node`]: unary, binary,
-//! cast, select, index, random), each evaluated over whole columns of one block and
-//! dispatched on element type once per column rather than once per element. Each is one
-//! monomorphised loop over slices (broadcast operands hoisted out of it), which the compiler
-//! vectorises; results go into vectors reused from the task's [`Pool`].
+//! cast, select, index, random), each compiled to a [`Kernel`] for its operand types: the
+//! operator and the type are matched here, once per call, and the kernel is one
+//! monomorphised loop (see [`super::kernel`]) over the per-element functions of
+//! [`crate::semantics`], which define the results.
+//!
+//! Each function returns the kernel and the type of its results, or the typed error for a
+//! combination core's type rules exclude.
 #![allow(clippy::bool_comparison)] // generic comparisons also instantiate for bool, where `a < b` is the definition
 
 use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp, random};
-use gpuarrays_core::{DType, Scalar, dispatch_dtype};
+use gpuarrays_core::{DType, Element, dispatch_dtype};
 
-use super::column::{ColElem, ColRef, Produced, Sink};
-use super::multiversion::multiversion;
+use super::kernel::{Kernel, kernel};
 use crate::error::{CpuError, invalid};
 use crate::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
 
-/// `f(a[i], b[i])`, where a length-1 side is broadcast.
-#[inline(always)]
-fn zip_with<A: Copy, B: Copy, R: ColElem>(
-    a: &[A],
-    b: &[B],
-    sink: Sink<'_, '_>,
-    f: impl Fn(A, B) -> R,
-) -> Result<Produced, CpuError> {
-    match (a, b) {
-        ([x], _) => sink.put(b.iter().map(|&y| f(*x, y))),
-        (_, [y]) => sink.put(a.iter().map(|&x| f(x, *y))),
-        _ => sink.put(a.iter().zip(b).map(|(&x, &y)| f(x, y))),
-    }
+/// A compiled instruction and the type of its results.
+pub(crate) type Compiled = Result<(Kernel, DType), CpuError>;
+
+/// `|x| body` over an operand of any of the listed types, giving results of type `$R`
+/// (which may name the operand type as `T`).
+macro_rules! map_arms {
+    ($a:expr, $what:expr, [$($V:ident),*], $R:ty, |$x:ident| $body:expr) => {
+        dispatch_dtype!($a, [$($V),*], T => Ok((kernel!(map T => $R, |$x| $body), <$R as Element>::DTYPE)),
+            else other => Err(invalid(format!("{} on {}", $what, other))))
+    };
 }
 
-macro_rules! map_col {
-    ($col:expr, $sink:expr, $what:expr, [$($V:ident),*], |$x:ident| $body:expr) => {
-        match $col {
-            $(ColRef::$V(v) => $sink.put(v.iter().map(|&$x| $body)),)*
-            other => Err(invalid(format!("{} on {}", $what, other.dtype()))),
+/// `|x, y| body` over two operands of one of the listed types.
+macro_rules! zip_arms {
+    ($a:expr, $b:expr, $what:expr, [$($V:ident),*], $R:ty, |$x:ident, $y:ident| $body:expr) => {
+        if $a != $b {
+            Err(invalid(format!("{} on {} and {}", $what, $a, $b)))
+        } else {
+            dispatch_dtype!($a, [$($V),*], T => Ok((kernel!(zip T, T => $R, |$x, $y| $body), <$R as Element>::DTYPE)),
+                else other => Err(invalid(format!("{} on {} and {}", $what, other, other))))
         }
     };
 }
 
-macro_rules! zip_col {
-    ($a:expr, $b:expr, $sink:expr, $what:expr, [$($V:ident),*], |$x:ident, $y:ident| $body:expr) => {
-        match ($a, $b) {
-            $((ColRef::$V(a), ColRef::$V(b)) => zip_with(a, b, $sink, |$x, $y| $body),)*
-            (a, b) => Err(invalid(format!("{} on {} and {}", $what, a.dtype(), b.dtype()))),
-        }
-    };
-}
-
-multiversion! {
 /// `op(a)`.
-pub(crate) fn unary(op: UnaryOp, a: ColRef<'_>, sink: Sink<'_, '_>) -> Result<Produced, CpuError> {
+pub(crate) fn unary(op: UnaryOp, a: DType) -> Compiled {
     match op {
-        UnaryOp::Neg => map_col!(a, sink, op, [U8, I32, U32, I64, U64, F32, F64, C32, C64], |x| x
-            .neg()),
-        UnaryOp::Abs => map_col!(a, sink, op, [U8, I32, U32, I64, U64, F32, F64, C32, C64], |x| x
-            .abs_()),
-        UnaryOp::Not => map_col!(a, sink, op, [Bool, U8, I32, U32, I64, U64], |x| x.not()),
-        UnaryOp::Sqrt => map_col!(a, sink, op, [F32, F64], |x| x.sqrt_()),
-        UnaryOp::Exp => map_col!(a, sink, op, [F32, F64], |x| x.exp_()),
-        UnaryOp::Log => map_col!(a, sink, op, [F32, F64], |x| x.ln_()),
-        UnaryOp::Sin => map_col!(a, sink, op, [F32, F64], |x| x.sin_()),
-        UnaryOp::Cos => map_col!(a, sink, op, [F32, F64], |x| x.cos_()),
-        UnaryOp::Tanh => map_col!(a, sink, op, [F32, F64], |x| x.tanh_()),
+        UnaryOp::Neg => map_arms!(
+            a,
+            op,
+            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T,
+            |x| x.neg()
+        ),
+        UnaryOp::Abs => map_arms!(
+            a,
+            op,
+            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            <T as Abs>::Out,
+            |x| x.abs_()
+        ),
+        UnaryOp::Not => map_arms!(a, op, [Bool, U8, I32, U32, I64, U64], T, |x| x.not()),
+        UnaryOp::Sqrt => map_arms!(a, op, [F32, F64], T, |x| x.sqrt_()),
+        UnaryOp::Exp => map_arms!(a, op, [F32, F64], T, |x| x.exp_()),
+        UnaryOp::Log => map_arms!(a, op, [F32, F64], T, |x| x.ln_()),
+        UnaryOp::Sin => map_arms!(a, op, [F32, F64], T, |x| x.sin_()),
+        UnaryOp::Cos => map_arms!(a, op, [F32, F64], T, |x| x.cos_()),
+        UnaryOp::Tanh => map_arms!(a, op, [F32, F64], T, |x| x.tanh_()),
     }
 }
-}
 
-multiversion! {
 /// `op(a, b)`.
-pub(crate) fn binary(
-    op: BinaryOp,
-    a: ColRef<'_>,
-    b: ColRef<'_>,
-    sink: Sink<'_, '_>,
-) -> Result<Produced, CpuError> {
+pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
     match op {
-        BinaryOp::Add => zip_col!(a, b, sink, op,
+        BinaryOp::Add => zip_arms!(
+            a,
+            b,
+            op,
             [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T,
             |x, y| x.add(y)
         ),
-        BinaryOp::Sub => zip_col!(a, b, sink, op,
+        BinaryOp::Sub => zip_arms!(
+            a,
+            b,
+            op,
             [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T,
             |x, y| x.sub(y)
         ),
-        BinaryOp::Mul => zip_col!(a, b, sink, op,
+        BinaryOp::Mul => zip_arms!(
+            a,
+            b,
+            op,
             [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T,
             |x, y| x.mul(y)
         ),
-        BinaryOp::Div => zip_col!(a, b, sink, op,
+        BinaryOp::Div => zip_arms!(
+            a,
+            b,
+            op,
             [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            T,
             |x, y| x.div(y)
         ),
-        BinaryOp::Pow => zip_col!(a, b, sink, op, [F32, F64], |x, y| x.pow_(y)),
-        BinaryOp::Min => zip_col!(a, b, sink, op,
+        BinaryOp::Pow => zip_arms!(a, b, op, [F32, F64], T, |x, y| x.pow_(y)),
+        BinaryOp::Min => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T,
             |x, y| x.min_(y)
         ),
-        BinaryOp::Max => zip_col!(a, b, sink, op,
+        BinaryOp::Max => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            T,
             |x, y| x.max_(y)
         ),
-        BinaryOp::Eq => zip_col!(a, b, sink, op,
+        BinaryOp::Eq => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            bool,
             |x, y| x == y
         ),
-        BinaryOp::Ne => zip_col!(a, b, sink, op,
+        BinaryOp::Ne => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            bool,
             |x, y| x != y
         ),
-        BinaryOp::Lt => zip_col!(a, b, sink, op,
+        BinaryOp::Lt => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            bool,
             |x, y| x < y
         ),
-        BinaryOp::Le => zip_col!(a, b, sink, op,
+        BinaryOp::Le => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            bool,
             |x, y| x <= y
         ),
-        BinaryOp::Gt => zip_col!(a, b, sink, op,
+        BinaryOp::Gt => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            bool,
             |x, y| x > y
         ),
-        BinaryOp::Ge => zip_col!(a, b, sink, op,
+        BinaryOp::Ge => zip_arms!(
+            a,
+            b,
+            op,
             [Bool, U8, I32, U32, I64, U64, F32, F64],
+            bool,
             |x, y| x >= y
         ),
-        BinaryOp::And => zip_col!(a, b, sink, op, [Bool, U8, I32, U32, I64, U64], |x, y| x.and(y)),
-        BinaryOp::Or => zip_col!(a, b, sink, op, [Bool, U8, I32, U32, I64, U64], |x, y| x.or(y)),
-        BinaryOp::Xor => zip_col!(a, b, sink, op, [Bool, U8, I32, U32, I64, U64], |x, y| x.xor(y)),
-    }
-}
-}
-
-#[inline(always)]
-fn cast_slice<T: Castable>(v: &[T], to: DType, sink: Sink<'_, '_>) -> Result<Produced, CpuError> {
-    match to {
-        DType::Bool => sink.put(v.iter().map(|x| x.to_bool())),
-        DType::U8 => sink.put(v.iter().map(|x| x.to_u8())),
-        DType::I32 => sink.put(v.iter().map(|x| x.to_i32())),
-        DType::U32 => sink.put(v.iter().map(|x| x.to_u32())),
-        DType::I64 => sink.put(v.iter().map(|x| x.to_i64())),
-        DType::U64 => sink.put(v.iter().map(|x| x.to_u64())),
-        DType::F32 => sink.put(v.iter().map(|x| x.to_f32())),
-        DType::F64 => sink.put(v.iter().map(|x| x.to_f64())),
-        DType::C32 => sink.put(v.iter().map(|x| x.to_c32())),
-        DType::C64 => sink.put(v.iter().map(|x| x.to_c64())),
+        BinaryOp::And => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.and(y)),
+        BinaryOp::Or => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.or(y)),
+        BinaryOp::Xor => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.xor(y)),
     }
 }
 
-multiversion! {
 /// `a` converted to `to`.
-pub(crate) fn cast(a: ColRef<'_>, to: DType, sink: Sink<'_, '_>) -> Result<Produced, CpuError> {
-    dispatch_dtype!(a, ColRef(v: T) => cast_slice(v, to, sink))
-}
-}
-
-#[inline(always)]
-fn pick<T: ColElem>(
-    c: &[bool],
-    a: &[T],
-    b: &[T],
-    len: usize,
-    sink: Sink<'_, '_>,
-) -> Result<Produced, CpuError> {
-    if c.len() == len && a.len() == len && b.len() == len {
-        sink.put(
-            c.iter()
-                .zip(a.iter().zip(b))
-                .map(|(&c, (&x, &y))| if c { x } else { y }),
-        )
-    } else {
-        sink.put((0..len).map(|i| if at(c, i) { at(a, i) } else { at(b, i) }))
-    }
-}
-
-/// Element `i` of a column, where a length-1 column is broadcast.
-#[inline(always)]
-fn at<T: Copy>(v: &[T], i: usize) -> T {
-    if v.len() == 1 { v[0] } else { v[i] }
-}
-
-multiversion! {
-/// `c ? a : b`.
-pub(crate) fn select(
-    c: ColRef<'_>,
-    a: ColRef<'_>,
-    b: ColRef<'_>,
-    sink: Sink<'_, '_>,
-) -> Result<Produced, CpuError> {
-    let ColRef::Bool(c) = c else {
-        return Err(invalid(format!("select on a {} condition", c.dtype())));
-    };
-    let len = c.len().max(a.len()).max(b.len());
-    macro_rules! arms {
-        ($($V:ident),*) => {
-            match (a, b) {
-                $((ColRef::$V(x), ColRef::$V(y)) => pick(c, x, y, len, sink),)*
-                (x, y) => Err(invalid(format!("select between {} and {}", x.dtype(), y.dtype()))),
+pub(crate) fn cast(a: DType, to: DType) -> Compiled {
+    macro_rules! to_arms {
+        ($T:ty) => {
+            match to {
+                DType::Bool => kernel!(map $T => bool, |x| x.to_bool()),
+                DType::U8 => kernel!(map $T => u8, |x| x.to_u8()),
+                DType::I32 => kernel!(map $T => i32, |x| x.to_i32()),
+                DType::U32 => kernel!(map $T => u32, |x| x.to_u32()),
+                DType::I64 => kernel!(map $T => i64, |x| x.to_i64()),
+                DType::U64 => kernel!(map $T => u64, |x| x.to_u64()),
+                DType::F32 => kernel!(map $T => f32, |x| x.to_f32()),
+                DType::F64 => kernel!(map $T => f64, |x| x.to_f64()),
+                DType::C32 => kernel!(map $T => gpuarrays_core::Complex32, |x| x.to_c32()),
+                DType::C64 => kernel!(map $T => gpuarrays_core::Complex64, |x| x.to_c64()),
             }
         };
     }
-    arms!(Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64)
-}
-}
-
-/// The output indices `start..start + len` as i64.
-pub(crate) fn index(start: usize, len: usize, sink: Sink<'_, '_>) -> Result<Produced, CpuError> {
-    sink.put((start..start + len).map(|i| i as i64))
+    Ok((dispatch_dtype!(a, T => to_arms!(T)), to))
 }
 
-/// Random draws for output indices `start..start + len`.
-pub(crate) fn random(
-    dist: Distribution,
-    dtype: DType,
-    seed: Scalar,
-    (start, len): (usize, usize),
-    sink: Sink<'_, '_>,
-) -> Result<Produced, CpuError> {
-    let Scalar::U64(seed) = seed else {
-        return Err(invalid(format!("a {} random seed", seed.dtype())));
-    };
-    let per = random::words_per_element(dist, dtype);
-    let words = (start..start + len).map(|i| random::element_words(seed, i as u64, per));
-    match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => sink.put(words.map(random::uniform_f32)),
-        (Distribution::Uniform, DType::F64) => sink.put(words.map(random::uniform_f64)),
-        (Distribution::Normal, DType::F32) => sink.put(words.map(random::normal_f32)),
-        (Distribution::Normal, DType::F64) => sink.put(words.map(random::normal_f64)),
-        _ => Err(invalid(format!(
-            "{} random numbers of type {dtype}",
-            dist.name()
-        ))),
+/// A copy of `a` (a program whose result is one of its inputs, read in place).
+pub(crate) fn copy(a: DType) -> Compiled {
+    Ok((dispatch_dtype!(a, T => kernel!(map T => T, |x| x)), a))
+}
+
+/// `c ? a : b`.
+pub(crate) fn select(c: DType, a: DType, b: DType) -> Compiled {
+    if c != DType::Bool {
+        return Err(invalid(format!("select on a {c} condition")));
     }
+    if a != b {
+        return Err(invalid(format!("select between {a} and {b}")));
+    }
+    Ok((dispatch_dtype!(a, T => kernel!(select T)), a))
+}
+
+/// The output index, as i64.
+pub(crate) fn index() -> Compiled {
+    Ok((kernel!(index i64, |i, _seed| i as i64), DType::I64))
+}
+
+/// Random draws of `dist` in `dtype` for each output index, from the u64 seed (operand 0).
+pub(crate) fn random(dist: Distribution, dtype: DType, seed: DType) -> Compiled {
+    if seed != DType::U64 {
+        return Err(invalid(format!("a {seed} random seed")));
+    }
+    macro_rules! draw {
+        ($R:ty, $D:ident, $T:ident, $f:path) => {
+            kernel!(index $R, |i, seed| {
+                let per = random::words_per_element(Distribution::$D, DType::$T);
+                $f(random::element_words(seed, i as u64, per))
+            })
+        };
+    }
+    let k = match (dist, dtype) {
+        (Distribution::Uniform, DType::F32) => draw!(f32, Uniform, F32, random::uniform_f32),
+        (Distribution::Uniform, DType::F64) => draw!(f64, Uniform, F64, random::uniform_f64),
+        (Distribution::Normal, DType::F32) => draw!(f32, Normal, F32, random::normal_f32),
+        (Distribution::Normal, DType::F64) => draw!(f64, Normal, F64, random::normal_f64),
+        _ => {
+            return Err(invalid(format!(
+                "{} random numbers of type {dtype}",
+                dist.name()
+            )));
+        }
+    };
+    Ok((k, dtype))
 }

@@ -6,10 +6,10 @@
 //! the last axis, each copied as a slice (stride 1), filled with one value (stride 0, a
 //! broadcast axis) or stepped through (any other stride). A contiguous operand is one run.
 
-use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Operand;
+use gpuarrays_core::shape::MAX_DIMS;
+use gpuarrays_core::{Complex32, Complex64, DType};
 
-use super::column::{Col, ColElem, ColRef, Pool};
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
 
@@ -48,6 +48,12 @@ impl Layout {
 
     /// Checks that every position lies inside `0..capacity` elements.
     pub(crate) fn check(&self, capacity: usize) -> Result<(), CpuError> {
+        if self.shape.len() > MAX_DIMS {
+            return Err(invalid(format!(
+                "a {}-dimensional shape (at most {MAX_DIMS})",
+                self.shape.len()
+            )));
+        }
         if self.shape.len() != self.strides.len() {
             return Err(invalid(format!(
                 "{} strides for a {}-dimensional shape",
@@ -72,7 +78,8 @@ impl Layout {
     }
 
     /// Calls `f(position, stride, count)` for the runs along the last axis that cover output
-    /// indices `start..start + len`, in order.
+    /// indices `start..start + len`, in order. Needs a layout that passed [`Layout::check`]
+    /// (at most `MAX_DIMS` dimensions).
     fn for_each_run(&self, start: usize, len: usize, mut f: impl FnMut(isize, isize, usize)) {
         let nd = self.shape.len();
         if len == 0 {
@@ -83,7 +90,8 @@ impl Layout {
             return;
         }
         let last = nd - 1;
-        let mut idx = vec![0usize; nd];
+        // On the stack: this runs once per block and operand.
+        let mut idx = [0usize; MAX_DIMS];
         let mut rem = start;
         for d in (0..nd).rev() {
             idx[d] = rem % self.shape[d];
@@ -121,182 +129,175 @@ impl Layout {
     }
 }
 
-/// An instruction's values over one block: computed (owned) or read in place from an input
-/// buffer (borrowed).
-pub(crate) enum Val<'a> {
-    Owned(Col),
-    Borrowed(ColRef<'a>),
-}
-
-impl Val<'_> {
-    pub(crate) fn get(&self) -> ColRef<'_> {
-        match self {
-            Val::Owned(c) => c.as_ref(),
-            Val::Borrowed(r) => *r,
-        }
-    }
-}
-
-/// Reads `len` values through `layout` into a pooled column, converting each with `conv`.
+/// Writes the `len` values of `layout` for output indices `start..start + len` to `dst`,
+/// converting each with `conv`.
 ///
 /// # Safety
-/// `base` is the start of a buffer for which `layout.check` passed, and nothing writes the
-/// positions read while this runs.
-unsafe fn gather_owned<S: Copy, T: ColElem>(
+/// `base` is the start of a buffer for which `layout.check` passed, nothing writes the
+/// positions read while this runs, and `dst` points at `len` aligned writable slots of `T`
+/// that overlap none of them.
+unsafe fn gather_typed<S: Copy, T>(
     base: *const S,
     layout: &Layout,
     start: usize,
     len: usize,
-    pool: &mut Pool,
+    dst: *mut T,
     conv: impl Fn(S) -> T,
-) -> Col {
-    let mut v = pool.take::<T>();
-    v.reserve(len);
+) {
+    let mut done = 0usize;
     layout.for_each_run(start, len, |pos, stride, count| {
+        // SAFETY: the runs cover `len` values in all, so `done + count <= len` slots of `dst`.
+        let out = unsafe { std::slice::from_raw_parts_mut(dst.add(done), count) };
         // SAFETY: every position of a run lies inside the checked layout (caller's contract).
         let first = unsafe { base.offset(pos) };
         match stride {
             1 => {
                 // SAFETY: `count` consecutive checked positions, not written meanwhile.
                 let s = unsafe { std::slice::from_raw_parts(first, count) };
-                v.extend(s.iter().map(|&x| conv(x)));
-            }
-            0 => {
-                // SAFETY: a checked position.
-                let x = conv(unsafe { first.read() });
-                v.extend(std::iter::repeat_n(x, count));
-            }
-            _ => v.extend((0..count as isize).map(|i| {
-                // SAFETY: each `pos + i·stride` is a checked position of this run.
-                conv(unsafe { first.offset(i * stride).read() })
-            })),
-        }
-    });
-    T::owned(v)
-}
-
-/// Reads an input's values for output indices `start..start + len`: in place when the
-/// input is contiguous (no copy), as one value when it is broadcast, else gathered.
-///
-/// # Safety
-/// `layout.check` passed for `buf`, and nothing writes the positions read while the
-/// returned value lives.
-pub(crate) unsafe fn gather<'a>(
-    buf: &'a CpuBuffer,
-    dtype: DType,
-    layout: &Layout,
-    start: usize,
-    len: usize,
-    pool: &mut Pool,
-) -> Result<Val<'a>, CpuError> {
-    if dtype == DType::Bool {
-        // A bool is held as its byte, which may be any value (a reinterpreted u8): always
-        // converted, never borrowed as `bool`.
-        let base = buf.ptr::<u8>(0, 0)? as *const u8;
-        let (start, len) = if layout.is_broadcast() {
-            (0, 1)
-        } else {
-            (start, len)
-        };
-        // SAFETY: the caller's contract.
-        return Ok(Val::Owned(unsafe {
-            gather_owned(base, layout, start, len, pool, |b: u8| b != 0)
-        }));
-    }
-    gpuarrays_core::dispatch_dtype!(dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64], T => {
-        let base = buf.ptr::<T>(0, 0)? as *const T;
-        if layout.is_broadcast() {
-            // SAFETY: the caller's contract; one position.
-            Ok(Val::Owned(unsafe { gather_owned(base, layout, 0, 1, pool, |x: T| x) }))
-        } else if layout.is_linear() {
-            // SAFETY: the checked layout covers `offset + start .. offset + start + len`;
-            // the caller keeps writers away while the slice lives.
-            let s = unsafe {
-                std::slice::from_raw_parts(base.offset(layout.offset + start as isize), len)
-            };
-            Ok(Val::Borrowed(T::borrowed(s)))
-        } else {
-            // SAFETY: the caller's contract.
-            Ok(Val::Owned(unsafe { gather_owned(base, layout, start, len, pool, |x: T| x) }))
-        }
-    }, else other => Err(invalid(format!("an input of type {other}"))))
-}
-
-/// Writes `v` (length `len`, or 1 for a broadcast value) to positions of `layout`.
-///
-/// # Safety
-/// `base` is the start of a buffer for which `layout.check` passed; no one else reads or
-/// writes the positions of output indices `start..start + len` while this runs.
-unsafe fn scatter_typed<T: Copy, S: Copy>(
-    base: *mut S,
-    layout: &Layout,
-    start: usize,
-    v: &[T],
-    len: usize,
-    conv: impl Fn(T) -> S,
-) {
-    let mut done = 0usize;
-    layout.for_each_run(start, len, |pos, stride, count| {
-        // SAFETY: a checked position (caller's contract).
-        let first = unsafe { base.offset(pos) };
-        if stride == 1 {
-            // SAFETY: `count` consecutive checked positions that only this call touches.
-            let out = unsafe { std::slice::from_raw_parts_mut(first, count) };
-            if v.len() == 1 {
-                out.fill(conv(v[0]));
-            } else {
-                for (o, &x) in out.iter_mut().zip(&v[done..done + count]) {
+                for (o, &x) in out.iter_mut().zip(s) {
                     *o = conv(x);
                 }
             }
-        } else {
-            for i in 0..count {
-                let x = if v.len() == 1 { v[0] } else { v[done + i] };
-                // SAFETY: each `pos + i·stride` is a checked position of this run.
-                unsafe { first.offset(i as isize * stride).write(conv(x)) };
+            0 => {
+                // SAFETY: a checked position.
+                let x = unsafe { first.read() };
+                for o in out.iter_mut() {
+                    *o = conv(x);
+                }
+            }
+            _ => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    // SAFETY: each `pos + i·stride` is a checked position of this run.
+                    *o = conv(unsafe { first.offset(i as isize * stride).read() });
+                }
             }
         }
         done += count;
     });
 }
 
-/// Writes a column to the output positions of output indices `start..start + len`.
+/// Writes an input's values for output indices `start..start + len` to `dst`, as the
+/// evaluator holds them (bools as `bool`, from bytes that may hold any value).
 ///
 /// # Safety
-/// `layout.check` passed for `buf`; no one else reads or writes those positions meanwhile
-/// (in particular, no borrowed input column of this block is still alive).
-pub(crate) unsafe fn scatter(
+/// `layout.check` passed for `buf`; nothing writes the positions read while this runs;
+/// `dst` points at `len` aligned writable slots of `dtype`'s type that overlap none of them.
+pub(crate) unsafe fn gather(
     buf: &CpuBuffer,
     dtype: DType,
     layout: &Layout,
     start: usize,
     len: usize,
-    col: ColRef<'_>,
+    dst: *mut u8,
 ) -> Result<(), CpuError> {
-    if col.dtype() != dtype || (col.len() != len && col.len() != 1) {
-        return Err(invalid(format!(
-            "a {} result of {} values for {len} {dtype} outputs",
-            col.dtype(),
-            col.len()
-        )));
-    }
     macro_rules! arms {
         ($($V:ident: $t:ty),*) => {
-            match col {
-                ColRef::Bool(v) => {
-                    let base = buf.ptr::<u8>(0, 0)?;
+            match dtype {
+                DType::Bool => {
+                    let base = buf.ptr::<u8>(0, 0)? as *const u8;
                     // SAFETY: the caller's contract.
-                    unsafe { scatter_typed(base, layout, start, v, len, |b: bool| b as u8) }
+                    unsafe { gather_typed(base, layout, start, len, dst.cast::<bool>(), |b: u8| b != 0) }
                 }
-                $(ColRef::$V(v) => {
-                    let base = buf.ptr::<$t>(0, 0)?;
+                $(DType::$V => {
+                    let base = buf.ptr::<$t>(0, 0)? as *const $t;
                     // SAFETY: the caller's contract.
-                    unsafe { scatter_typed(base, layout, start, v, len, |x: $t| x) }
+                    unsafe { gather_typed(base, layout, start, len, dst.cast::<$t>(), |x: $t| x) }
                 })*
             }
         };
     }
-    use gpuarrays_core::{Complex32, Complex64};
+    arms!(U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64,
+        C32: Complex32, C64: Complex64);
+    Ok(())
+}
+
+/// Writes `len` values at `src` (or one, `uniform`, for all of them) to the output positions
+/// of output indices `start..start + len`, converting each with `conv`.
+///
+/// # Safety
+/// `base` is the start of a buffer for which `layout.check` passed; `src` points at `len`
+/// (one if `uniform`) initialised, aligned values of `T` outside those positions; no one
+/// else reads or writes those positions while this runs.
+unsafe fn scatter_typed<T: Copy, S: Copy>(
+    base: *mut S,
+    layout: &Layout,
+    (start, len): (usize, usize),
+    src: *const T,
+    uniform: bool,
+    conv: impl Fn(T) -> S,
+) {
+    let mut done = 0usize;
+    layout.for_each_run(start, len, |pos, stride, count| {
+        // SAFETY: a checked position (caller's contract).
+        let first = unsafe { base.offset(pos) };
+        let value = |i: usize| {
+            // SAFETY: `i < len` values, or the one uniform value (caller's contract).
+            unsafe {
+                if uniform {
+                    src.read()
+                } else {
+                    src.add(i).read()
+                }
+            }
+        };
+        if stride == 1 {
+            // SAFETY: `count` consecutive checked positions that only this call touches.
+            let out = unsafe { std::slice::from_raw_parts_mut(first, count) };
+            if uniform {
+                out.fill(conv(value(0)));
+            } else {
+                // SAFETY: `done + count <= len` values of `src`, apart from the output.
+                let v = unsafe { std::slice::from_raw_parts(src.add(done), count) };
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = conv(x);
+                }
+            }
+        } else {
+            for i in 0..count {
+                // SAFETY: each `pos + i·stride` is a checked position of this run.
+                unsafe {
+                    first
+                        .offset(i as isize * stride)
+                        .write(conv(value(done + i)))
+                };
+            }
+        }
+        done += count;
+    });
+}
+
+/// Writes a block's results (`len` values of `dtype` at `src`, or one for all if `uniform`)
+/// to the output positions of output indices `start..start + len`.
+///
+/// # Safety
+/// `layout.check` passed for `buf`; `src` points at such values, outside the output
+/// positions; no one else reads or writes those positions meanwhile.
+pub(crate) unsafe fn scatter(
+    buf: &CpuBuffer,
+    dtype: DType,
+    layout: &Layout,
+    (start, len): (usize, usize),
+    src: *const u8,
+    uniform: bool,
+) -> Result<(), CpuError> {
+    macro_rules! arms {
+        ($($V:ident: $t:ty),*) => {
+            match dtype {
+                DType::Bool => {
+                    let base = buf.ptr::<u8>(0, 0)?;
+                    // SAFETY: the caller's contract.
+                    unsafe {
+                        scatter_typed(base, layout, (start, len), src.cast::<bool>(), uniform, |b: bool| b as u8)
+                    }
+                }
+                $(DType::$V => {
+                    let base = buf.ptr::<$t>(0, 0)?;
+                    // SAFETY: the caller's contract.
+                    unsafe { scatter_typed(base, layout, (start, len), src.cast::<$t>(), uniform, |x: $t| x) }
+                })*
+            }
+        };
+    }
     arms!(U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64,
         C32: Complex32, C64: Complex64);
     Ok(())

@@ -1,20 +1,18 @@
-//! `multiversion!`: compiles a kernel function twice, for the baseline x86-64 target (SSE2)
-//! and with AVX2 enabled, and picks the AVX2 copy at run time where the CPU has it.
+//! `multiversion!`: compiles a kernel twice, for the baseline x86-64 target (SSE2) and with
+//! AVX2 enabled, and gives the AVX2 copy where the CPU has it. The choice is made when a
+//! program is compiled (once per call), not per block.
 //!
-//! Why: an evaluator that runs one instruction at a time over a column loads and stores
-//! every intermediate value, so it executes several times the vector instructions of a
-//! hand-fused loop. Measured on a `max(a·y + b, 0)` over 1 M f32 in cache, one thread
-//! (a stand-alone copy of the evaluator's loops): 310 µs with SSE2, 180 µs with AVX2 (twice
-//! the lanes per instruction), against 72 µs for the hand-fused loop. AVX-512 measured no
-//! faster than AVX2 there, and enabling it needs a newer Rust than the workspace's minimum.
+//! Why: AVX2 doubles the lanes of each vector instruction. Measured on a `max(a·y + b, 0)`
+//! over 1 M f32 in cache, one thread (a stand-alone copy of the evaluator's loops): 310 µs
+//! with SSE2, 180 µs with AVX2. AVX-512 measured no faster than AVX2 there, and enabling it
+//! needs a newer Rust than the workspace's minimum.
 //!
 //! Results do not change: the same per-element operations run, only more lanes at a time
 //! (IEEE arithmetic is exact per element, transcendental functions are the same library
 //! calls, and Rust never contracts `a * b + c` into a fused multiply-add on its own).
 //!
-//! The function's body becomes an `#[inline(always)]` inner function, so everything it
-//! calls that is inlined (the loops, iterator adapters, per-type semantics) is compiled
-//! into each copy.
+//! The kernel's body becomes an `#[inline(always)]` function, so everything it calls that is
+//! inlined (the loops, the per-type semantics) is compiled into each copy.
 
 /// Whether this CPU runs AVX2 (cached by std after the first call). Only x86-64 has the
 /// AVX2 copies; elsewhere `multiversion!` compiles the portable copy alone.
@@ -24,28 +22,42 @@ pub(crate) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 
-/// Wraps `fn name(args) -> ret { body }` as described in the module documentation.
+/// `multiversion!(|args, out, start, len| { body })`: a [`super::kernel::Kernel`] running
+/// `body`, as described in the module documentation.
 macro_rules! multiversion {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
-        $(#[$meta])*
-        $vis fn $name($($arg: $ty),*) -> $ret {
-            #[inline(always)]
-            fn imp($($arg: $ty),*) -> $ret $body
+    (|$args:ident, $out:ident, $start:ident, $len:ident| $body:block) => {{
+        #[inline(always)]
+        unsafe fn imp($args: &[$crate::elementwise::kernel::Arg; 3], $out: *mut u8, $start: usize, $len: usize) $body
 
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx2")]
-                unsafe fn avx2($($arg: $ty),*) -> $ret {
-                    imp($($arg),*)
-                }
-                if $crate::elementwise::multiversion::has_avx2() {
-                    // SAFETY: the only requirement of `avx2` is a CPU with AVX2, checked above.
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            imp($($arg),*)
+        unsafe fn portable(
+            args: &[$crate::elementwise::kernel::Arg; 3],
+            out: *mut u8,
+            start: usize,
+            len: usize,
+        ) {
+            // SAFETY: the `Kernel` contract, passed on.
+            unsafe { imp(args, out, start, len) }
         }
-    };
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(
+            args: &[$crate::elementwise::kernel::Arg; 3],
+            out: *mut u8,
+            start: usize,
+            len: usize,
+        ) {
+            // SAFETY: the `Kernel` contract, passed on.
+            unsafe { imp(args, out, start, len) }
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        let k: $crate::elementwise::kernel::Kernel =
+            if $crate::elementwise::multiversion::has_avx2() { avx2 } else { portable };
+        #[cfg(not(target_arch = "x86_64"))]
+        let k: $crate::elementwise::kernel::Kernel = portable;
+        k
+    }};
 }
 
 pub(crate) use multiversion;
