@@ -218,13 +218,25 @@ pub(crate) fn random(
     let Scalar::U64(seed) = seed else {
         return Err(invalid(format!("a {} random seed", seed.dtype())));
     };
-    let per = random::words_per_element(dist, dtype);
-    let words = (start..start + len).map(|i| random::element_words(seed, i as u64, per));
+    let per = random::words_per_draw(dist, dtype);
+    let at = start as u64;
     match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => sink.put(words.map(random::uniform_f32)),
-        (Distribution::Uniform, DType::F64) => sink.put(words.map(random::uniform_f64)),
-        (Distribution::Normal, DType::F32) => sink.put(words.map(random::normal_f32)),
-        (Distribution::Normal, DType::F64) => sink.put(words.map(random::normal_f64)),
+        (Distribution::Uniform, DType::F32) => {
+            sink.put(random::elements(seed, per, at, len, |r| {
+                [random::uniform_f32(r)]
+            }))
+        }
+        (Distribution::Uniform, DType::F64) => {
+            sink.put(random::elements(seed, per, at, len, |r| {
+                [random::uniform_f64(r)]
+            }))
+        }
+        (Distribution::Normal, DType::F32) => {
+            sink.put(random::elements(seed, per, at, len, random::normal_f32))
+        }
+        (Distribution::Normal, DType::F64) => {
+            sink.put(random::elements(seed, per, at, len, random::normal_f64))
+        }
         _ => Err(invalid(format!(
             "{} random numbers of type {dtype}",
             dist.name()
