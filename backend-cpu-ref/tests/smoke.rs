@@ -111,6 +111,8 @@ fn find_first_is_the_first_true_or_none() {
     let m = [true, false, false, false, true, false];
     let a = Array::from_slice(&b, &[6], &m).unwrap();
     for (lo, hi) in [(1, 4), (1, 6), (4, 6), (0, 1), (5, 6)] {
+        // One range: the view's axis 0 (not a list of one range, as clippy suspects).
+        #[allow(clippy::single_range_in_vec_init)]
         let v = a.view(&[lo..hi]).unwrap();
         assert_eq!(
             v.find_first().unwrap(),
