@@ -112,6 +112,9 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
             (&x * 1.5f32 + &y).eval_into(&mut z).expect("axpy");
         });
         bench("copy", 2.0 * GIB, 10, &mut || drop(x.copy().expect("copy")));
+        bench("randn", GIB, 10, &mut || {
+            drop(Array::<f32, _>::random_normal(hip, &[N], 6).expect("randn"))
+        });
         bench("sum", GIB, 10, &mut || {
             drop(x.raw().reduce(ReduceOp::Sum, None).expect("sum"))
         });
@@ -145,6 +148,12 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     let b26 = f32s(N26);
     bench("random_2p26", b26, 10, &mut || {
         drop(Array::<f32, _>::random_uniform(hip, &[N26], 5).expect("random"))
+    });
+    bench("randn_2p26", b26, 10, &mut || {
+        drop(Array::<f32, _>::random_normal(hip, &[N26], 7).expect("randn"))
+    });
+    bench("randn_f64_2p25", b26, 10, &mut || {
+        drop(Array::<f64, _>::random_normal(hip, &[N26 / 2], 8).expect("randn f64"))
     });
     bench("cumsum_2p26", 2.0 * b26, 10, &mut || {
         drop(x.cumsum(0).expect("cumsum"))

@@ -61,6 +61,7 @@ def main():
     run([
         ("axpy", 3 * GIB, lambda: torch.add(y, x, alpha=1.5, out=z), 10),
         ("copy", 2 * GIB, lambda: x.clone(), 10),
+        ("randn", GIB, lambda: torch.randn(N, device=dev, generator=g), 10),
         ("sum", GIB, lambda: x.sum(), 10),
         ("cumsum", 2 * GIB, lambda: torch.cumsum(x, 0), 5),
         ("sum_dim0", GIB, lambda: m.sum(dim=0), 10),
@@ -82,6 +83,8 @@ def main():
     r1024 = x.reshape(1 << 16, 1024)
     run([
         ("random_2p26", b26, lambda: torch.rand(N26, device=dev, generator=g), 10),
+        ("randn_2p26", b26, lambda: torch.randn(N26, device=dev, generator=g), 10),
+        ("randn_f64_2p25", b26, lambda: torch.randn(N26 // 2, device=dev, generator=g, dtype=torch.float64), 10),
         ("cumsum_2p26", 2 * b26, lambda: torch.cumsum(x, 0), 10),
         ("cumsum_rows_8192", 2 * b26, lambda: torch.cumsum(m, 1), 10),
         ("cumsum_2p19", 2 * 4.0 * (1 << 19), lambda: torch.cumsum(x[: 1 << 19], 0), 50),

@@ -685,8 +685,8 @@ def unit_f64(x, y):
             + (y >> np.uint64(6)).astype(np.float64)) * 2.0**-53
 
 
-def element_words(seed, n, per):
-    """Element i takes words per*i .. per*i + per - 1 of the stream: Philox call c gives
+def draw_words(seed, n, per):
+    """Draw i takes words per*i .. per*i + per - 1 of the stream: Philox call c gives
     stream words 4c .. 4c + 3."""
     calls = (n * per + 3) // 4
     stream = np.stack(philox_words(seed, calls), axis=1).reshape(-1)
@@ -698,25 +698,31 @@ def op_random(op, d, ins):
     shape = tuple(op["shape"])
     n = int(np.prod(shape, dtype=np.int64))
     per = {("uniform", "f32"): 1, ("normal", "f64"): 4}.get((op["dist"], d), 2)
-    r0, r1, r2, r3 = element_words(int(op["seed"]), n, per)
     T = DT[d]
     if op["dist"] == "uniform":
+        r0, r1, r2, r3 = draw_words(int(op["seed"]), n, per)
         if d == "f32":
             v = (r0 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
         else:
             v = unit_f64(r0, r1)
         return Expect(v.reshape(shape), d)  # bit for bit
+    # A normal draw is a Box-Muller pair: element 2k is rho*cos(theta) of draw k, element
+    # 2k + 1 its rho*sin(theta).
+    pairs = (n + 1) // 2
+    r0, r1, r2, r3 = draw_words(int(op["seed"]), pairs, per)
     if d == "f32":
         u1 = ((r0 >> np.uint64(8)) + np.uint64(1)).astype(np.float32) * np.float32(2.0**-24)
         u2 = (r1 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
     else:
         u1 = unit_f64(r0, r1) + 2.0**-53
         u2 = unit_f64(r2, r3)
-    # Each step in the element type; ln and cos correctly rounded from long double.
+    # Each step in the element type; ln, cos and sin correctly rounded from long double.
     ln = np.log(u1.astype(LD)).astype(T)
-    s = np.sqrt(T(-2.0) * ln)
-    c = np.cos((T(2 * math.pi) * u2).astype(LD)).astype(T)
-    z = s * c
+    rho = np.sqrt(T(-2.0) * ln)
+    theta = (T(2 * math.pi) * u2).astype(LD)
+    cs = np.stack([np.cos(theta).astype(T), np.sin(theta).astype(T)], axis=1).reshape(-1)[:n]
+    s = np.repeat(rho, 2)[:n]
+    z = s * cs
     tol = 4 * eps(d) * (absf(s) + absf(z))
     return Expect(z.reshape(shape), d, "tol", tol.reshape(shape))
 

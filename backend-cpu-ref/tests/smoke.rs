@@ -90,3 +90,37 @@ fn sort_find_matmul_random() {
     let c = u1.cast_dyn(DType::I32).unwrap();
     assert_eq!(c.dtype(), DType::I32);
 }
+
+#[test]
+fn find_first_is_the_first_true_or_none() {
+    let b = CpuBackend::new();
+    let first = |v: &[bool]| v.iter().position(|&x| x);
+    let masks: [&[bool]; 6] = [
+        &[false; 9],
+        &[true, false, true],
+        &[true; 4],
+        &[false, false, false, true],
+        &[false, true, false],
+        &[true],
+    ];
+    for m in masks {
+        let a = Array::from_slice(&b, &[m.len()], m).unwrap();
+        assert_eq!(a.find_first().unwrap(), first(m), "{m:?}");
+    }
+    // Views at an offset: a true element just before the view must not be found.
+    let m = [true, false, false, false, true, false];
+    let a = Array::from_slice(&b, &[6], &m).unwrap();
+    for (lo, hi) in [(1, 4), (1, 6), (4, 6), (0, 1), (5, 6)] {
+        // One range: the view's axis 0 (not a list of one range, as clippy suspects).
+        #[allow(clippy::single_range_in_vec_init)]
+        let v = a.view(&[lo..hi]).unwrap();
+        assert_eq!(
+            v.find_first().unwrap(),
+            first(&m[lo..hi]),
+            "view {lo}..{hi}"
+        );
+    }
+    // Non-bool: the first non-zero, in a 2-D array.
+    let x = Array::from_slice(&b, &[2, 3], &[0.0f32, 0.0, -0.0, 0.0, 2.5, 0.0]).unwrap();
+    assert_eq!(x.find_first().unwrap(), Some(4));
+}

@@ -10,7 +10,8 @@
 mod emulator;
 mod kernel_checks;
 
-use gpuarrays_core::Array;
+use gpuarrays_core::kernel::{BinaryOp, Distribution};
+use gpuarrays_core::{Array, Backend, DType, Expr};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::kernels::reduce::{self, ColReduce};
 use gpuarrays_hip::kernels::sort::SortAlgorithm;
@@ -106,6 +107,49 @@ fn random_numbers_match_cpu_bit_for_bit() {
         .and_then(|a| a.to_vec())
         .expect("1-D");
     assert_eq!(got, want);
+    // Normal pairs in vectors of other widths: f32 pairs in a kernel of f64 vectors (2
+    // elements a step, half a Philox call), f64 pairs in a kernel of f32 vectors (4 elements
+    // a step, two calls); lengths with a tail that splits a pair.
+    for n in [1usize, 5, 8, 1031] {
+        let (got, want) = (f32_normals_in_f64(&hip, n), f32_normals_in_f64(&cpu, n));
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| (a - b).abs() > 1e-5 * (1.0 + b.abs()));
+        assert!(
+            bad.is_none(),
+            "f32 normals in f64 vectors, n={n}: at {bad:?}"
+        );
+        let (got, want) = (f64_normals_in_f32(&hip, n), f64_normals_in_f32(&cpu, n));
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(a, b)| (a - b).abs() > 1e-6 * (1.0 + b.abs()));
+        assert!(
+            bad.is_none(),
+            "f64 normals in f32 vectors, n={n}: at {bad:?}"
+        );
+    }
+}
+
+/// `f64(randn_f32) + 0.5` over `n` elements (an f64 input makes the kernel's vectors 2 wide).
+fn f32_normals_in_f64<B: Backend>(b: &B, n: usize) -> Vec<f64> {
+    let half = Array::<f64, _>::from_slice(b, &[n], &vec![0.5; n]).expect("input");
+    Expr::random(b, &[n], DType::F32, Distribution::Normal, 9)
+        .cast(DType::F64)
+        .binary(BinaryOp::Add, &half)
+        .eval::<f64>()
+        .and_then(|a| a.to_vec())
+        .expect("f32 normals")
+}
+
+/// `f32(randn_f64)` over `n` elements: the f32 output makes the kernel's vectors 4 wide.
+fn f64_normals_in_f32<B: Backend>(b: &B, n: usize) -> Vec<f32> {
+    Expr::random(b, &[n], DType::F64, Distribution::Normal, 9)
+        .cast(DType::F32)
+        .eval::<f32>()
+        .and_then(|a| a.to_vec())
+        .expect("f64 normals")
 }
 
 #[test]

@@ -214,22 +214,28 @@ pub(crate) fn index() -> Compiled {
     Ok((kernel!(index i64, |i, _seed| i as i64), DType::I64))
 }
 
-/// Random draws of `dist` in `dtype` for each output index, from the u64 seed (operand 0).
+/// Random draws of `dist` in `dtype` for each output index, from the u64 seed (operand 0):
+/// the shared recipe of `gpuarrays_core::kernel::random`, each draw (a Box–Muller pair for
+/// normals) computed once per block even when the block starts or ends inside a pair.
 pub(crate) fn random(dist: Distribution, dtype: DType, seed: DType) -> Compiled {
     if seed != DType::U64 {
         return Err(invalid(format!("a {seed} random seed")));
     }
     macro_rules! draw {
-        ($R:ty, $D:ident, $T:ident, $f:path) => {
-            kernel!(index $R, |i, seed| {
-                let per = random::words_per_element(Distribution::$D, DType::$T);
-                $f(random::element_words(seed, i as u64, per))
+        ($R:ty, $D:ident, $T:ident, $f:expr) => {
+            kernel!(draws $R, |seed, start, len| {
+                let per = random::words_per_draw(Distribution::$D, DType::$T);
+                random::elements(seed, per, start as u64, len, $f)
             })
         };
     }
     let k = match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => draw!(f32, Uniform, F32, random::uniform_f32),
-        (Distribution::Uniform, DType::F64) => draw!(f64, Uniform, F64, random::uniform_f64),
+        (Distribution::Uniform, DType::F32) => {
+            draw!(f32, Uniform, F32, |r| [random::uniform_f32(r)])
+        }
+        (Distribution::Uniform, DType::F64) => {
+            draw!(f64, Uniform, F64, |r| [random::uniform_f64(r)])
+        }
         (Distribution::Normal, DType::F32) => draw!(f32, Normal, F32, random::normal_f32),
         (Distribution::Normal, DType::F64) => draw!(f64, Normal, F64, random::normal_f64),
         _ => {

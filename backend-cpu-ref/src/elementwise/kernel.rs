@@ -196,10 +196,23 @@ pub(crate) unsafe fn from_index<R: Copy>(
     }
 }
 
+/// `out[i]` = the `i`-th value of `values` (the draws of outputs `start..start + len`).
+///
+/// # Safety
+/// `out` points at `len` aligned writable slots of `R` that nothing else accesses meanwhile.
+#[inline(always)]
+pub(crate) unsafe fn from_iter<R: Copy>(out: *mut u8, len: usize, values: impl Iterator<Item = R>) {
+    // SAFETY: the caller's contract.
+    let out = unsafe { out_slice::<R>(out, len) };
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = v;
+    }
+}
+
 /// A [`Kernel`] made of an expression over its arguments, compiled twice (see
 /// [`super::multiversion`]). Forms: `map T => R, |x| body` (one operand of type `T`),
-/// `zip T, U => R, |x, y| body`, `select T`, `index R, |i| body` (from the output index;
-/// the seed of a random draw is operand 0 as a u64, `seed`).
+/// `zip T, U => R, |x, y| body`, `select T`, `index R, |i| body` (from the output index),
+/// `draws R, |seed, start, len| iterator` (random draws; the seed is operand 0 as a u64).
 macro_rules! kernel {
     (map $T:ty => $R:ty, |$x:ident| $body:expr) => {
         $crate::elementwise::multiversion::multiversion!(|args, out, _start, len| {
@@ -230,6 +243,16 @@ macro_rules! kernel {
             // SAFETY: the `Kernel` contract, for a bool condition and operands of `$T`.
             unsafe {
                 $crate::elementwise::kernel::select::<$T>(args[0], args[1], args[2], out, len)
+            }
+        })
+    };
+    (draws $R:ty, |$seed:ident, $start:ident, $len:ident| $values:expr) => {
+        $crate::elementwise::multiversion::multiversion!(|args, out, start, len| {
+            // SAFETY: the `Kernel` contract; operand 0 is the u64 seed.
+            unsafe {
+                let $seed = args[0].ptr.cast::<u64>().read();
+                let ($start, $len) = (start, len);
+                $crate::elementwise::kernel::from_iter::<$R>(out, len, $values)
             }
         })
     };

@@ -1,8 +1,10 @@
 //! Philox4x32-10 in WGSL, with the 32×32→64-bit product built from 16-bit halves (WGSL
 //! has no `mulhi`), and the four draws of `gpuarrays_core::kernel::random` on top. Every
-//! step before the final `log`/`cos`/`sqrt` of a normal draw is exact, so uniforms are
-//! bit-identical to the CPU reference; normal draws use the software `log` and `cos` of
-//! [`super::math`] and [`super::trig`].
+//! step before the final `log`/`sqrt`/`cos`/`sin` of a normal draw is exact (or one correctly
+//! rounded product), so uniforms are bit-identical to the CPU reference; normal draws use the
+//! software `log`, `cos` and `sin` of [`super::math`] and [`super::trig`]. A normal draw is a
+//! Box–Muller pair: each element evaluates its own branch (`ρ·cos θ` for even elements, `ρ·sin
+//! θ` for odd), so a shader thread stays one element.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
@@ -59,8 +61,10 @@ pub fn philox(h: &mut Helpers) -> String {
     })
 }
 
-/// The expression of a draw of `dist` in `dtype` from the words `r` (a `vec4<u32>` name).
-pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> String {
+/// The expression of an element of a draw of `dist` in `dtype` from the draw's words `r` (a
+/// `vec4<u32>` name); `branch` (a `u32` expression, used by normals) picks the element of the
+/// Box–Muller pair: 0 the cosine, 1 the sine.
+pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str, branch: &str) -> String {
     let m24 = f32_lit(1.0 / 16_777_216.0);
     let m53 = f64_lit(1.0 / 9_007_199_254_740_992.0);
     let unit64 = |a: &str, b: &str| {
@@ -72,12 +76,18 @@ pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Strin
         (Distribution::Normal, DType::F64) => {
             let log = super::math::log(h, dtype);
             let cos = super::trig::sin_cos(h, dtype, true);
+            let sin = super::trig::sin_cos(h, dtype, false);
             let name = h.raw("normal_f64", || {
                 format!(
-                    "fn normal_f64(r: vec4<u32>) -> f64 {{
+                    "fn normal_f64(r: vec4<u32>, branch: u32) -> f64 {{
   let u1 = {} + {m53};
   let u2 = {};
-  return sqrt(-2.0lf * {log}(u1)) * {cos}({} * u2);
+  let rho = sqrt(-2.0lf * {log}(u1));
+  let theta = {} * u2;
+  if (branch == 0u) {{
+    return rho * {cos}(theta);
+  }}
+  return rho * {sin}(theta);
 }}
 ",
                     unit64("r.x", "r.y"),
@@ -85,23 +95,29 @@ pub fn draw(h: &mut Helpers, dist: Distribution, dtype: DType, r: &str) -> Strin
                     f64_lit(std::f64::consts::TAU)
                 )
             });
-            format!("{name}({r})")
+            format!("{name}({r}, {branch})")
         }
         (Distribution::Normal, _) => {
             let log = super::math::log(h, DType::F32);
             let cos = super::trig::sin_cos(h, DType::F32, true);
+            let sin = super::trig::sin_cos(h, DType::F32, false);
             let name = h.raw("normal_f32", || {
                 format!(
-                    "fn normal_f32(r: vec4<u32>) -> f32 {{
+                    "fn normal_f32(r: vec4<u32>, branch: u32) -> f32 {{
   let u1 = f32((r.x >> 8u) + 1u) * {m24};
   let u2 = f32(r.y >> 8u) * {m24};
-  return sqrt(-2.0f * {log}(u1)) * {cos}({} * u2);
+  let rho = sqrt(-2.0f * {log}(u1));
+  let theta = {} * u2;
+  if (branch == 0u) {{
+    return rho * {cos}(theta);
+  }}
+  return rho * {sin}(theta);
 }}
 ",
                     f32_lit(std::f32::consts::TAU)
                 )
             });
-            format!("{name}({r})")
+            format!("{name}({r}, {branch})")
         }
     }
 }

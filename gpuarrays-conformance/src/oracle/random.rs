@@ -13,13 +13,13 @@ use crate::host::{HostArray, HostData};
 const TWO_POW_24: f64 = 16_777_216.0;
 const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
 
-/// Words `per·index .. per·index + per - 1` of the word stream for `seed`: Philox call `c`
+/// Words `per·draw .. per·draw + per - 1` of the word stream for `seed`: Philox call `c`
 /// (counter (lo, hi, 0, 0), key (lo, hi)) gives stream words `4c .. 4c + 3`.
-fn words(seed: u64, index: u64, per: u64) -> [u32; 4] {
+fn words(seed: u64, draw: u64, per: u64) -> [u32; 4] {
     let key = [(seed & 0xFFFF_FFFF) as u32, (seed >> 32) as u32];
     let mut out = [0u32; 4];
     for (k, slot) in out.iter_mut().enumerate().take(per as usize) {
-        let word = index * per + k as u64;
+        let word = draw * per + k as u64;
         let call = word / 4;
         let counter = [(call & 0xFFFF_FFFF) as u32, (call >> 32) as u32, 0, 0];
         *slot = philox4x32_10(counter, key)[(word % 4) as usize];
@@ -27,8 +27,9 @@ fn words(seed: u64, index: u64, per: u64) -> [u32; 4] {
     out
 }
 
-/// Stream words one element takes: as many as its transform below reads.
-fn per_element(dist: Distribution, dtype: DType) -> u64 {
+/// Stream words one draw takes: as many as its transform below reads. A uniform draw is one
+/// element, a normal draw the two elements of a Box–Muller pair.
+fn per_draw(dist: Distribution, dtype: DType) -> u64 {
     match (dist, dtype) {
         (Distribution::Uniform, DType::F32) => 1,
         (Distribution::Normal, DType::F64) => 4,
@@ -42,7 +43,8 @@ fn unit53(a: u32, b: u32) -> f64 {
     bits as f64 / TWO_POW_53
 }
 
-fn draw(dist: Distribution, dtype: DType, r: [u32; 4]) -> Scalar {
+/// Element `branch` (0: cosine, 1: sine; 0 for uniforms) of the draw with words `r`.
+fn draw(dist: Distribution, dtype: DType, r: [u32; 4], branch: u64) -> Scalar {
     match (dist, dtype) {
         (Distribution::Uniform, DType::F32) => {
             Scalar::F32(((r[0] >> 8) as f64 / TWO_POW_24) as f32)
@@ -51,19 +53,25 @@ fn draw(dist: Distribution, dtype: DType, r: [u32; 4]) -> Scalar {
         (Distribution::Normal, DType::F32) => {
             let u1 = ((r[0] >> 8) as f64 + 1.0) / TWO_POW_24;
             let u2 = (r[1] >> 8) as f64 / TWO_POW_24;
-            Scalar::F32(box_muller(u1, u2) as f32)
+            Scalar::F32(box_muller(u1, u2, branch) as f32)
         }
         (Distribution::Normal, _) => {
             let u1 = unit53(r[0], r[1]) + 1.0 / TWO_POW_53;
             let u2 = unit53(r[2], r[3]);
-            Scalar::F64(box_muller(u1, u2))
+            Scalar::F64(box_muller(u1, u2, branch))
         }
     }
 }
 
-/// The cosine branch of Box–Muller.
-fn box_muller(u1: f64, u2: f64) -> f64 {
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+/// Box–Muller: the cosine (`branch` 0) or the sine (1) branch of the pair of (u1, u2).
+fn box_muller(u1: f64, u2: f64, branch: u64) -> f64 {
+    let angle = 2.0 * std::f64::consts::PI * u2;
+    let trig = if branch == 0 {
+        angle.cos()
+    } else {
+        angle.sin()
+    };
+    (-2.0 * u1.ln()).sqrt() * trig
 }
 
 pub fn random(
@@ -75,8 +83,13 @@ pub fn random(
     let t = rules::float_only(dtype)?;
     let n: usize = dims.iter().product();
     let mut out = HostData::with_capacity(t, n);
-    for i in 0..n {
-        out.push(draw(dist, t, words(seed, i as u64, per_element(dist, t))));
+    let outputs = match dist {
+        Distribution::Uniform => 1,
+        Distribution::Normal => 2,
+    };
+    for i in 0..n as u64 {
+        let r = words(seed, i / outputs, per_draw(dist, t));
+        out.push(draw(dist, t, r, i % outputs));
     }
     Ok(HostArray::new(dims.to_vec(), out))
 }

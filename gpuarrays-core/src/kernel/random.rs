@@ -1,22 +1,33 @@
 //! Counter-based random numbers: the exact recipe every backend follows, so one seed gives
-//! the same array on every backend (to within the rounding of `log`/`cos` for normals).
+//! the same array on every backend (to within the rounding of `log`/`cos`/`sin` for normals).
 //!
 //! The generator is a stream of 32-bit words for seed `s`: Philox call `c` (`c = 0, 1, ...`),
 //! `r = philox4x32_10(counter = [lo32(c), hi32(c), 0, 0], key = [lo32(s), hi32(s)])`, gives
-//! words `4c .. 4c + 3` of the stream. A draw takes `w` words ([`words_per_element`]: 1 for a
-//! uniform f32, 2 for a uniform f64 or a normal f32, 4 for a normal f64), and element `i`
-//! (linear index into the output, row-major) takes words `w·i .. w·i + w − 1` — so one Philox
-//! call feeds `4/w` consecutive elements, and a GPU thread writes them with one vector store.
-//! With `r` the element's words ([`element_words`]):
+//! words `4c .. 4c + 3` of the stream. The stream is cut into *draws*: draw `d` takes `w`
+//! consecutive words ([`words_per_draw`]: 1 for a uniform f32, 2 for a uniform f64 or a
+//! normal f32 pair, 4 for a normal f64 pair), stream words `w·d .. w·d + w − 1`, and yields
+//! `e` consecutive elements ([`elements_per_draw`]: 1 for a uniform, 2 for a normal — both
+//! branches of Box–Muller). Element `i` (linear index into the output, row-major) is output
+//! `i mod e` of draw `⌊i / e⌋`, so the element → words mapping is a pure function of (seed,
+//! index): any slice, offset or split between threads gives the same values. One Philox call
+//! feeds `4/w` draws: 4 uniform f32, 2 uniform f64, 4 normal f32 or 2 normal f64 elements,
+//! which a GPU thread writes with one vector store.
+//!
+//! With `r` the draw's words ([`draw_words`]):
 //! 1. uniform f32: `(r0 >> 8) · 2⁻²⁴` in [0, 1);
 //!    uniform f64: `((r0 >> 5) · 2²⁶ + (r1 >> 6)) · 2⁻⁵³` in [0, 1);
-//! 2. normal (Box–Muller, cosine branch, computed in the output type):
+//! 2. normal pair (Box–Muller, computed in the output type):
 //!    f32: `u1 = ((r0 >> 8) + 1) · 2⁻²⁴` in (0, 1], `u2 = (r1 >> 8) · 2⁻²⁴`;
 //!    f64: `u1 = uniform_f64(r0, r1) + 2⁻⁵³`, `u2 = uniform_f64(r2, r3)`;
-//!    `z = sqrt(-2 ln u1) · cos(2π u2)`.
+//!    `ρ = sqrt(-2 ln u1)`, `θ = 2π · u2` (one rounded product in the output type), and the
+//!    pair is `(ρ · cos θ, ρ · sin θ)`: element `2k` the cosine, `2k + 1` the sine.
 //!
-//! Every step before the final `ln`/`cos`/`sqrt` is exact integer or exactly-representable
-//! float arithmetic, so uniforms are bit-identical across backends.
+//! Every step before the final `ln`/`sqrt`/`cos`/`sin` is exact integer or exactly-rounded
+//! float arithmetic (the product `θ` is one correctly rounded multiplication everywhere), so
+//! uniforms are bit-identical across backends and normals differ only by the rounding of
+//! those functions. (`θ` is deliberately not evaluated as `sincospi(2·u2)`: that is the
+//! exact angle, which differs from the rounded `θ` by up to ~3 units in the last place of
+//! `ρ`, most of the tolerance the backends are held to.)
 //!
 //! Philox4x32-10 is from Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as
 //! 1, 2, 3" (SC'11); the tests below use the known-answer vectors of its reference code.
@@ -76,7 +87,7 @@ pub fn philox_words(seed: u64, counter: u64) -> [u32; 4] {
 }
 
 /// Stream words one draw of `dist` in `dtype` takes (1, 2 or 4; f32 or f64 only).
-pub fn words_per_element(dist: Distribution, dtype: DType) -> u32 {
+pub fn words_per_draw(dist: Distribution, dtype: DType) -> u32 {
     match (dist, dtype) {
         (Distribution::Uniform, DType::F64) | (Distribution::Normal, DType::F32) => 2,
         (Distribution::Normal, DType::F64) => 4,
@@ -84,10 +95,19 @@ pub fn words_per_element(dist: Distribution, dtype: DType) -> u32 {
     }
 }
 
-/// The words of element `index` for `seed` when each element takes `per` words (1, 2 or 4):
-/// stream words `per·index ..`, in `[0..per]`, the rest zero.
-pub fn element_words(seed: u64, index: u64, per: u32) -> [u32; 4] {
-    let first = index * per as u64;
+/// Consecutive elements one draw of `dist` yields: 1 for a uniform, 2 for a normal (the
+/// cosine and the sine branch of one Box–Muller pair).
+pub fn elements_per_draw(dist: Distribution) -> u32 {
+    match dist {
+        Distribution::Uniform => 1,
+        Distribution::Normal => 2,
+    }
+}
+
+/// The words of draw `draw` for `seed` when each draw takes `per` words (1, 2 or 4):
+/// stream words `per·draw ..`, in `[0..per]`, the rest zero.
+pub fn draw_words(seed: u64, draw: u64, per: u32) -> [u32; 4] {
+    let first = draw * per as u64;
     let r = philox_words(seed, first / 4);
     let at = (first % 4) as usize;
     let mut w = [0u32; 4];
@@ -110,17 +130,82 @@ pub fn uniform_f64(r: [u32; 4]) -> f64 {
     unit_f64(r[0], r[1])
 }
 
-pub fn normal_f32(r: [u32; 4]) -> f32 {
+/// The Box–Muller pair `(ρ·cos θ, ρ·sin θ)` of a normal f32 draw.
+pub fn normal_f32(r: [u32; 4]) -> [f32; 2] {
     let u1 = ((r[0] >> 8) + 1) as f32 * TWO_POW_M24;
     let u2 = (r[1] >> 8) as f32 * TWO_POW_M24;
-    (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+    let rho = (-2.0 * u1.ln()).sqrt();
+    let (s, c) = (std::f32::consts::TAU * u2).sin_cos();
+    [rho * c, rho * s]
 }
 
-pub fn normal_f64(r: [u32; 4]) -> f64 {
+/// The Box–Muller pair `(ρ·cos θ, ρ·sin θ)` of a normal f64 draw.
+pub fn normal_f64(r: [u32; 4]) -> [f64; 2] {
     let u1 = unit_f64(r[0], r[1]) + TWO_POW_M53;
     let u2 = unit_f64(r[2], r[3]);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    let rho = (-2.0 * u1.ln()).sqrt();
+    let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
+    [rho * c, rho * s]
 }
+
+/// Elements `start .. start + len` of the draws `draw` makes from words of `seed` (`per`
+/// words a draw, `E` elements a draw): each draw computed once, a pair split by `start` or
+/// by the end computed whole and cut.
+pub fn elements<T: Copy, const E: usize, F: Fn([u32; 4]) -> [T; E]>(
+    seed: u64,
+    per: u32,
+    start: u64,
+    len: usize,
+    draw: F,
+) -> Elements<T, E, F> {
+    Elements {
+        seed,
+        per,
+        next: start,
+        end: start + len as u64,
+        draw,
+        cached: None,
+    }
+}
+
+/// The iterator of [`elements`].
+pub struct Elements<T, const E: usize, F> {
+    seed: u64,
+    per: u32,
+    next: u64,
+    end: u64,
+    draw: F,
+    /// The last draw computed and its index.
+    cached: Option<(u64, [T; E])>,
+}
+
+impl<T: Copy, const E: usize, F: Fn([u32; 4]) -> [T; E]> Iterator for Elements<T, E, F> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.next >= self.end {
+            return None;
+        }
+        let (d, k) = (self.next / E as u64, (self.next % E as u64) as usize);
+        self.next += 1;
+        let values = match self.cached {
+            Some((c, v)) if c == d => v,
+            _ => {
+                let v = (self.draw)(draw_words(self.seed, d, self.per));
+                self.cached = Some((d, v));
+                v
+            }
+        };
+        Some(values[k])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl<T: Copy, const E: usize, F: Fn([u32; 4]) -> [T; E]> ExactSizeIterator for Elements<T, E, F> {}
 
 #[cfg(test)]
 mod tests {
@@ -146,41 +231,91 @@ mod tests {
     }
 
     #[test]
-    fn elements_take_consecutive_words_of_the_stream() {
+    fn draws_take_consecutive_words_of_the_stream() {
         let stream: Vec<u32> = (0..8).flat_map(|c| philox_words(9, c)).collect();
         for per in [1u32, 2, 4] {
-            for i in 0..8u64 {
-                let w = element_words(9, i, per);
-                let first = (i * per as u64) as usize;
+            for d in 0..8u64 {
+                let w = draw_words(9, d, per);
+                let first = (d * per as u64) as usize;
                 assert_eq!(&w[..per as usize], &stream[first..first + per as usize]);
                 assert!(w[per as usize..].iter().all(|&x| x == 0));
             }
         }
-        assert_eq!(words_per_element(Distribution::Uniform, DType::F32), 1);
-        assert_eq!(words_per_element(Distribution::Normal, DType::F64), 4);
+        assert_eq!(words_per_draw(Distribution::Uniform, DType::F32), 1);
+        assert_eq!(words_per_draw(Distribution::Normal, DType::F32), 2);
+        assert_eq!(words_per_draw(Distribution::Normal, DType::F64), 4);
+        assert_eq!(elements_per_draw(Distribution::Normal), 2);
+    }
+
+    #[test]
+    fn any_split_of_the_elements_gives_the_same_values() {
+        let whole: Vec<f32> = elements(5, 2, 0, 41, normal_f32).collect();
+        assert_eq!(whole.len(), 41);
+        for start in [0usize, 1, 2, 3, 7, 40] {
+            for len in [0usize, 1, 2, 3, 41 - start] {
+                let len = len.min(41 - start);
+                let part: Vec<f32> = elements(5, 2, start as u64, len, normal_f32).collect();
+                assert_eq!(part, whole[start..start + len], "start {start} len {len}");
+            }
+        }
+        let uniform: Vec<f64> = elements(5, 2, 3, 4, |r| [uniform_f64(r)]).collect();
+        let want: Vec<f64> = (3..7).map(|d| uniform_f64(draw_words(5, d, 2))).collect();
+        assert_eq!(uniform, want);
+    }
+
+    #[test]
+    fn a_normal_pair_is_the_cosine_and_sine_of_one_angle() {
+        // Element 2k is ρ·cos θ and 2k + 1 is ρ·sin θ: the pair's squared norm is -2 ln u1,
+        // and u1 comes from the first word of the pair's draw.
+        for d in 0..64u64 {
+            let r = draw_words(3, d, 4);
+            let [c, s] = normal_f64(r);
+            let u1 = (((r[0] >> 5) as u64) << 26 | (r[1] >> 6) as u64) as f64 / 2f64.powi(53)
+                + 2f64.powi(-53);
+            let rho2 = -2.0 * u1.ln();
+            assert!(
+                (c * c + s * s - rho2).abs() <= 1e-12 * (1.0 + rho2),
+                "draw {d}"
+            );
+            let r = draw_words(3, d, 2);
+            let [c, s] = normal_f32(r);
+            let u1 = ((r[0] >> 8) + 1) as f64 / 2f64.powi(24);
+            let rho2 = -2.0 * u1.ln();
+            let got = (c as f64).powi(2) + (s as f64).powi(2);
+            assert!((got - rho2).abs() <= 1e-5 * (1.0 + rho2), "draw {d}");
+        }
     }
 
     #[test]
     fn distributions_have_the_right_moments() {
         let n = 200_000u64;
-        let (mut su, mut sn, mut sn2) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut su, mut sn, mut sn2, mut cs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for i in 0..n {
             let r = philox_words(42, i);
             let u = uniform_f64(r);
             assert!((0.0..1.0).contains(&u) && (0.0..1.0).contains(&uniform_f32(r)));
             su += u;
-            let z = normal_f64(r);
-            assert!(z.is_finite() && normal_f32(r).is_finite());
-            sn += z;
-            sn2 += z * z;
+            let [c, s] = normal_f64(r);
+            assert!(c.is_finite() && s.is_finite());
+            assert!(normal_f32(r).iter().all(|z| z.is_finite()));
+            sn += c + s;
+            sn2 += c * c + s * s;
+            cs += c * s;
         }
-        let nf = n as f64;
-        assert!((su / nf - 0.5).abs() < 0.005, "uniform mean {}", su / nf);
-        assert!((sn / nf).abs() < 0.01, "normal mean {}", sn / nf);
+        let draws = n as f64;
+        // The two branches of a pair are uncorrelated.
+        assert!((cs / draws).abs() < 0.01, "pair correlation {}", cs / draws);
         assert!(
-            (sn2 / nf - 1.0).abs() < 0.02,
+            (su / draws - 0.5).abs() < 0.005,
+            "uniform mean {}",
+            su / draws
+        );
+        let elems = 2.0 * draws;
+        assert!((sn / elems).abs() < 0.01, "normal mean {}", sn / elems);
+        assert!(
+            (sn2 / elems - 1.0).abs() < 0.02,
             "normal variance {}",
-            sn2 / nf
+            sn2 / elems
         );
     }
 }

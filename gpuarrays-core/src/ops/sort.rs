@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::kernel::{FindArgs, ReduceOp, SortArgs};
+use crate::kernel::{FindArgs, SortArgs};
 use crate::support::{OpKind, ensure_supported, ensure_type_rule};
 
 impl<B: Backend> RawArray<B> {
@@ -104,10 +104,15 @@ impl<T: Element, B: Backend> Array<T, B> {
         } else {
             self.ex().cast(DType::Bool).eval()?
         };
-        // argmax of a bool array is the first true, or 0 when there is none.
+        // One reduction and (usually) one read-back: argmax of a bool array is the first
+        // true, or 0 when there is none. So an index above 0 is the answer, and only 0 needs
+        // the first element itself (a one-byte read of the same buffer, no second pass).
         let i = mask.argmax()?;
-        let hit = mask.raw.reduce(ReduceOp::Any, None)?;
-        let any: Array<bool, B> = Array::from_raw(hit);
-        Ok(if any.item()? { Some(i) } else { None })
+        if i > 0 {
+            return Ok(Some(i));
+        }
+        let first: Array<bool, B> =
+            Array::from_raw(mask.raw.derive(DType::Bool, Vec::new(), mask.raw.offset));
+        Ok(first.item()?.then_some(0))
     }
 }

@@ -1,15 +1,19 @@
-//! Philox4x32-10 in C++, with the exact recipe of `gpuarrays_core::kernel::random`: element
-//! `i` of a draw taking `w` words per element uses stream words `w·i ..`, i.e. words
-//! `(w·i) mod 4 ..` of Philox call `(w·i) / 4` (counter `(lo32, hi32, 0, 0)`, key
-//! `(lo32(s), hi32(s))`). Everything before `log`/`cos`/`sqrt` is exact integer or
-//! exactly-representable float arithmetic, so uniforms are bit-identical to the CPU's.
+//! Philox4x32-10 in C++, with the exact recipe of `gpuarrays_core::kernel::random`: draw `d`
+//! taking `w` words uses stream words `w·d ..`, i.e. words `(w·d) mod 4 ..` of Philox call
+//! `(w·d) / 4` (counter `(lo32, hi32, 0, 0)`, key `(lo32(s), hi32(s))`), and yields `e`
+//! elements (1 for a uniform; 2 for a normal: `ρ·cos θ`, `ρ·sin θ` of one Box–Muller pair,
+//! with one `sincosf`/`sincos`). Everything before `log`/`sqrt`/`sincos` is exact integer or
+//! correctly rounded float arithmetic (kernels are compiled without contraction), so uniforms
+//! are bit-identical to the CPU's and normals differ by the rounding of those functions.
 //! Emitted only into programs that draw random numbers.
 //!
-//! One call feeds `4/w` consecutive elements: the elementwise kernel's vector loop evaluates
-//! each call of its vector once (`ga_philox` into `rq[c]`) and gives element `j` its words with
-//! `ga_vec_words` (a constant call and offset per unrolled `j`); the scalar tail uses
-//! `ga_draw_words`. (Left to common-subexpression elimination, the host compiler kept one
-//! Philox evaluation per element.)
+//! One call feeds `4/w` draws: the elementwise kernel's vector loop evaluates each call of its
+//! vector once (`ga_philox` into `rq[c]`), each draw of the vector once (`ga_vec_words` gives
+//! draw `k` its words, a constant call and offset per unrolled `k`; `ga_draw_*` writes its `e`
+//! elements into `rv[k·e ..]`), and stores the vector with one 16-byte store: a float4 of
+//! four normals from one call. The scalar tail computes element `i`'s whole draw and keeps
+//! its element (`ga_at_*`). (Left to common-subexpression elimination, the host compiler kept
+//! one Philox evaluation per element.)
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
@@ -35,51 +39,62 @@ GA_INLINE GaWords ga_philox(u64 index, u64 seed) {
 GA_INLINE u32 ga_pick(const GaWords r, const u32 o) {
   return o == 0u ? r.r0 : (o == 1u ? r.r1 : (o == 2u ? r.r2 : r.r3));
 }
-// The words of element `index` of a draw taking W words per element, first word in r0.
+// The words of draw `draw` taking W words, first word in r0.
 template <int W>
-GA_INLINE GaWords ga_draw_words(const u64 index, const u64 seed) {
-  const u64 word = index * (u64)W;
+GA_INLINE GaWords ga_draw_words(const u64 draw, const u64 seed) {
+  const u64 word = draw * (u64)W;
   const GaWords r = ga_philox(word >> 2, seed);
   if (W == 4) return r;
   const u32 o = (u32)word & 3u;
   GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
   return w;
 }
-// Element j of a vector whose W-word draws start at a stream word `off` (mod 4) of call q[0]:
-// with NC > 1 calls the vector starts on a call boundary (off = 0) and j's call is constant.
+// Draw k of a vector whose W-word draws start at a stream word `off` (mod 4) of call q[0]:
+// with NC > 1 calls the vector starts on a call boundary (off = 0) and k's call is constant.
 template <int W, int NC>
-GA_INLINE GaWords ga_vec_words(const GaWords* q, const int j, const u32 off) {
-  const u32 word = (u32)(j * W) + (NC == 1 ? off : 0u);
-  const GaWords r = q[NC == 1 ? 0 : (j * W) >> 2];
+GA_INLINE GaWords ga_vec_words(const GaWords* q, const int k, const u32 off) {
+  const u32 word = (u32)(k * W) + (NC == 1 ? off : 0u);
+  const GaWords r = q[NC == 1 ? 0 : (k * W) >> 2];
   if (W == 4) return r;
   const u32 o = word & 3u;
   GaWords w; w.r0 = ga_pick(r, o); w.r1 = ga_pick(r, (o + 1u) & 3u); w.r2 = 0u; w.r3 = 0u;
   return w;
 }
 GA_INLINE f64 ga_unit_f64(u32 a, u32 b) { return ((f64)(a >> 5) * 67108864.0 + (f64)(b >> 6)) * 0x1p-53; }
-GA_INLINE f32 ga_uniform_f32(GaWords w) { return (f32)(w.r0 >> 8) * 0x1p-24f; }
-GA_INLINE f64 ga_uniform_f64(GaWords w) { return ga_unit_f64(w.r0, w.r1); }
-GA_INLINE f32 ga_normal_f32(GaWords w) {
+// Each draw writes its elements (1, or the Box-Muller pair cos, sin) to z.
+GA_INLINE void ga_draw_uniform_f32(const GaWords w, f32* z) { z[0] = (f32)(w.r0 >> 8) * 0x1p-24f; }
+GA_INLINE void ga_draw_uniform_f64(const GaWords w, f64* z) { z[0] = ga_unit_f64(w.r0, w.r1); }
+GA_INLINE void ga_draw_normal_f32(const GaWords w, f32* z) {
   const f32 u1 = (f32)((w.r0 >> 8) + 1u) * 0x1p-24f;
   const f32 u2 = (f32)(w.r1 >> 8) * 0x1p-24f;
-  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+  const f32 rho = sqrtf(-2.0f * logf(u1));
+  f32 s, c;
+  sincosf(6.28318530717958647692f * u2, &s, &c);
+  z[0] = rho * c; z[1] = rho * s;
 }
-GA_INLINE f64 ga_normal_f64(GaWords w) {
+GA_INLINE void ga_draw_normal_f64(const GaWords w, f64* z) {
   const f64 u1 = ga_unit_f64(w.r0, w.r1) + 0x1p-53;
   const f64 u2 = ga_unit_f64(w.r2, w.r3);
-  return sqrt(-2.0 * log(u1)) * cos(6.28318530717958647692 * u2);
+  const f64 rho = sqrt(-2.0 * log(u1));
+  f64 s, c;
+  sincos(6.28318530717958647692 * u2, &s, &c);
+  z[0] = rho * c; z[1] = rho * s;
 }
+// Element `index` alone (the scalar tail): its whole draw, then its element.
+GA_INLINE f32 ga_at_uniform_f32(const u64 index, const u64 seed) { f32 z[1]; ga_draw_uniform_f32(ga_draw_words<1>(index, seed), z); return z[0]; }
+GA_INLINE f64 ga_at_uniform_f64(const u64 index, const u64 seed) { f64 z[1]; ga_draw_uniform_f64(ga_draw_words<2>(index, seed), z); return z[0]; }
+GA_INLINE f32 ga_at_normal_f32(const u64 index, const u64 seed) { f32 z[2]; ga_draw_normal_f32(ga_draw_words<2>(index >> 1, seed), z); return z[index & 1u]; }
+GA_INLINE f64 ga_at_normal_f64(const u64 index, const u64 seed) { f64 z[2]; ga_draw_normal_f64(ga_draw_words<4>(index >> 1, seed), z); return z[index & 1u]; }
 "#;
 
-/// The C++ expression of one draw of `dist` in `dtype` from the element's words `words` (a
-/// `GaWords` expression, first word in `r0`: see `ga_draw_words` and `ga_vec_words`).
-pub fn transform(dist: Distribution, dtype: DType, words: &str) -> Option<String> {
-    let f = match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => "ga_uniform_f32",
-        (Distribution::Uniform, DType::F64) => "ga_uniform_f64",
-        (Distribution::Normal, DType::F32) => "ga_normal_f32",
-        (Distribution::Normal, DType::F64) => "ga_normal_f64",
+/// The C++ name part of draws of `dist` in `dtype` (`uniform_f32`, ..., `normal_f64`): the
+/// functions are `ga_draw_{name}` (one draw into an array) and `ga_at_{name}` (one element).
+pub fn draw_name(dist: Distribution, dtype: DType) -> Option<&'static str> {
+    Some(match (dist, dtype) {
+        (Distribution::Uniform, DType::F32) => "uniform_f32",
+        (Distribution::Uniform, DType::F64) => "uniform_f64",
+        (Distribution::Normal, DType::F32) => "normal_f32",
+        (Distribution::Normal, DType::F64) => "normal_f64",
         _ => return None,
-    };
-    Some(format!("{f}({words})"))
+    })
 }

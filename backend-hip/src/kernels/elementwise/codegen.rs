@@ -44,7 +44,7 @@ fn eval_function(p: &Program) -> Result<String> {
             .enumerate()
             .map(|(k, &d)| format!("const {} s{k}", mty(d))),
     );
-    params.extend(randoms(p).map(|(i, _, _)| format!("const GaWords r{i}")));
+    params.extend(randoms(p).map(|r| format!("const {} r{}", cty(r.dtype), r.instr)));
     let mut s = format!(
         "GA_INLINE {} ga_eval({}) {{\n",
         cty(out.dtype),
@@ -96,8 +96,11 @@ fn eval_function(p: &Program) -> Result<String> {
                 if scalar(k)? != DType::U64 {
                     return Err(invalid(format!("random seed slot {k} is not u64")));
                 }
-                philox::transform(dist, ins.dtype, &format!("r{i}"))
-                    .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?
+                philox::draw_name(dist, ins.dtype)
+                    .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?;
+                // The drawn element is an argument (the vector loop draws a whole vector's
+                // elements at once, a normal pair at a time).
+                format!("r{i}")
             }
         };
         let _ = writeln!(s, "  const {} v{i} = {expr};", cty(ins.dtype));
@@ -142,21 +145,43 @@ fn offsets(l: &EwLayout) -> String {
     s
 }
 
-/// The random leaves of `p`: (instruction index, seed slot, stream words per element).
-fn randoms(p: &Program) -> impl Iterator<Item = (usize, u32, u32)> + '_ {
+/// A random leaf of a program.
+struct RandomLeaf {
+    /// Its instruction index.
+    instr: usize,
+    /// The scalar slot of its seed.
+    slot: u32,
+    dtype: DType,
+    /// `uniform_f32` ... `normal_f64` (see [`philox::draw_name`]).
+    name: &'static str,
+    /// Stream words per draw.
+    words: u32,
+    /// Elements per draw (2 for a Box–Muller pair).
+    elements: u32,
+}
+
+/// The random leaves of `p` (leaves of other types are rejected by `eval_function`).
+fn randoms(p: &Program) -> impl Iterator<Item = RandomLeaf> + '_ {
     p.instrs
         .iter()
         .enumerate()
         .filter_map(|(i, ins)| match ins.node {
-            Node::Random(dist, slot) => Some((i, slot, random::words_per_element(dist, ins.dtype))),
+            Node::Random(dist, slot) => Some(RandomLeaf {
+                instr: i,
+                slot,
+                dtype: ins.dtype,
+                name: philox::draw_name(dist, ins.dtype)?,
+                words: random::words_per_draw(dist, ins.dtype),
+                elements: random::elements_per_draw(dist),
+            }),
             _ => None,
         })
 }
 
-/// Philox calls one vector of `vec` elements taking `w` words each needs (it starts at a
-/// multiple of `vec·w` words, so `vec·w < 4` words lie inside one call).
-fn calls_per_vector(vec: u32, w: u32) -> u32 {
-    (vec * w / 4).max(1)
+/// Philox calls one vector of `vec` elements of `r` needs (it starts at a multiple of
+/// `vec / elements` draws, so fewer than 4 words lie inside one call).
+fn calls_per_vector(vec: u32, r: &RandomLeaf) -> u32 {
+    (vec / r.elements * r.words / 4).max(1)
 }
 
 /// The arguments of a `ga_eval` call; `vector` selects the vector loop's form of the
@@ -172,14 +197,11 @@ fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
         });
     }
     args.extend((0..p.scalars.len()).map(|k| format!("s{k}")));
-    for (i, slot, w) in randoms(p) {
+    for r in randoms(p) {
         args.push(if vector {
-            format!(
-                "ga_vec_words<{w}, {nc}>(rq{i}, j, rw{i})",
-                nc = calls_per_vector(l.vec, w)
-            )
+            format!("rv{}[j]", r.instr)
         } else {
-            format!("ga_draw_words<{w}>((u64)idx, s{slot})")
+            format!("ga_at_{}((u64)idx, s{})", r.name, r.slot)
         });
     }
     format!("ga_eval({})", args.join(", "))
@@ -283,12 +305,17 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
                 );
             }
         }
-        // Each Philox call once per vector: rq{i}[c] for the calls of elements base ..
-        for (i, slot, w) in randoms(p) {
-            let nc = calls_per_vector(vec, w);
+        // Each Philox call once per vector (rq{i}[c] for the calls of elements base ..), then
+        // each draw once: rv{i}[j] is element base + j.
+        for r in randoms(p) {
+            let (i, slot, w, e) = (r.instr, r.slot, r.words, r.elements);
+            let nc = calls_per_vector(vec, &r);
             let _ = writeln!(
                 s,
-                "    const u32 rw{i} = (u32)(((u64)base * {w}u) & 3u);\n    GaWords rq{i}[{nc}];\n#pragma unroll\n    for (int c = 0; c < {nc}; ++c) rq{i}[c] = ga_philox((((u64)base * {w}u) >> 2) + (u64)c, s{slot});"
+                "    const u64 d{i} = (u64)base / {e}u;\n    const u32 rw{i} = (u32)((d{i} * {w}u) & 3u);\n    GaWords rq{i}[{nc}];\n#pragma unroll\n    for (int c = 0; c < {nc}; ++c) rq{i}[c] = ga_philox(((d{i} * {w}u) >> 2) + (u64)c, s{slot});\n    {t} rv{i}[{vec}];\n#pragma unroll\n    for (int k = 0; k < {draws}; ++k) ga_draw_{name}(ga_vec_words<{w}, {nc}>(rq{i}, k, rw{i}), rv{i} + k * {e});",
+                t = cty(r.dtype),
+                draws = vec / e,
+                name = r.name
             );
         }
         let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));

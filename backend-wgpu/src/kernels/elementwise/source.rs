@@ -206,26 +206,31 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                     .get(slot as usize)
                     .ok_or_else(|| invalid(format!("seed scalar {slot}")))?;
                 let f = philox::philox(&mut h);
-                // Element j takes stream words per·j ..: call (per·j) / 4, from word (per·j) % 4.
-                let per = random::words_per_element(dist, ins.dtype);
+                // Element j is element j % e of draw d = j / e, which takes stream words
+                // per·d ..: call (per·d) / 4, from word (per·d) % 4.
+                let per = random::words_per_draw(dist, ins.dtype);
+                let (draw, branch) = match random::elements_per_draw(dist) {
+                    1 => ("j".to_string(), "0u".to_string()),
+                    _ => ("(j >> 1u)".to_string(), "(j & 1u)".to_string()),
+                };
                 let (shift, mask) = match per {
                     1 => (2, 3),
                     2 => (1, 1),
                     _ => (0, 0),
                 };
                 let q = format!(
-                    "{f}(vec4<u32>(j >> {shift}u, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
+                    "{f}(vec4<u32>(d{i} >> {shift}u, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
                     w + 1
                 );
-                body.push_str(&format!("  let q{i} = {q};\n"));
+                body.push_str(&format!("  let d{i} = {draw};\n  let q{i} = {q};\n"));
                 if per == 4 {
                     body.push_str(&format!("  let r{i} = q{i};\n"));
                 } else {
                     body.push_str(&format!(
-                        "  let o{i} = (j & {mask}u) * {per}u;\n  let r{i} = vec4<u32>(q{i}[o{i}], q{i}[(o{i} + 1u) & 3u], 0u, 0u);\n"
+                        "  let o{i} = (d{i} & {mask}u) * {per}u;\n  let r{i} = vec4<u32>(q{i}[o{i}], q{i}[(o{i} + 1u) & 3u], 0u, 0u);\n"
                     ));
                 }
-                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"))
+                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"), &branch)
             }
         };
         body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));
