@@ -253,6 +253,27 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("sort_rows_1024", 2.0 * b26, 3, &mut || {
         drop(rows_1024.sort().expect("sort rows 1024"))
     });
+    // Short rows by both in-block algorithms (the bitonic tile and the one-block radix),
+    // to place the threshold between them.
+    for (len, names) in [
+        (128isize, ["sort_rows_128_bitonic", "sort_rows_128_radix"]),
+        (256, ["sort_rows_256_bitonic", "sort_rows_256_radix"]),
+        (512, ["sort_rows_512_bitonic", "sort_rows_512_radix"]),
+        (1024, ["sort_rows_1024_bitonic", "sort_rows_1024_radix"]),
+        (2048, ["sort_rows_2048_bitonic", "sort_rows_2048_radix"]),
+    ] {
+        let r = x.reshape(&[N26 as isize / len, len]).expect("short rows");
+        for (alg, name) in [SortAlgorithm::Bitonic, SortAlgorithm::Rows]
+            .into_iter()
+            .zip(names)
+        {
+            sort::set_algorithm(Some(alg));
+            bench(name, 2.0 * b26, 3, &mut || {
+                drop(r.sort().expect("sort short rows"))
+            });
+        }
+    }
+    sort::set_algorithm(None);
     rows
 }
 
@@ -286,6 +307,7 @@ fn main() {
             .trim_end_matches("_lookback")
             .trim_end_matches("_threads")
             .trim_end_matches("_perelement")
+            .trim_end_matches("_radix")
             .trim_end_matches("_item");
         let theirs = torch.iter().find(|(n, _)| n == base).map(|(_, ms)| *ms);
         let (tms, ratio) = match theirs {

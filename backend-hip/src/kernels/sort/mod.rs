@@ -6,7 +6,7 @@
 //!
 //! | row length | algorithm (default, [`SortAlgorithm::Auto`]) |
 //! |---|---|
-//! | padded to a power of two ≤ 2048 | bitonic network in one shared-memory tile (one launch) |
+//! | padded to a power of two ≤ [`BITONIC_AUTO_MAX`] (1024) | bitonic network in one shared-memory tile (one launch) |
 //! | ≤ [`radix_codegen::rows_max`] (8192; 4096 for 8-byte types) | one block per row, radix passes in shared memory |
 //! | longer | onesweep radix sort (histogram, then one pass per 8-bit digit with decoupled look-back) |
 //!
@@ -68,6 +68,13 @@ impl SortAlgorithm {
         }
     }
 }
+
+/// The longest row (padded to a power of two) the automatic choice sorts with the bitonic
+/// tile; longer rows that fit a block take the one-block radix sort. Measured on the H200,
+/// 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048 (ms, bitonic vs radix): 2.9 vs
+/// 22.5, 3.5 vs 14.4, 4.1 vs 10.4, 4.9 vs 5.8, 5.6 vs 3.0 (`bench-hip_kernels`,
+/// docs/results/2026-12-01-h200-session2.md).
+pub const BITONIC_AUTO_MAX: usize = 1024;
 
 /// 0: not chosen yet (read `GPUARRAYS_SORT` on first use); else [`SortAlgorithm::code`].
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
@@ -186,7 +193,7 @@ fn run_on(
         return Ok(());
     };
     let fits_row_block = len <= radix_codegen::rows_max(dtype);
-    let short = len.next_power_of_two() <= TILE;
+    let short = len.next_power_of_two() <= BITONIC_AUTO_MAX;
     match algorithm {
         SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
         SortAlgorithm::Auto if short => bitonic(dev, stream, &module, dtype, data, rows, len),
