@@ -230,6 +230,19 @@ __global__ void __launch_bounds__({BLOCK}) ga_rows_partials(const GaA* __restric
   }}
 }}
 
+// The results of columns col..col+VEC of `o` from their `splits` partials, combined in split
+// order (called by whichever split of the column group finishes last).
+template <int VEC>
+GA_INLINE void ga_cols_combine_splits(const GaA* partial, {om}* out, const i64 o, const i64 inner, const i64 col, const i64 splits) {{
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) {{
+    const GaA* q = partial + o * splits * inner + col + j;
+    GaA r = ga_ld_partial(q);
+    for (i64 s2 = 1; s2 < splits; ++s2) r = ga_combine(r, ga_ld_partial(q + s2 * inner));
+    out[o * inner + col + j] = ga_finish(r);
+  }}
+}}
+
 // With `counter` non-null, the last split of a column group to finish combines the group's
 // partials in split order and writes the results: one launch.
 template <int VEC>
@@ -264,13 +277,7 @@ __device__ void ga_cols_impl(const {m}* __restrict__ x, {om}* out, GaA* partial,
       __threadfence();
       if (atomicAdd(counter + o * groups + g, 1u) == (unsigned int)(splits - 1)) {{
         __threadfence();
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) {{
-          const GaA* q = partial + o * splits * inner + col + j;
-          GaA r = ga_ld_partial(q);
-          for (i64 s2 = 1; s2 < splits; ++s2) r = ga_combine(r, ga_ld_partial(q + s2 * inner));
-          out[o * inner + col + j] = ga_finish(r);
-        }}
+        ga_cols_combine_splits<VEC>(partial, out, o, inner, col, splits);
       }}
     }}
   }}
@@ -374,13 +381,7 @@ __device__ void ga_cols_slices_impl(const {m}* __restrict__ x, {om}* out, GaA* p
       __syncthreads();
       if (s_last && warp == 0 && live) {{
         __threadfence();
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) {{
-          const GaA* q = partial + o * splits * inner + col + j;
-          GaA r = ga_ld_partial(q);
-          for (i64 s2 = 1; s2 < splits; ++s2) r = ga_combine(r, ga_ld_partial(q + s2 * inner));
-          out[o * inner + col + j] = ga_finish(r);
-        }}
+        ga_cols_combine_splits<VEC>(partial, out, o, inner, col, splits);
       }}
     }}
     __syncthreads();

@@ -274,6 +274,15 @@ GA_INLINE GaA ga_warps_before(const GaA* s_warp, const int warp) {{
   for (int w = 0; w < warp; ++w) wpre = w == 0 ? s_warp[0] : ga_combine(wpre, s_warp[w]);
   return wpre;
 }}
+// The block's scan of a tile held in registers: each warp scans its part
+// (`ga_reg_warp_scan`), publishes its total in `s_warp` (synchronised, so the caller may read
+// every warp's total afterwards), and gets the combination of the warps before it.
+GA_INLINE GaA ga_reg_block_scan(GaA (&v)[GA_NV][GA_VEC], GaA (&pre)[GA_NV], bool (&has_pre)[GA_NV], GaA* s_warp, const int lane, const int warp) {{
+  const GaA run = ga_reg_warp_scan(v, pre, has_pre, lane);
+  if (lane == 0) s_warp[warp] = run;
+  __syncthreads();
+  return ga_warps_before(s_warp, warp);
+}}
 
 // Row tiles of GA_TILE elements; tile order from `counter`.
 template <bool VEC_IO>
@@ -296,10 +305,7 @@ __device__ void ga_scan_lookback_impl(const {m}* __restrict__ x, {m}* __restrict
   ga_reg_load<VEC_IO>(v, xr, start, cnt, seg, lane);
   GaA pre[GA_NV];
   bool has_pre[GA_NV];
-  const GaA run = ga_reg_warp_scan(v, pre, has_pre, lane);
-  if (lane == 0) s_warp[warp] = run;
-  __syncthreads();
-  const GaA wpre = ga_warps_before(s_warp, warp);
+  const GaA wpre = ga_reg_block_scan(v, pre, has_pre, s_warp, lane, warp);
   if (warp == 0 && tpr > 1) {{
     u32* fr = flags + o * slots;
     u64* vr = vals + o * slots * GA_AW;
@@ -394,10 +400,7 @@ __device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restri
     ga_reg_load<VEC_IO>(v, x + row, start, cnt, seg, lane);
     GaA pre[GA_NV];
     bool has_pre[GA_NV];
-    const GaA run = ga_reg_warp_scan(v, pre, has_pre, lane);
-    if (lane == 0) s_warp[warp] = run;
-    __syncthreads();
-    const GaA wpre = ga_warps_before(s_warp, warp);
+    const GaA wpre = ga_reg_block_scan(v, pre, has_pre, s_warp, lane, warp);
     ga_reg_store<VEC_IO>(v, pre, has_pre, y + row, cnt, seg, lane, warp, c, has_carry, wpre);
     __syncthreads();
   }}
