@@ -8,6 +8,8 @@
 //! `GPUARRAYS_CONFORMANCE_QUICK=0` runs the full-size suite (2^20-element shapes);
 //! `GPUARRAYS_CONFORMANCE_FILTER=text` runs only rows whose "op/dtype" contains `text`.
 
+mod common;
+
 use gpuarrays_conformance::{SuiteConfig, SuiteReport};
 use gpuarrays_core::{Backend, DType};
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
@@ -17,23 +19,12 @@ fn open(profile: Profile) -> Option<WgpuBackend> {
 }
 
 fn open_with(profile: Profile, binding_limit: Option<u64>) -> Option<WgpuBackend> {
-    match WgpuBackend::with_options(&WgpuOptions {
+    common::open_or_skip(&WgpuOptions {
         adapter: None,
         profile,
         binding_limit,
         ..WgpuOptions::default()
-    }) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
-            );
-            eprintln!("skipped: no wgpu adapter ({e})");
-            None
-        }
-    }
+    })
 }
 
 fn config() -> SuiteConfig {
@@ -145,20 +136,11 @@ fn conformance_with_adapter_features() {
 /// subnormal inputs, compare under the FTZ rule, pass, and say so.
 #[test]
 fn conformance_on_a_device_declared_to_flush_subnormals() {
-    let b = match WgpuBackend::with_options(&WgpuOptions {
+    let Some(b) = common::open_or_skip(&WgpuOptions {
         assume_ftz: true,
         ..WgpuOptions::default()
-    }) {
-        Ok(b) => b,
-        Err(e) => {
-            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
-            );
-            eprintln!("skipped: no wgpu adapter ({e})");
-            return;
-        }
+    }) else {
+        return;
     };
     assert!(b.device().flushes_subnormals.f32);
     let mut report = gpuarrays_conformance::run(&b, &config().with_filter("/f32"));

@@ -2,6 +2,7 @@
 //! process, hence a test binary of its own), so a 4096-point axis takes three passes, and
 //! the real-input crop and Hermitian-extension passes run. Against the CPU reference.
 
+mod common;
 mod fft_common;
 
 #[test]

@@ -2,6 +2,7 @@
 //! limit (4096 points on most adapters): one pass per axis up to that length, two beyond.
 //! Skips without an adapter unless `GPUARRAYS_REQUIRE_WGPU=1`.
 
+mod common;
 mod fft_common;
 
 #[test]

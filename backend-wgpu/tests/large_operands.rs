@@ -7,28 +7,19 @@
 //!
 //! Skips without an adapter unless `GPUARRAYS_REQUIRE_WGPU=1`.
 
+mod common;
+
 use gpuarrays_core::{Array, Backend, Element, Result};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 fn open() -> Option<WgpuBackend> {
-    match WgpuBackend::with_options(&WgpuOptions {
+    common::open_or_skip(&WgpuOptions {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: Some(16 << 10),
         ..WgpuOptions::default()
-    }) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
-            );
-            eprintln!("skipped: no wgpu adapter ({e})");
-            None
-        }
-    }
+    })
 }
 
 /// A small deterministic generator (SplitMix64).

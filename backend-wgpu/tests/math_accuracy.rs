@@ -13,27 +13,18 @@
 //! expected results in the subnormal range of a flushed precision are skipped, and the
 //! count skipped is printed; everything else is checked as strictly as elsewhere.
 
+mod common;
+
 use gpuarrays_core::{Array, Backend, Element, Expr, Result};
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 fn open() -> Option<WgpuBackend> {
-    match WgpuBackend::with_options(&WgpuOptions {
+    common::open_or_skip(&WgpuOptions {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: None,
         ..WgpuOptions::default()
-    }) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
-            );
-            eprintln!("skipped: no wgpu adapter ({e})");
-            None
-        }
-    }
+    })
 }
 
 /// A small deterministic generator (SplitMix64).

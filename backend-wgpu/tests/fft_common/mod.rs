@@ -8,23 +8,12 @@ use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_wgpu::{Profile, WgpuBackend, WgpuOptions};
 
 pub fn open() -> Option<WgpuBackend> {
-    match WgpuBackend::with_options(&WgpuOptions {
+    crate::common::open_or_skip(&WgpuOptions {
         adapter: None,
         profile: Profile::Adapter,
         binding_limit: None,
         ..WgpuOptions::default()
-    }) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let required = std::env::var("GPUARRAYS_REQUIRE_WGPU").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "GPUARRAYS_REQUIRE_WGPU=1 but no wgpu adapter opened: {e}"
-            );
-            eprintln!("skipped: no wgpu adapter ({e})");
-            None
-        }
-    }
+    })
 }
 
 fn values(n: usize, seed: usize) -> Vec<f32> {
