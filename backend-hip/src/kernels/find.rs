@@ -4,6 +4,12 @@
 //! tile writes its positions from its offset (`ga_find_scatter`: a warp-shuffle block scan
 //! of the per-thread counts gives each thread its place, so positions stay in order).
 //!
+//! The scatter stages a tile's positions in shared memory (2-byte offsets in the tile, 8 KiB)
+//! and then writes them with consecutive threads, so every warp store is 256 contiguous
+//! bytes. Written directly by the threads that own them, a warp's 32 stores went to 32
+//! different places; with half the mask true that is 1 GiB of scattered 8-byte stores at
+//! 1 GiB of mask, which held findall at 0.44× PyTorch on the H200 (2026-12-01, session 2).
+//!
 //! Each thread owns 16 consecutive mask bytes of its tile. With the mask 16-byte aligned
 //! (default; `GPUARRAYS_FIND=bytes` forces the byte kernels), `ga_find_count_vec` and
 //! `ga_find_scatter_vec` read them as one 16-byte vector (a warp moves 512 contiguous bytes
@@ -53,6 +59,14 @@ pub fn body() -> Result<String> {
         r#"{defs}{LIBRARY}
 #define GA_ITEMS {ITEMS}
 #define GA_FIND_TILE ({BLOCK} * GA_ITEMS)
+// A tile's positions, staged in shared memory as offsets in the tile by the threads that own
+// them, written out by consecutive threads: each warp store is 32 consecutive i64 (256 bytes)
+// where direct stores from the owning threads scatter one warp store over up to 32 segments.
+GA_INLINE void ga_find_write_staged(const unsigned short* staged, i64* out, const i64 tile_first, const int total) {{
+  __syncthreads();
+  for (int k = threadIdx.x; k < total; k += {BLOCK}) out[k] = tile_first + (i64)staged[k];
+  __syncthreads();
+}}
 __global__ void __launch_bounds__({BLOCK}) ga_find_count(const u8* __restrict__ mask, i64* counts, const i64 len) {{
   const i64 tiles = (len + GA_FIND_TILE - 1) / GA_FIND_TILE;
   for (i64 b = blockIdx.x; b < tiles; b += gridDim.x) {{
@@ -65,9 +79,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_find_count(const u8* __restrict__ 
   }}
 }}
 __global__ void __launch_bounds__({BLOCK}) ga_find_scatter(const u8* __restrict__ mask, const i64* __restrict__ scanned, i64* out, const i64 len) {{
+  __shared__ unsigned short staged[GA_FIND_TILE];
   const i64 tiles = (len + GA_FIND_TILE - 1) / GA_FIND_TILE;
   for (i64 b = blockIdx.x; b < tiles; b += gridDim.x) {{
-    const i64 first = b * GA_FIND_TILE + (i64)threadIdx.x * GA_ITEMS;
+    const int mine = threadIdx.x * GA_ITEMS;
+    const i64 first = b * GA_FIND_TILE + mine;
     bool flag[GA_ITEMS];
     i64 c = 0;
 #pragma unroll
@@ -76,11 +92,12 @@ __global__ void __launch_bounds__({BLOCK}) ga_find_scatter(const u8* __restrict_
       c += flag[j] ? 1 : 0;
     }}
     i64 total;
-    i64 pos = ga_block_exclusive_scan(c, &total) + (b > 0 ? scanned[b - 1] : 0);
+    int at = (int)ga_block_exclusive_scan(c, &total);
 #pragma unroll
     for (int j = 0; j < GA_ITEMS; ++j) {{
-      if (flag[j]) out[pos++] = first + j;
+      if (flag[j]) staged[at++] = (unsigned short)(mine + j);
     }}
+    ga_find_write_staged(staged, out + (b > 0 ? scanned[b - 1] : 0), b * GA_FIND_TILE, (int)total);
   }}
 }}
 // 16-byte reads of a thread's mask bytes (mask 16-byte aligned): the bytes as 4 words.
@@ -118,22 +135,24 @@ __global__ void __launch_bounds__({BLOCK}) ga_find_count_vec(const u8* __restric
   }}
 }}
 __global__ void __launch_bounds__({BLOCK}) ga_find_scatter_vec(const u8* __restrict__ mask, const i64* __restrict__ scanned, i64* out, const i64 len) {{
+  __shared__ unsigned short staged[GA_FIND_TILE];
   const i64 tiles = (len + GA_FIND_TILE - 1) / GA_FIND_TILE;
   for (i64 b = blockIdx.x; b < tiles; b += gridDim.x) {{
-    const i64 first = b * GA_FIND_TILE + (i64)threadIdx.x * GA_ITEMS;
+    const int mine = threadIdx.x * GA_ITEMS;
+    const i64 first = b * GA_FIND_TILE + mine;
     u32 nz[4] = {{0u, 0u, 0u, 0u}};
     const i64 c = first < len ? ga_mask16_count(mask, first, len, nz) : 0;
     i64 total;
-    i64 pos = ga_block_exclusive_scan(c, &total) + (b > 0 ? scanned[b - 1] : 0);
+    int at = (int)ga_block_exclusive_scan(c, &total);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {{
       u32 bits = nz[i];
       while (bits != 0u) {{
-        const int j = (__ffs((int)bits) - 1) >> 3;
-        out[pos++] = first + 4 * i + j;
+        staged[at++] = (unsigned short)(mine + 4 * i + ((__ffs((int)bits) - 1) >> 3));
         bits &= bits - 1u;
       }}
     }}
+    ga_find_write_staged(staged, out + (b > 0 ? scanned[b - 1] : 0), b * GA_FIND_TILE, (int)total);
   }}
 }}
 "#,
