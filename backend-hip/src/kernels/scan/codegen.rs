@@ -1,6 +1,7 @@
 //! C++ of the inclusive-scan kernels for one (op, type).
 //!
-//! **Rows (inner = 1) of at most `LOOKBACK_MAX_TILES` tiles, single pass (default):
+//! **Rows (inner = 1), single pass (`GPUARRAYS_SCAN=lookback`; the default for rows of at
+//! most 64 tiles until 2026-12-01, see the reduce-then-scan below):
 //! `ga_scan_lookback[_vec]`.** A row is cut into
 //! tiles of `BLOCK·ITEMS` elements (16 KiB), one block per tile, tiles taken in order from an
 //! atomic counter. Each warp owns a contiguous segment of the tile and reads it as 16-byte
@@ -31,9 +32,9 @@
 //! `O(log t)` independent loads instead of an `O(t - j)` serial chain, and the tile lives in
 //! registers.
 //!
-//! **Longer rows, reduce-then-scan over register tiles (default; `GPUARRAYS_SCAN=reducescan`
-//! forces it): `ga_scan_tile_totals[_vec]`, the scan of the totals (recursively, the same
-//! scan), `ga_scan_tiles_regs[_vec]`.** Both passes load a tile exactly as the look-back
+//! **Rows of any length, reduce-then-scan over register tiles (default):
+//! `ga_scan_tile_totals[_vec]`, the scan of the totals (recursively, the same scan),
+//! `ga_scan_tiles_regs[_vec]`.** Both passes load a tile exactly as the look-back
 //! kernel does (16-byte vectors, warp-striped, held in registers) and the scan pass scans it
 //! the same way, then starts from the scanned total of the tiles before it. Determinism is
 //! free: every total and carry is a fixed tree or a fixed left-to-right chain. The input is

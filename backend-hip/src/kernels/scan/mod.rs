@@ -36,15 +36,22 @@ pub struct ScanLaunch {
 const COL_THREADS_PER_SM: usize = 2048;
 
 /// `GPUARRAYS_SCAN=lookback`, `=reducescan` or `=multipass` forces one row scan; unset (or
-/// anything else), rows of at most [`LOOKBACK_MAX_TILES`] tiles take the single-pass look-back
-/// scan and longer rows the reduce-then-scan over register tiles. Measured on the H200
-/// (2026-12-01, bench-hip_kernels): 2^26 f32 in one row took 0.619 ms single-pass vs 0.326 ms
-/// with the shared-memory 3-pass scan (`multipass`; PyTorch 0.224 ms), while 8192 rows of 8192
-/// took 0.220 ms single-pass (PyTorch 0.417 ms): the tree of aggregates costs more than the
-/// extra pass once a row has thousands of tiles. Nsight Compute put the 3-pass scan's passes
-/// at 44 % (totals, scalar loads) and 55 % (scan, 64 registers, 50 % occupancy) of DRAM
-/// bandwidth; `reducescan` is the same three passes with 16-byte loads, the tile held in
-/// registers and a register budget (see [`codegen`]).
+/// anything else), every row takes the reduce-then-scan over register tiles.
+///
+/// Measured on the H200 (2026-12-01, `gpuarrays bench --filter accumulate` once per mode in
+/// one call; docs/results/2026-12-02-h200-session3.md): the reduce-then-scan was as fast or
+/// faster than the single-pass look-back on every row, so the look-back is no longer chosen
+/// for short rows. Rows of 4 tiles (16384 × 8192 i64): 0.824 ms vs 1.073 ms (Nsight Compute:
+/// the look-back kernel at 38 % of DRAM bandwidth, 60 registers, 50 % occupancy, its tiles
+/// waiting on each other's aggregates); 16384 × 16384 f32: 0.820 vs 0.998 ms; the suite's
+/// 1000 × 512 rows (one tile each): 6.0 vs 8.6 µs (f32), 6.4 vs 9.2 µs (i64), the look-back
+/// also needing a memset of its flags. A 1-D row of 2^19 elements, whose tile totals were
+/// scanned by the look-back: 12.2 vs 14.9 µs (f32), 11.8 vs 21.2 µs (i64). Earlier (same
+/// day): 2^26 f32 in one row took 0.619 ms single-pass vs 0.326 ms with the shared-memory
+/// 3-pass scan (`multipass`); Nsight Compute put that scan's passes at 44 % (totals, scalar
+/// loads) and 55 % (scan, 64 registers, 50 % occupancy) of DRAM bandwidth; `reducescan` is
+/// the same three passes with 16-byte loads, the tile held in registers and a register
+/// budget (see [`codegen`]).
 pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
 
 /// How rows are scanned.
@@ -59,11 +66,8 @@ pub enum RowScan {
     ReduceScan,
 }
 
-/// Rows of at most this many tiles take the look-back scan by default (see [`SCAN_ENV`]).
-pub const LOOKBACK_MAX_TILES: usize = 64;
-
-/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: by row length;
-/// 4: reduce-then-scan.
+/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: the default
+/// (reduce-then-scan); 4: reduce-then-scan, forced.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// Overrides the row scan for every later scan of the process (`None`: back to
@@ -78,8 +82,8 @@ pub fn set_row_scan(choice: Option<RowScan>) {
     CHOSEN.store(code, Ordering::Relaxed);
 }
 
-/// The row scan for rows of `tpr` tiles.
-pub fn row_scan(tpr: usize) -> RowScan {
+/// The row scan in force (see [`SCAN_ENV`]).
+pub fn row_scan() -> RowScan {
     let code = match CHOSEN.load(Ordering::Relaxed) {
         0 => {
             let env = std::env::var(SCAN_ENV).unwrap_or_default();
@@ -97,8 +101,6 @@ pub fn row_scan(tpr: usize) -> RowScan {
     match code {
         1 => RowScan::Lookback,
         2 => RowScan::Multipass,
-        4 => RowScan::ReduceScan,
-        _ if tpr <= LOOKBACK_MAX_TILES => RowScan::Lookback,
         _ => RowScan::ReduceScan,
     }
 }
@@ -193,7 +195,7 @@ impl Ctx<'_> {
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        let mode = row_scan(tpr);
+        let mode = row_scan();
         if mode == RowScan::Lookback {
             return self.rows_lookback(x, y, outer, len, tpr);
         }
