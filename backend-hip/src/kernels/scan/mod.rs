@@ -39,7 +39,7 @@ const COL_THREADS_PER_SM: usize = 2048;
 /// anything else), every row takes the reduce-then-scan over register tiles.
 ///
 /// Measured on the H200 (2026-12-01, `gpuarrays bench --filter accumulate` once per mode in
-/// one call; docs/results/2026-12-02-h200-session3.md): the reduce-then-scan was as fast or
+/// one call; docs/results/2026-12-01-h200-session3.md): the reduce-then-scan was as fast or
 /// faster than the single-pass look-back on every row, so the look-back is no longer chosen
 /// for short rows. Rows of 4 tiles (16384 × 8192 i64): 0.824 ms vs 1.073 ms (Nsight Compute:
 /// the look-back kernel at 38 % of DRAM bandwidth, 60 registers, 50 % occupancy, its tiles
