@@ -10,11 +10,13 @@
 //! | operation semantics as C++ expressions (wrapping integers, NaN-propagating min/max, casts) | [`expressions`] |
 //! | warp- and block-wide reduce and scan over an accumulator ([`combine::Combiner`]) | [`combine`] |
 //! | the Philox generator and the random distributions | [`philox`] |
+//! | `ln` and `sincos` for the f32 normal draw's arguments only (short, no special cases) | [`unit_math`] |
 
 pub mod combine;
 pub mod element_types;
 pub mod expressions;
 pub mod header;
 pub mod philox;
+pub mod unit_math;
 
 pub use header::Dialect;

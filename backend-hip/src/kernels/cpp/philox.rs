@@ -4,8 +4,10 @@
 //! elements (1 for a uniform; 2 for a normal: `ρ·cos θ`, `ρ·sin θ` of one Box–Muller pair,
 //! with one `sincosf`/`sincos`). Everything before `log`/`sqrt`/`sincos` is exact integer or
 //! correctly rounded float arithmetic (kernels are compiled without contraction), so uniforms
-//! are bit-identical to the CPU's and normals differ by the rounding of those functions.
-//! Emitted only into programs that draw random numbers.
+//! are bit-identical to the CPU's and normals differ by the rounding of those functions. The
+//! f32 pair takes `ln` and `sincos` from [`super::unit_math`] (written for exactly these
+//! arguments; it must be emitted before this text). Emitted only into programs that draw
+//! random numbers.
 //!
 //! One call feeds `4/w` draws: the elementwise kernel's vector loop evaluates each call of its
 //! vector once (`ga_philox` into `rq[c]`), each draw of the vector once (`ga_vec_words` gives
@@ -67,9 +69,9 @@ GA_INLINE void ga_draw_uniform_f64(const GaWords w, f64* z) { z[0] = ga_unit_f64
 GA_INLINE void ga_draw_normal_f32(const GaWords w, f32* z) {
   const f32 u1 = (f32)((w.r0 >> 8) + 1u) * 0x1p-24f;
   const f32 u2 = (f32)(w.r1 >> 8) * 0x1p-24f;
-  const f32 rho = sqrtf(-2.0f * logf(u1));
+  const f32 rho = sqrtf(-2.0f * ga_unit_ln(u1));
   f32 s, c;
-  sincosf(6.28318530717958647692f * u2, &s, &c);
+  ga_sincos_turn(6.28318530717958647692f * u2, &s, &c);
   z[0] = rho * c; z[1] = rho * s;
 }
 GA_INLINE void ga_draw_normal_f64(const GaWords w, f64* z) {

@@ -16,7 +16,7 @@ use gpuarrays_core::kernel::{Node, Program, random};
 use super::layout::{Class, EwLayout};
 use crate::error::{HipError, Result};
 use crate::kernels::cpp::element_types::{cty, load, mty, store, tag};
-use crate::kernels::cpp::{expressions, philox};
+use crate::kernels::cpp::{expressions, philox, unit_math};
 
 /// Threads per block of `ga_ew`.
 pub const EW_BLOCK: u32 = 256;
@@ -224,6 +224,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         let _ = writeln!(s, "struct GaDims {{ i64 v[{}]; }};", l.ndim);
     }
     if p.instrs.iter().any(|i| matches!(i.node, Node::Random(..))) {
+        s.push_str(unit_math::UNIT_MATH);
         s.push_str(philox::PHILOX);
     }
     let vec = l.vec;
