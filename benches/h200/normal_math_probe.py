@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Probe for the f32 normal draw of the HIP backend: speed and accuracy of the C library's
 logf/sqrtf/sincosf against the restricted-domain `ga_unit_ln`/`ga_sincos_turn` of
-`backend-hip/src/kernels/cpp/unit_math.rs` (read from that file, so the probe runs the exact
-text the backend compiles), on the GPU through CuPy's NVRTC with the backend's no-contraction
+`backend-hip/src/kernels/cpp/unit_math.rs`, both around the backend's Philox generator
+(`cpp/philox.rs`; the C++ is read from those files, so the probe runs the exact text the
+backend compiles), on the GPU through CuPy's NVRTC with the backend's no-contraction
 flag. Run on the GPU machine from the repository root:
 
     python3 benches/h200/normal_math_probe.py
@@ -19,26 +20,22 @@ import statistics
 
 import cupy as cp
 
-SRC = open("backend-hip/src/kernels/cpp/unit_math.rs").read()
-UNIT_MATH = re.search(r'pub const UNIT_MATH: &str = r#"(.*?)"#;', SRC, re.S).group(1)
+def rust_const(path, name):
+    """The C++ text of a `pub const NAME: &str = r#"..."#;` of the backend."""
+    src = open(path).read()
+    return re.search(r"pub const " + name + r': &str = r#"(.*?)"#;', src, re.S).group(1)
+
+
+UNIT_MATH = rust_const("backend-hip/src/kernels/cpp/unit_math.rs", "UNIT_MATH")
+PHILOX = rust_const("backend-hip/src/kernels/cpp/philox.rs", "PHILOX")
 
 CODE = r"""
-typedef unsigned int u32; typedef unsigned long long u64; typedef float f32;
+typedef unsigned int u32; typedef unsigned long long u64; typedef float f32; typedef double f64;
 #define GA_INLINE __device__ __forceinline__
-""" + UNIT_MATH + r"""
-GA_INLINE u32 mulhi(u32 a, u32 b) { return (u32)(((u64)a * (u64)b) >> 32); }
+""" + UNIT_MATH + PHILOX + r"""
 GA_INLINE uint4 philox(u64 index, u64 seed) {
-  u32 c0 = (u32)index, c1 = (u32)(index >> 32), c2 = 0u, c3 = 0u;
-  u32 k0 = (u32)seed, k1 = (u32)(seed >> 32);
-#pragma unroll
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    const u32 hi0 = mulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    const u32 hi1 = mulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    const u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-  }
-  return make_uint4(c0, c1, c2, c3);
+  const GaWords w = ga_philox(index, seed);
+  return make_uint4(w.r0, w.r1, w.r2, w.r3);
 }
 GA_INLINE f32 u1_of(u32 w) { return (f32)((w >> 8) + 1u) * 0x1p-24f; }
 GA_INLINE f32 u2_of(u32 w) { return (f32)(w >> 8) * 0x1p-24f; }

@@ -23,17 +23,17 @@ use gpuarrays_core::kernel::Distribution;
 /// The Philox generator and the four distribution functions.
 pub const PHILOX: &str = r#"
 struct GaWords { u32 r0; u32 r1; u32 r2; u32 r3; };
-GA_INLINE u32 ga_mulhi(u32 a, u32 b) { return (u32)(((u64)a * (u64)b) >> 32); }
 GA_INLINE GaWords ga_philox(u64 index, u64 seed) {
   u32 c0 = (u32)index, c1 = (u32)(index >> 32), c2 = 0u, c3 = 0u;
   u32 k0 = (u32)seed, k1 = (u32)(seed >> 32);
 #pragma unroll
   for (int round = 0; round < 10; ++round) {
     if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    const u32 hi0 = ga_mulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    const u32 hi1 = ga_mulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    const u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+    // One 32x32 -> 64-bit product per multiplier gives both halves (written as a high-half
+    // product and a separate low product, NVRTC issued two multiplies for each).
+    const u64 p0 = (u64)0xD2511F53u * (u64)c0, p1 = (u64)0xCD9E8D57u * (u64)c2;
+    const u32 n0 = (u32)(p1 >> 32) ^ c1 ^ k0, n2 = (u32)(p0 >> 32) ^ c3 ^ k1;
+    c0 = n0; c1 = (u32)p1; c2 = n2; c3 = (u32)p0;
   }
   GaWords w; w.r0 = c0; w.r1 = c1; w.r2 = c2; w.r3 = c3;
   return w;
