@@ -96,8 +96,9 @@ fn random_numbers_match_cpu_bit_for_bit() {
     let Some(hip) = emulator::backend() else {
         return;
     };
-    // Lengths around the vector width (4 f32 or 2 f64 per thread) and a tail.
-    kernel_checks::draws(&hip, &[1, 3, 4, 6, 1027]);
+    // Lengths around the vector width (4 f32 or 2 f64 per thread) and a tail; 2051 and 5299
+    // f32 fill one block of two vectors per thread and then part of a third block.
+    kernel_checks::draws(&hip, &[1, 3, 4, 6, 1027, 2051, 5299]);
     // A 2-D draw: element i is row-major i.
     let cpu = CpuBackend::new();
     let got = Array::<f32, _>::random_uniform(&hip, &[7, 9], 3)
@@ -150,6 +151,34 @@ fn f64_normals_in_f32<B: Backend>(b: &B, n: usize) -> Vec<f32> {
         .eval::<f32>()
         .and_then(|a| a.to_vec())
         .expect("f64 normals")
+}
+
+/// The grid-stride form of the elementwise kernel (taken when one launch cannot cover the
+/// array: forced here by a grid limit of 2 blocks), against the CPU reference.
+#[test]
+fn elementwise_grid_stride_form_matches_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    gpuarrays_hip::kernels::elementwise::set_grid_limit(Some(2));
+    kernel_checks::draws(&hip, &[1027, 5299]);
+    let cpu = CpuBackend::new();
+    let x: Vec<f32> = kernel_checks::f32_values(3001, 5);
+    fn affine<B: Backend>(b: &B, v: &[f32]) -> Vec<f32> {
+        let a = Array::from_slice(b, &[v.len()], v).expect("upload");
+        let y = (a.ex() * 1.5f32 + 0.25f32).eval::<f32>().expect("eval");
+        y.to_vec().expect("download")
+    }
+    let (got, want) = (affine(&hip, &x), affine(&cpu, &x));
+    gpuarrays_hip::kernels::elementwise::set_grid_limit(None);
+    let bad = got
+        .iter()
+        .zip(&want)
+        .position(|(a, b)| a.to_bits() != b.to_bits());
+    assert!(
+        bad.is_none(),
+        "x*1.5+0.25 in the loop form: first difference at {bad:?}"
+    );
 }
 
 #[test]

@@ -94,6 +94,8 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             ndim: 0,
             idx32: false,
             transpose: false,
+            one_step: false,
+            per_thread: 1,
         },
         EwLayout {
             inputs: all(Class::Contiguous),
@@ -102,6 +104,8 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             ndim: 0,
             idx32: false,
             transpose: false,
+            one_step: false,
+            per_thread: 1,
         },
     ];
     if n_inputs > 0 {
@@ -117,6 +121,8 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             ndim: 3,
             idx32: true,
             transpose: false,
+            one_step: false,
+            per_thread: 1,
         });
         v.push(EwLayout {
             inputs: mixed,
@@ -125,8 +131,22 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             ndim: 2,
             idx32: false,
             transpose: false,
+            one_step: false,
+            per_thread: 1,
         });
     }
+    // The same layouts in the one-step form (no grid-stride loop; two vectors per thread
+    // where there are vectors, as for programs with random draws).
+    let one_step: Vec<EwLayout> = v
+        .iter()
+        .filter(|l| !l.transpose)
+        .map(|l| EwLayout {
+            one_step: true,
+            per_thread: if l.vec > 1 { 2 } else { 1 },
+            ..l.clone()
+        })
+        .collect();
+    v.extend(one_step);
     v
 }
 

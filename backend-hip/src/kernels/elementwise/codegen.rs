@@ -276,10 +276,10 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         "__global__ void __launch_bounds__({EW_BLOCK}) ga_ew({}) {{",
         params.join(", ")
     );
-    s.push_str(
-        "  const i64 gtid = (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;\n  \
-         const i64 gstride = (i64)gridDim.x * (i64)blockDim.x;\n",
-    );
+    s.push_str("  const i64 gtid = (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;\n");
+    if !l.one_step {
+        s.push_str("  const i64 gstride = (i64)gridDim.x * (i64)blockDim.x;\n");
+    }
     for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
         if *c == Class::Broadcast {
             let _ = writeln!(
@@ -291,69 +291,108 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         }
     }
     let offs = offsets(l);
-    let mut tail_start = "0";
     if vec > 1 {
-        tail_start = "nvec * (i64)";
         let _ = writeln!(s, "  const i64 nvec = n / {vec};");
-        s.push_str("  for (i64 v = gtid; v < nvec; v += gstride) {\n");
-        let _ = writeln!(s, "    const i64 base = v * {vec};");
-        for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
-            if *c == Class::Contiguous {
-                let t = tag(d);
-                let _ = writeln!(
-                    s,
-                    "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + base);"
-                );
-            }
-        }
-        // Each Philox call once per vector (rq{i}[c] for the calls of elements base ..), then
-        // each draw once: rv{i}[j] is element base + j.
-        for r in randoms(p) {
-            let (i, slot, w, e) = (r.instr, r.slot, r.words, r.elements);
-            let nc = calls_per_vector(vec, &r);
+        let step = vector_step(p, l, out_dtype, &offs);
+        if l.one_step {
+            // One launch covers every vector (`per_thread` of them per thread, `EW_BLOCK`
+            // apart so that a warp's stores stay contiguous): no loop. When all of a thread's
+            // vectors are in range they run in one straight block, where the compiler shares
+            // what they have in common (a Philox key schedule).
+            let u = l.per_thread.max(1);
             let _ = writeln!(
                 s,
-                "    const u64 d{i} = (u64)base / {e}u;\n    const u32 rw{i} = (u32)((d{i} * {w}u) & 3u);\n    GaWords rq{i}[{nc}];\n#pragma unroll\n    for (int c = 0; c < {nc}; ++c) rq{i}[c] = ga_philox(((d{i} * {w}u) >> 2) + (u64)c, s{slot});\n    {t} rv{i}[{vec}];\n#pragma unroll\n    for (int k = 0; k < {draws}; ++k) ga_draw_{name}(ga_vec_words<{w}, {nc}>(rq{i}, k, rw{i}), rv{i} + k * {e});",
-                t = cty(r.dtype),
-                draws = vec / e,
-                name = r.name
+                "  const i64 v0 = (i64)blockIdx.x * (i64){} + (i64)threadIdx.x;",
+                u * EW_BLOCK
+            );
+            let _ = writeln!(
+                s,
+                "  if (v0 + {} < nvec) {{\n#pragma unroll\n  for (int u = 0; u < {u}; ++u) {{\n    const i64 v = v0 + (i64)u * {EW_BLOCK};\n{step}  }}\n  }}",
+                (u - 1) * EW_BLOCK
+            );
+            if u > 1 {
+                let _ = writeln!(
+                    s,
+                    "  else {{\n#pragma unroll\n  for (int u = 0; u < {u}; ++u) {{\n    const i64 v = v0 + (i64)u * {EW_BLOCK};\n    if (v < nvec) {{\n{step}    }}\n  }}\n  }}"
+                );
+            }
+        } else {
+            let _ = writeln!(
+                s,
+                "  for (i64 v = gtid; v < nvec; v += gstride) {{\n{step}  }}"
             );
         }
-        let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));
-        let _ = writeln!(s, "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{");
-        s.push_str("      const i64 idx = base + j;\n      ");
-        s.push_str(&offs);
-        let _ = writeln!(
-            s,
-            "      o.v[j] = {};\n    }}",
-            store(out_dtype, &eval_call(p, l, true))
-        );
-        let _ = writeln!(
-            s,
-            "    *reinterpret_cast<GaVec_{}*>(out + base) = o;\n  }}",
-            tag(out_dtype)
-        );
     }
     let start = if vec > 1 {
-        format!("{tail_start}{vec}")
+        format!("nvec * (i64){vec}")
     } else {
-        tail_start.to_string()
+        "0".to_string()
     };
-    let _ = writeln!(
-        s,
-        "  for (i64 idx = {start} + gtid; idx < n; idx += gstride) {{"
-    );
-    s.push_str("    ");
-    s.push_str(&offs);
     let target = if l.output == Class::Strided {
         "out[o_out]"
     } else {
         "out[idx]"
     };
-    let _ = writeln!(
-        s,
-        "    {target} = {};\n  }}\n}}",
+    let element = format!(
+        "    {offs}    {target} = {};\n",
         store(out_dtype, &eval_call(p, l, false))
     );
+    if l.one_step {
+        // The elements after the vectors (all of them when `vec` is 1): one per thread.
+        let _ = writeln!(
+            s,
+            "  {{\n    const i64 idx = {start} + gtid;\n    if (idx < n) {{\n{element}    }}\n  }}\n}}"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  for (i64 idx = {start} + gtid; idx < n; idx += gstride) {{\n{element}  }}\n}}"
+        );
+    }
     Ok(s)
+}
+
+/// The statements of one vector step: vector `v` (an `i64` in scope) of `vec` elements
+/// starting at `base`, its contiguous inputs loaded and its output stored 16 bytes at a time.
+fn vector_step(p: &Program, l: &EwLayout, out_dtype: DType, offs: &str) -> String {
+    let vec = l.vec;
+    let mut s = String::new();
+    let _ = writeln!(s, "    const i64 base = v * {vec};");
+    for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
+        if *c == Class::Contiguous {
+            let t = tag(d);
+            let _ = writeln!(
+                s,
+                "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + base);"
+            );
+        }
+    }
+    // Each Philox call once per vector (rq{i}[c] for the calls of elements base ..), then
+    // each draw once: rv{i}[j] is element base + j.
+    for r in randoms(p) {
+        let (i, slot, w, e) = (r.instr, r.slot, r.words, r.elements);
+        let nc = calls_per_vector(vec, &r);
+        let _ = writeln!(
+            s,
+            "    const u64 d{i} = (u64)base / {e}u;\n    const u32 rw{i} = (u32)((d{i} * {w}u) & 3u);\n    GaWords rq{i}[{nc}];\n#pragma unroll\n    for (int c = 0; c < {nc}; ++c) rq{i}[c] = ga_philox(((d{i} * {w}u) >> 2) + (u64)c, s{slot});\n    {t} rv{i}[{vec}];\n#pragma unroll\n    for (int k = 0; k < {draws}; ++k) ga_draw_{name}(ga_vec_words<{w}, {nc}>(rq{i}, k, rw{i}), rv{i} + k * {e});",
+            t = cty(r.dtype),
+            draws = vec / e,
+            name = r.name
+        );
+    }
+    let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));
+    let _ = writeln!(s, "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{");
+    s.push_str("      const i64 idx = base + j;\n      ");
+    s.push_str(offs);
+    let _ = writeln!(
+        s,
+        "      o.v[j] = {};\n    }}",
+        store(out_dtype, &eval_call(p, l, true))
+    );
+    let _ = writeln!(
+        s,
+        "    *reinterpret_cast<GaVec_{}*>(out + base) = o;",
+        tag(out_dtype)
+    );
+    s
 }

@@ -5,6 +5,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
 
+use super::codegen::EW_BLOCK;
 use crate::platform::DevicePtr;
 
 /// How one operand is addressed from the output's linear index `i`.
@@ -50,6 +51,11 @@ pub struct EwLayout {
     pub idx32: bool,
     /// A plain copy run by the tiled kernel of [`super::transpose`] instead of the generic one.
     pub transpose: bool,
+    /// One launch covers every vector, so the kernel has no grid-stride loop (see
+    /// [`plan_steps`]).
+    pub one_step: bool,
+    /// Vectors per thread in the one-step form (1 in the loop form).
+    pub per_thread: u32,
 }
 
 /// A compiled elementwise kernel's identity: the program and its layout.
@@ -114,7 +120,45 @@ pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -
         ndim: if strided { shape.len() as u32 } else { 0 },
         idx32: strided && n <= u32::MAX as usize,
         transpose: false,
+        one_step: false,
+        per_thread: 1,
     }
+}
+
+/// Vectors per thread of a program that draws random numbers. Such kernels are bound by
+/// instruction issue, not memory, and the vectors of one thread share the Philox key schedule
+/// and the index arithmetic: measured on the H200 in `docs/results/`, session 4.
+pub const RANDOM_PER_THREAD: u32 = 2;
+
+/// Chooses how the kernel steps over `n` elements: every vector in one launch when the grid
+/// allows it (`max_blocks` blocks of [`EW_BLOCK`] threads), [`RANDOM_PER_THREAD`] vectors per
+/// thread for programs with random draws; otherwise a grid-stride loop. The one-step form
+/// took the f32 normal kernel from 693 to 629 µs for 2^28 outputs on the H200 (the loop's
+/// form kept 10 % more instructions: `docs/results/`, session 4).
+pub fn plan_steps(l: &mut EwLayout, n: usize, draws_random: bool, max_blocks: usize) {
+    l.per_thread = if draws_random && l.vec > 1 {
+        RANDOM_PER_THREAD
+    } else {
+        1
+    };
+    l.one_step = blocks(l, n) <= max_blocks;
+    if !l.one_step {
+        l.per_thread = 1;
+    }
+}
+
+/// Blocks of [`EW_BLOCK`] threads that cover `n` elements in `l`'s form (at least 1; the loop
+/// form is launched with at most the grid limit and loops over the rest).
+pub fn blocks(l: &EwLayout, n: usize) -> usize {
+    let vec = l.vec.max(1) as usize;
+    let work = if vec > 1 {
+        (n / vec)
+            .div_ceil(l.per_thread.max(1) as usize)
+            .max(n % vec)
+    } else {
+        n
+    };
+    work.div_ceil(EW_BLOCK as usize).max(1)
 }
 
 #[cfg(test)]

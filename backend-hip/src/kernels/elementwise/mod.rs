@@ -2,10 +2,16 @@
 //! access class of each operand ([`layout`]), compiled once per (program, layout) and
 //! launched with the scalars as parameters.
 //!
-//! The kernel is a grid-stride loop over vectors of `vec` elements (16-byte loads of the
-//! widest contiguous operand), launched with enough blocks to cover the array in one step:
-//! on the H200 one `float4` per thread reached 4331 GB/s on an f32 axpy, against 4080–4137
-//! GB/s for a grid-stride loop over 132×k blocks (DESIGN.md, measured facts).
+//! The kernel steps over vectors of `vec` elements (16-byte loads of the widest contiguous
+//! operand), launched with enough blocks to cover the array in one step: on the H200 one
+//! `float4` per thread reached 4331 GB/s on an f32 axpy, against 4080–4137 GB/s for a
+//! grid-stride loop over 132×k blocks (DESIGN.md, measured facts). Since that is always
+//! possible below the grid limit, the kernel is then written without a loop
+//! ([`layout::plan_steps`]); programs that draw random numbers take two vectors per thread,
+//! 256 apart. On the H200 (2^28 f32 outputs, `benches/h200/ew_variants.py`, bit-identical
+//! results) normals went from 683 µs (loop) to 657 µs (one step) and 605 µs (two vectors
+//! per thread), uniforms from 368 to 311 and 265 µs. Arrays beyond one grid keep the
+//! grid-stride loop.
 
 pub mod codegen;
 pub mod layout;
@@ -13,6 +19,7 @@ pub mod transpose;
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::Scalar;
 use gpuarrays_core::kernel::Program;
@@ -23,6 +30,7 @@ use self::layout::{Class, EwKey, EwLayout};
 use super::KernelSource;
 use super::args::KernelArgs;
 use super::cache::Module;
+use super::cpp::header::Dialect;
 use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::FunctionHandle;
@@ -96,6 +104,29 @@ fn kernel(
         }
     });
     Ok((function, layout))
+}
+
+/// Grid limit of one elementwise launch, in blocks of [`EW_BLOCK`] threads: 2^31 − 1 blocks on
+/// NVIDIA devices; on AMD devices a grid may hold fewer than 2^32 threads in all. Tests lower
+/// it with [`set_grid_limit`] to run the grid-stride form on small inputs.
+fn max_blocks(dev: &DeviceKernels) -> usize {
+    let platform = match dev.modules().dialect() {
+        Dialect::Nvidia => i32::MAX as usize,
+        Dialect::Amd => (u32::MAX / EW_BLOCK) as usize,
+    };
+    match GRID_LIMIT.load(Ordering::Relaxed) {
+        0 => platform,
+        l => platform.min(l),
+    }
+}
+
+static GRID_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Caps the blocks of every later elementwise launch in this process at `blocks` (`None`: the
+/// platform's limit). Larger arrays then take the kernel's grid-stride form; results do not
+/// depend on it. For tests of that form.
+pub fn set_grid_limit(blocks: Option<usize>) {
+    GRID_LIMIT.store(blocks.map_or(0, |b| b.max(1)), Ordering::Relaxed);
 }
 
 /// The tiled copy of [`transpose`]: `a` is the output axis along which the input is contiguous.
@@ -206,6 +237,12 @@ fn run_on(
         };
         return run_transpose(dev, stream, function, shape, &inputs[0], output, a);
     }
+    let limit = max_blocks(dev);
+    let draws_random = program
+        .instrs
+        .iter()
+        .any(|i| matches!(i.node, gpuarrays_core::kernel::Node::Random(..)));
+    layout::plan_steps(&mut planned, n, draws_random, limit);
     let (function, l) = kernel(dev, program, planned)?;
     let Some(stream) = stream else {
         return Ok(());
@@ -235,9 +272,8 @@ fn run_on(
     for s in scalars {
         args.scalar(s);
     }
-    let vec = l.vec as usize;
-    let work = if vec > 1 { (n / vec).max(n % vec) } else { n };
-    let blocks = work.div_ceil(EW_BLOCK as usize).clamp(1, i32::MAX as usize) as u32;
+    // `limit` fits in a u32 (max_blocks).
+    let blocks = layout::blocks(&l, n).min(limit) as u32;
     // SAFETY: the parameter list above follows codegen's order and types for this layout
     // (n, input pointers, strided inputs' dims, output pointer, output dims, shape, scalars);
     // the caller guarantees every pointer addresses a live allocation covering the elements

@@ -142,6 +142,8 @@ mod tests {
             ndim,
             idx32: true,
             transpose: false,
+            one_step: false,
+            per_thread: 1,
         }
     }
 
