@@ -7,23 +7,22 @@
 //! types' extremes (the greatest value has the padding's key).
 
 use gpuarrays_core::element::as_bytes;
-use gpuarrays_core::{Array, Element};
+use gpuarrays_core::{Array, DType, Element};
+use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
 use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
 
-use super::{CHOICE, f32_values, f64_values, sort_one, words};
+use super::{CHOICE, f32_values, f64_values, same, words};
 
 /// Rows of `len` elements in the register sort's block layout: one full block and 3 more rows.
 pub fn rows_for(len: usize) -> usize {
     2048 / len.next_power_of_two().min(2048) + 3
 }
 
-/// The register sort's output of `data` (rows of `len`) equals the CPU reference's and has
-/// the bitonic tile's bits.
+/// The register sort's output of `data` (rows of `len`) equals the CPU reference's and, for
+/// floats (where equal values may differ in bits), has the bitonic tile's bits.
 fn check<T: Element>(hip: &HipBackend, len: usize, data: &[T]) {
     let dims = [data.len() / len, len];
-    sort::set_algorithm(Some(SortAlgorithm::Register));
-    sort_one(hip, "register", &dims, data);
     let run = |alg| {
         sort::set_algorithm(Some(alg));
         Array::from_slice(hip, &dims, data)
@@ -31,12 +30,28 @@ fn check<T: Element>(hip: &HipBackend, len: usize, data: &[T]) {
             .and_then(|a| a.to_vec())
             .unwrap_or_else(|e| panic!("{alg:?} {dims:?} {}: {e}", T::DTYPE))
     };
-    let (register, bitonic) = (run(SortAlgorithm::Register), run(SortAlgorithm::Bitonic));
-    assert!(
-        as_bytes(&register) == as_bytes(&bitonic),
-        "{dims:?} {}: register and bitonic sorts differ in bits",
-        T::DTYPE
-    );
+    let register = run(SortAlgorithm::Register);
+    let want = Array::from_slice(&CpuBackend::new(), &dims, data)
+        .and_then(|a| a.sort())
+        .and_then(|a| a.to_vec())
+        .expect("cpu sort");
+    if let Some(i) = (0..want.len()).find(|&i| !same(&register[i], &want[i])) {
+        panic!(
+            "register {dims:?} {}: first difference at {i} (row {}): got {:?}, want {:?}",
+            T::DTYPE,
+            i / len,
+            &register[i.saturating_sub(2)..(i + 3).min(register.len())],
+            &want[i.saturating_sub(2)..(i + 3).min(want.len())]
+        );
+    }
+    if matches!(T::DTYPE, DType::F32 | DType::F64) {
+        let bitonic = run(SortAlgorithm::Bitonic);
+        assert!(
+            as_bytes(&register) == as_bytes(&bitonic),
+            "{dims:?} {}: register and bitonic sorts differ in bits",
+            T::DTYPE
+        );
+    }
 }
 
 /// Integers from `w`: a quarter the greatest value, an eighth the least, the rest `f(word)`.
@@ -50,17 +65,19 @@ fn with_extremes<T: Copy>(w: &[u64], max: T, min: T, f: impl Fn(u64) -> T) -> Ve
         .collect()
 }
 
-/// Every length of `lens` with f32 (the suite's special values), and with every other ordered
-/// type when `all_types`.
-pub fn short_rows(hip: &HipBackend, lens: &[usize], all_types: bool) {
+/// f32 rows (the suite's special values, descending runs, all NaN) of every length of
+/// `f32_lens`, and every ordered type on rows of each length of `all_lens`.
+pub fn short_rows(hip: &HipBackend, f32_lens: &[usize], all_lens: &[usize]) {
     let _one = CHOICE.lock();
-    for &len in lens {
+    for &len in f32_lens {
         let n = rows_for(len) * len;
-        let seed = 1000 + len as u64;
-        check(hip, len, &f32_values(n, seed));
-        if !all_types {
-            continue;
-        }
+        check(hip, len, &f32_values(n, 1000 + len as u64));
+        let down: Vec<f32> = (0..n).rev().map(|i| (i % (len + 1)) as f32).collect();
+        check(hip, len, &down);
+    }
+    for &len in all_lens {
+        let n = rows_for(len) * len;
+        let seed = 2000 + len as u64;
         let w = words(n, seed);
         check(hip, len, &f64_values(n, seed));
         check(
@@ -76,13 +93,7 @@ pub fn short_rows(hip: &HipBackend, lens: &[usize], all_types: bool) {
         );
         check(hip, len, &with_extremes(&w, u64::MAX, 0, |x| x));
         check(hip, len, &with_extremes(&w, u8::MAX, 0, |x| x as u8));
-        check(
-            hip,
-            len,
-            &w.iter().map(|&x| x % 3 == 0).collect::<Vec<_>>(),
-        );
-        let down: Vec<f32> = (0..n).rev().map(|i| (i % (len + 1)) as f32).collect();
-        check(hip, len, &down);
+        check(hip, len, &w.iter().map(|&x| x % 3 == 0).collect::<Vec<_>>());
         check(hip, len, &vec![f32::NAN; n]);
     }
     sort::set_algorithm(None);

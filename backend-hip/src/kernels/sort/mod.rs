@@ -223,9 +223,7 @@ fn run_on(
         SortAlgorithm::Auto | SortAlgorithm::Register if short => {
             bitonic(dev, stream, &module, dtype, data, rows, len)
         }
-        SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows
-            if fits_row_block =>
-        {
+        SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
             radix::rows(dev, stream, &module, data, rows, len)
         }
         _ => radix::onesweep(dev, stream, &module, dtype, data, rows, len),

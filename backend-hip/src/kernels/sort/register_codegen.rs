@@ -198,7 +198,9 @@ mod tests {
             ] {
                 if let Some(rest) = line.strip_prefix(prefix) {
                     let args = rest.split('>').next().expect("template arguments");
-                    let mut it = args.split(", ").map(|n| n.parse::<usize>().expect("number"));
+                    let mut it = args
+                        .split(", ")
+                        .map(|n| n.parse::<usize>().expect("number"));
                     let (k, j) = (it.next().expect("k"), it.next().expect("j"));
                     steps.push((k, j, layout));
                 }
