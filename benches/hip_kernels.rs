@@ -14,8 +14,9 @@
 //! bracketed by stream synchronisations) / `k`, the method the PyTorch script uses too. The
 //! ratio is PyTorch's time over ours (> 1: we are faster). Bandwidth counts the bytes each
 //! operation must move once (inputs read, outputs written), in GB/s of 10⁹ bytes. Rows whose
-//! name ends in `_bitonic`, `_multipass`, `_lookback`, `_threads` or `_perelement` run another
-//! (mostly the previous) kernel of that operation in the same process, for comparison: the
+//! name ends in `_bitonic`, `_radix`, `_register`, `_multipass`, `_lookback`, `_threads` or
+//! `_perelement` run another (mostly the previous) kernel of that operation in the same
+//! process, for comparison: the
 //! 3-pass shared-memory scan and the single-pass look-back scan (`GPUARRAYS_SCAN`), the
 //! thread-per-column axis reduction (`GPUARRAYS_REDUCE_COLS=threads`) and the per-element
 //! argmax (`GPUARRAYS_ARG_REDUCE=perelement`).
@@ -249,23 +250,64 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("sort_f64_2p25", 2.0 * b26, 3, &mut || {
         drop(xd.sort().expect("sort f64"))
     });
-    let rows_1024 = x.reshape(&[1 << 16, 1024]).expect("rows of 1024");
-    bench("sort_rows_1024", 2.0 * b26, 3, &mut || {
-        drop(rows_1024.sort().expect("sort rows 1024"))
-    });
-    // Short rows by both in-block algorithms (the bitonic tile and the one-block radix),
-    // to place the threshold between them.
+    // Short rows by every in-block algorithm (the default, the register sort, the bitonic
+    // tile and the one-block radix), to place the thresholds between them.
     for (len, names) in [
-        (128isize, ["sort_rows_128_bitonic", "sort_rows_128_radix"]),
-        (256, ["sort_rows_256_bitonic", "sort_rows_256_radix"]),
-        (512, ["sort_rows_512_bitonic", "sort_rows_512_radix"]),
-        (1024, ["sort_rows_1024_bitonic", "sort_rows_1024_radix"]),
-        (2048, ["sort_rows_2048_bitonic", "sort_rows_2048_radix"]),
+        (
+            128isize,
+            [
+                "sort_rows_128",
+                "sort_rows_128_register",
+                "sort_rows_128_bitonic",
+                "sort_rows_128_radix",
+            ],
+        ),
+        (
+            256,
+            [
+                "sort_rows_256",
+                "sort_rows_256_register",
+                "sort_rows_256_bitonic",
+                "sort_rows_256_radix",
+            ],
+        ),
+        (
+            512,
+            [
+                "sort_rows_512",
+                "sort_rows_512_register",
+                "sort_rows_512_bitonic",
+                "sort_rows_512_radix",
+            ],
+        ),
+        (
+            1024,
+            [
+                "sort_rows_1024",
+                "sort_rows_1024_register",
+                "sort_rows_1024_bitonic",
+                "sort_rows_1024_radix",
+            ],
+        ),
+        (
+            2048,
+            [
+                "sort_rows_2048",
+                "sort_rows_2048_register",
+                "sort_rows_2048_bitonic",
+                "sort_rows_2048_radix",
+            ],
+        ),
     ] {
         let r = x.reshape(&[N26 as isize / len, len]).expect("short rows");
-        for (alg, name) in [SortAlgorithm::Bitonic, SortAlgorithm::Rows]
-            .into_iter()
-            .zip(names)
+        for (alg, name) in [
+            SortAlgorithm::Auto,
+            SortAlgorithm::Register,
+            SortAlgorithm::Bitonic,
+            SortAlgorithm::Rows,
+        ]
+        .into_iter()
+        .zip(names)
         {
             sort::set_algorithm(Some(alg));
             bench(name, 2.0 * b26, 3, &mut || {
@@ -308,6 +350,7 @@ fn main() {
             .trim_end_matches("_threads")
             .trim_end_matches("_perelement")
             .trim_end_matches("_radix")
+            .trim_end_matches("_register")
             .trim_end_matches("_item");
         let theirs = torch.iter().find(|(n, _)| n == base).map(|(_, ms)| *ms);
         let (tms, ratio) = match theirs {

@@ -80,7 +80,7 @@ def main():
     m = torch.rand(SIDE13, SIDE13, device=dev, generator=g)
     x3 = x.reshape(256, 512, 512)
     xd = torch.rand(N26 // 2, device=dev, generator=g, dtype=torch.float64)
-    r1024 = x.reshape(1 << 16, 1024)
+    short = {n: x.reshape(N26 // n, n) for n in (128, 256, 512, 1024, 2048)}
     run([
         ("random_2p26", b26, lambda: torch.rand(N26, device=dev, generator=g), 10),
         ("randn_2p26", b26, lambda: torch.randn(N26, device=dev, generator=g), 10),
@@ -97,7 +97,7 @@ def main():
         ("sort_2p26", 2 * b26, lambda: torch.sort(x), 3),
         ("sort_rows_8192", 2 * b26, lambda: torch.sort(m, dim=1), 3),
         ("sort_f64_2p25", 2 * b26, lambda: torch.sort(xd), 3),
-        ("sort_rows_1024", 2 * b26, lambda: torch.sort(r1024, dim=1), 3),
+        *[(f"sort_rows_{n}", 2 * b26, (lambda r=r: torch.sort(r, dim=1)), 3) for n, r in short.items()],
     ])
 
     # Host enqueue of a small op (what a user pays per call), for comparison.

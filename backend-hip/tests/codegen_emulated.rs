@@ -33,6 +33,37 @@ fn sort_matches_cpu_on_every_path() {
     kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[2, 700]]);
 }
 
+/// Lengths that reach every stage count of the register sort, powers of two and their
+/// neighbours (padding), with a full and a partial block of rows each.
+const SHORT_ROW_LENGTHS: &[usize] = &[
+    1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300,
+    511, 512, 513, 700, 1000, 1023, 1024, 1025, 1500, 2047, 2048,
+];
+
+#[test]
+fn register_sort_of_short_rows_matches_cpu() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    kernel_checks::short_rows::short_rows(&hip, SHORT_ROW_LENGTHS, &[2, 9, 257, 2048]);
+    // The automatic choice takes it for these rows (and the onesweep sort beyond).
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Auto,
+        &[&[5, 2048], &[19, 129], &[2, 3000]],
+    );
+}
+
+/// The register sort in 64-lane warps (AMD's wavefronts): the shuffles' partners stay inside
+/// the warp, and the same results come back.
+#[test]
+fn register_sort_is_right_with_wavefronts_of_64() {
+    let Some(hip) = emulator::backend_with_warp(64) else {
+        return;
+    };
+    kernel_checks::short_rows::short_rows(&hip, &[2, 16, 33, 300, 512, 1025], &[100, 2048]);
+}
+
 #[test]
 fn row_scans_match_cpu_on_both_paths() {
     let Some(hip) = emulator::backend() else {

@@ -47,7 +47,34 @@ fn large_sorts_match_cpu() {
     kernel_checks::sorts(&hip, SortAlgorithm::Rows, &[&[700, 4096], &[5000, 77]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Onesweep, &[&[1_000_003], &[40, 3001]]);
     kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[1_000_003], &[512, 2048]]);
+    kernel_checks::sorts(
+        &hip,
+        SortAlgorithm::Register,
+        &[
+            &[1 << 16, 1024],
+            &[32_771, 2048],
+            &[100_003, 129],
+            &[1 << 20, 3],
+        ],
+    );
     eprintln!("large sorts: {:.1} s", t.elapsed().as_secs_f64());
+}
+
+/// The register sort on every row length it takes (f32), every ordered type on a spread of
+/// lengths, against the CPU reference and the bitonic tile's bits.
+#[test]
+fn register_sort_of_every_short_length() {
+    let Some(hip) = gpu() else { return };
+    let t = std::time::Instant::now();
+    let all: Vec<usize> = (1..=2048).collect();
+    kernel_checks::short_rows::short_rows(
+        &hip,
+        &all,
+        &[
+            2, 3, 7, 64, 100, 255, 256, 257, 1000, 1024, 1025, 2047, 2048,
+        ],
+    );
+    eprintln!("short rows: {:.1} s", t.elapsed().as_secs_f64());
 }
 
 #[test]

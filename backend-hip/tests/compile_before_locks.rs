@@ -1,5 +1,6 @@
 //! Every kernel path compiles before the ordering protocol locks its operands: the tiled
-//! transpose copy, the radix sorts (one block per row, onesweep) and the single-pass scan.
+//! transpose copy, the register sort of short rows, the radix sorts (one block per row,
+//! onesweep) and the single-pass scan.
 //! An operation is held in its compilation (the test double's compile gate) while another
 //! thread writes the same buffer; that writer must finish meanwhile. A path that compiled
 //! inside `enqueue` would hold the buffer's lock across the compilation and the writer would
@@ -141,6 +142,12 @@ fn the_tiled_transpose_copy_compiles_before_locking() {
 fn the_row_radix_sort_compiles_before_locking() {
     // Beyond the bitonic tile (2048), within one block per row (8192 for f32).
     the_writer_does_not_wait_for(4096, |b, x| sort(b, x, 4096));
+}
+
+#[test]
+fn the_register_sort_compiles_before_locking() {
+    // Short rows (padded to at most 2048): the register sort's one launch.
+    the_writer_does_not_wait_for(1000, |b, x| sort(b, x, 1000));
 }
 
 #[test]

@@ -31,6 +31,8 @@ int __clzll(long long);
   T __shfl_down_sync(unsigned int, T, unsigned int, int = 32); \
   T __shfl_up_sync(unsigned int, T, unsigned int, int = 32); \
   T __shfl_sync(unsigned int, T, int, int = 32); \
+  T __shfl_xor_sync(unsigned int, T, int, int = 32); \
+  T __shfl_xor(T, int, int = 64); \
   T __shfl(T, int, int = 64); \
   T __shfl_down(T, unsigned int, int = 64); \
   T __shfl_up(T, unsigned int, int = 64);

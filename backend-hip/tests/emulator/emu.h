@@ -38,7 +38,7 @@
 struct GaEmuDim3 { unsigned int x, y, z; };
 
 namespace ga_emu {
-enum Op { OP_NONE = 0, OP_BALLOT, OP_SHFL_UP, OP_SHFL_DOWN, OP_SHFL_IDX, OP_SYNCWARP };
+enum Op { OP_NONE = 0, OP_BALLOT, OP_SHFL_UP, OP_SHFL_DOWN, OP_SHFL_IDX, OP_SHFL_XOR, OP_SYNCWARP };
 enum State { RUNNABLE = 0, AT_BARRIER, AT_WARP, DONE };
 
 struct Fiber {
@@ -62,7 +62,9 @@ inline thread_local ucontext_t scheduler;
 inline const std::function<void()>* body = nullptr;
 inline thread_local uint64_t rng = 0x9E3779B97F4A7C15ull;
 inline thread_local long long spins = 0;
-inline const int warp_size = 32;
+// Lanes per warp: the module's GA_WARP, set by each launch (32, or 64 to emulate an AMD
+// wavefront).
+inline int warp_size = 32;
 inline const unsigned kResident = 3;
 
 [[noreturn]] inline void fail(const char* what) {
@@ -143,6 +145,13 @@ inline bool complete_warps() {
           r = (w0 + src < w1) ? fibers[w0 + src].value : f.value;
           break;
         }
+        case OP_SHFL_XOR: {
+          // A lane mask outside the warp is a kernel bug here, not a value to wrap.
+          if (f.arg < 0 || f.arg >= warp_size) fail("shuffle xor with a lane mask outside the warp");
+          const int src = lane ^ f.arg;
+          r = (w0 + src < w1) ? fibers[w0 + src].value : f.value;
+          break;
+        }
         default:
           break;
       }
@@ -206,7 +215,9 @@ inline void run_block(const std::function<void()>& fn) {
   }
 }
 
-inline void run_grid(const unsigned* grid, const unsigned* block, const std::function<void()>& fn) {
+inline void run_grid(const unsigned* grid, const unsigned* block, int warp, const std::function<void()>& fn) {
+  if (warp != 32 && warp != 64) fail("emulated warps have 32 or 64 lanes");
+  warp_size = warp;
   grid_dim = GaEmuDim3{grid[0], grid[1], grid[2]};
   block_dim = GaEmuDim3{block[0], block[1], block[2]};
   body = &fn;
@@ -263,8 +274,9 @@ inline void __syncthreads() { ga_emu::barrier(); }
 inline void __syncwarp(unsigned int = 0xffffffffu) { ga_emu::warp_op(ga_emu::OP_SYNCWARP, 0, 0); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline unsigned int __ballot_sync(unsigned int, int p) {
-  return (unsigned int)ga_emu::warp_op(ga_emu::OP_BALLOT, p != 0, 0);
+// 64 bits (CUDA's is 32): the emulator also runs 64-lane warps, whose ballot GA_BALLOT widens.
+inline unsigned long long __ballot_sync(unsigned int, int p) {
+  return ga_emu::warp_op(ga_emu::OP_BALLOT, p != 0, 0);
 }
 template <class T>
 inline T __shfl_up_sync(unsigned int, T v, unsigned int d, int = 32) {
@@ -277,6 +289,10 @@ inline T __shfl_down_sync(unsigned int, T v, unsigned int d, int = 32) {
 template <class T>
 inline T __shfl_sync(unsigned int, T v, int l, int = 32) {
   return ga_emu::from_bits<T>(ga_emu::warp_op(ga_emu::OP_SHFL_IDX, ga_emu::bits_of(v), l));
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned int, T v, int m, int = 32) {
+  return ga_emu::from_bits<T>(ga_emu::warp_op(ga_emu::OP_SHFL_XOR, ga_emu::bits_of(v), m));
 }
 
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }

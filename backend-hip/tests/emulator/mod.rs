@@ -42,11 +42,17 @@ pub fn available() -> bool {
 /// A HIP backend over a fresh emulated device, or `None` (with the reason printed) when `g++`
 /// is missing.
 pub fn backend() -> Option<HipBackend> {
+    backend_with_warp(32)
+}
+
+/// As [`backend`], on a device whose warps have `warp` lanes (32, or 64 as AMD's wavefronts):
+/// the generated sources get `GA_WARP = warp` and the emulator groups that many threads.
+pub fn backend_with_warp(warp: u32) -> Option<HipBackend> {
     if !available() {
         eprintln!("skipped: g++ not found; the kernels cannot be emulated");
         return None;
     }
-    let platform: Arc<dyn Platform> = Arc::new(EmuPlatform::new());
+    let platform: Arc<dyn Platform> = Arc::new(EmuPlatform::new(warp));
     let runtime = HipRuntime::new(platform, RuntimeConfig::default()).expect("emulated runtime");
     Some(HipBackend::with_runtime(runtime, 0, DiskCache::off()).expect("emulated backend"))
 }
@@ -62,6 +68,7 @@ struct State {
 #[derive(Debug)]
 pub struct EmuPlatform {
     dir: PathBuf,
+    warp: u32,
     next: AtomicU64,
     state: Mutex<State>,
 }
@@ -75,7 +82,7 @@ fn invalid(msg: String) -> HipError {
 }
 
 impl EmuPlatform {
-    pub fn new() -> EmuPlatform {
+    pub fn new(warp: u32) -> EmuPlatform {
         static N: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "ga-emu-{}-{}",
@@ -86,6 +93,7 @@ impl EmuPlatform {
         std::fs::write(dir.join("emu.h"), EMU_H).expect("write emu.h");
         EmuPlatform {
             dir,
+            warp,
             next: AtomicU64::new(1),
             state: Mutex::new(State::default()),
         }
@@ -173,7 +181,7 @@ fn trampoline(name: &str, params: &[String]) -> String {
         .collect();
     format!(
         "extern \"C\" void ga_emu_launch_{name}(void** args, const unsigned* grid, const unsigned* block) {{\n  \
-         (void)args;\n  std::function<void()> fn = [&]() {{ {name}({}); }};\n  ga_emu::run_grid(grid, block, fn);\n}}\n",
+         (void)args;\n  std::function<void()> fn = [&]() {{ {name}({}); }};\n  ga_emu::run_grid(grid, block, GA_WARP, fn);\n}}\n",
         args.join(", ")
     )
 }
@@ -189,7 +197,7 @@ impl Platform for EmuPlatform {
         Ok(DeviceProperties {
             name: "emulated GPU (CPU)".into(),
             arch: "emu".into(),
-            warp_size: 32,
+            warp_size: self.warp,
             multiprocessor_count: 2,
             total_memory: MEMORY,
             max_threads_per_block: 1024,

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod short_rows;
+
 use gpuarrays_core::{Array, Complex64, Element};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;

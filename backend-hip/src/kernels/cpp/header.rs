@@ -7,6 +7,11 @@
 //! No standard header is included (NVRTC ships none by default): fixed-width integer names,
 //! the complex types, NaN tests, infinities and warp shuffles are defined here. The warp size
 //! is never hard-coded: [`kernel_header`] writes the device's value into `GA_WARP`.
+//!
+//! Shuffles: `ga_shfl_up/down/idx(v, ·)` for every element type, and `ga_shfl_xor(v, m)` (the
+//! value of lane `lane ^ m`, for the 4- and 8-byte scalar types) over the whole warp: 32 lanes
+//! under NVRTC (`__shfl_*_sync` with a full mask), the whole 64-lane wavefront under hiprtc
+//! (`__shfl_*`, no mask). Kernels keep their lane arithmetic below `GA_WARP`.
 
 use crate::platform::PlatformKind;
 
@@ -107,6 +112,7 @@ const SHFL_NVIDIA: &str = r#"
 #define GA_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define GA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define GA_SHFL_IDX(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#define GA_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
 #define GA_BALLOT(p) ((u64)__ballot_sync(0xffffffffu, (p)))
 #define GA_SYNCWARP() __syncwarp()
 "#;
@@ -115,6 +121,7 @@ const SHFL_AMD: &str = r#"
 #define GA_SHFL_DOWN(v, d) __shfl_down((v), (d))
 #define GA_SHFL_UP(v, d) __shfl_up((v), (d))
 #define GA_SHFL_IDX(v, l) __shfl((v), (l))
+#define GA_SHFL_XOR(v, m) __shfl_xor((v), (m))
 #define GA_BALLOT(p) ((u64)__ballot(p))
 #define GA_SYNCWARP() __builtin_amdgcn_wave_barrier()
 "#;
@@ -123,7 +130,8 @@ const SHFL_TYPED: &str = r#"
 #define GA_SHFL_NATIVE(T)                                                              \
   GA_INLINE T ga_shfl_down(T v, int d) { return GA_SHFL_DOWN(v, d); }                   \
   GA_INLINE T ga_shfl_up(T v, int d) { return GA_SHFL_UP(v, d); }                       \
-  GA_INLINE T ga_shfl_idx(T v, int l) { return GA_SHFL_IDX(v, l); }
+  GA_INLINE T ga_shfl_idx(T v, int l) { return GA_SHFL_IDX(v, l); }                     \
+  GA_INLINE T ga_shfl_xor(T v, int m) { return GA_SHFL_XOR(v, m); }
 GA_SHFL_NATIVE(i32)
 GA_SHFL_NATIVE(u32)
 GA_SHFL_NATIVE(i64)
@@ -165,5 +173,7 @@ mod tests {
         assert!(kernel_header(Dialect::Nvidia, 32).contains("#define GA_WARP 32"));
         assert!(kernel_header(Dialect::Amd, 64).contains("__shfl_down((v), (d))"));
         assert!(kernel_header(Dialect::Nvidia, 32).contains("__shfl_down_sync"));
+        assert!(kernel_header(Dialect::Nvidia, 32).contains("__shfl_xor_sync(0xffffffffu"));
+        assert!(kernel_header(Dialect::Amd, 64).contains("__shfl_xor((v), (m))"));
     }
 }

@@ -1,21 +1,28 @@
-//! Sorting rows in place, ascending, NaN last: a bitonic network for short rows
-//! ([`codegen`]) and an LSD radix sort beyond ([`radix_codegen`], launched by [`radix`]).
+//! Sorting rows in place, ascending, NaN last: bitonic networks for short rows (keys in
+//! registers, [`register_codegen`] launched by [`register`]; or in a shared-memory tile,
+//! [`codegen`]) and an LSD radix sort beyond ([`radix_codegen`], launched by [`radix`]).
 //!
 //! Every path sorts the same order-preserving keys and returns the sorted key sequence, so
 //! they agree bit for bit; which one runs is a matter of speed only:
 //!
 //! | row length | algorithm (default, [`SortAlgorithm::Auto`]) |
 //! |---|---|
-//! | padded to a power of two ≤ [`BITONIC_AUTO_MAX`] (1024) | bitonic network in one shared-memory tile (one launch) |
+//! | padded to a power of two ≤ [`register::auto_max`] (2048, [`register::AUTO_MAX`]) | bitonic network with the keys in registers, several rows per block (one launch, in place) |
+//! | padded to a power of two ≤ [`BITONIC_AUTO_MAX`] (1024; only when `GPUARRAYS_SORT_REGISTER_MAX` is lower) | bitonic network in one shared-memory tile (four launches) |
 //! | ≤ [`radix_codegen::rows_max`] (8192; 4096 for 8-byte types) | one block per row, radix passes in shared memory |
 //! | longer | onesweep radix sort (histogram, then one pass per 8-bit digit with decoupled look-back) |
 //!
-//! `GPUARRAYS_SORT=bitonic|radix|rows|onesweep` (or [`set_algorithm`]) overrides the choice, so
-//! both sorts can be compared in one run and the bitonic one stays available as a fallback.
+//! `GPUARRAYS_SORT=register|bitonic|radix|rows|onesweep` (or [`set_algorithm`]) overrides the
+//! choice, so the sorts can be compared in one run and the older ones stay available as
+//! fallbacks; `register` applies to rows of up to [`register::MAX_LEN`] (2048) elements, longer
+//! ones take the automatic choice. `GPUARRAYS_SORT_REGISTER_MAX=N` moves the register sort's
+//! automatic threshold (0: never).
 
 pub mod codegen;
 pub mod radix;
 pub mod radix_codegen;
+pub mod register;
+pub mod register_codegen;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -44,17 +51,20 @@ pub enum SortAlgorithm {
     Rows,
     /// The onesweep radix sort for every length (exercises the look-back on small inputs).
     Onesweep,
+    /// The register sort for every length it takes (≤ [`register::MAX_LEN`]); `Auto` beyond.
+    Register,
 }
 
 impl SortAlgorithm {
-    /// `auto`/`radix`, `bitonic`, `rows`, `onesweep` (case-insensitive); `None` for anything
-    /// else.
+    /// `auto`/`radix`, `bitonic`, `rows`, `onesweep`, `register` (case-insensitive); `None`
+    /// for anything else.
     pub fn parse(s: &str) -> Option<SortAlgorithm> {
         match s.trim().to_ascii_lowercase().as_str() {
             "" | "auto" | "radix" => Some(SortAlgorithm::Auto),
             "bitonic" => Some(SortAlgorithm::Bitonic),
             "rows" => Some(SortAlgorithm::Rows),
             "onesweep" => Some(SortAlgorithm::Onesweep),
+            "register" => Some(SortAlgorithm::Register),
             _ => None,
         }
     }
@@ -65,12 +75,14 @@ impl SortAlgorithm {
             SortAlgorithm::Bitonic => 2,
             SortAlgorithm::Rows => 3,
             SortAlgorithm::Onesweep => 4,
+            SortAlgorithm::Register => 5,
         }
     }
 }
 
 /// The longest row (padded to a power of two) the automatic choice sorts with the bitonic
-/// tile; longer rows that fit a block take the one-block radix sort. Measured on the H200,
+/// tile when the register sort does not take it (`GPUARRAYS_SORT_REGISTER_MAX` below the
+/// length); longer rows that fit a block take the one-block radix sort. Measured on the H200,
 /// 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048 (ms, bitonic vs radix): 2.9 vs
 /// 22.5, 3.5 vs 14.4, 4.1 vs 10.4, 4.9 vs 5.8, 5.6 vs 3.0 (`bench-hip_kernels`,
 /// docs/results/2026-12-01-h200-session2.md).
@@ -91,12 +103,13 @@ pub fn algorithm() -> SortAlgorithm {
         2 => SortAlgorithm::Bitonic,
         3 => SortAlgorithm::Rows,
         4 => SortAlgorithm::Onesweep,
+        5 => SortAlgorithm::Register,
         1 => SortAlgorithm::Auto,
         _ => {
             let chosen = match std::env::var(SORT_ENV) {
                 Ok(v) => SortAlgorithm::parse(&v).unwrap_or_else(|| {
                     tracing::warn!(
-                        "{SORT_ENV}={v:?} is not one of auto, radix, bitonic, rows, onesweep; using auto"
+                        "{SORT_ENV}={v:?} is not one of auto, radix, bitonic, rows, onesweep, register; using auto"
                     );
                     SortAlgorithm::Auto
                 }),
@@ -109,10 +122,11 @@ pub fn algorithm() -> SortAlgorithm {
 }
 
 /// The module body for sorting `dtype` (not complex): the bitonic kernels, then the radix
-/// kernels, which use the bitonic part's key functions.
+/// and register kernels, which use the bitonic part's key functions.
 pub fn body(dtype: DType) -> String {
     let mut body = codegen::body(dtype);
     body.push_str(&radix_codegen::body(dtype));
+    body.push_str(&register_codegen::body(dtype));
     body
 }
 
@@ -120,6 +134,7 @@ pub fn body(dtype: DType) -> String {
 pub fn kernels() -> Vec<&'static str> {
     let mut kernels = codegen::KERNELS.to_vec();
     kernels.extend(radix_codegen::KERNELS);
+    kernels.extend(register_codegen::KERNELS);
     kernels
 }
 
@@ -193,11 +208,22 @@ fn run_on(
         return Ok(());
     };
     let fits_row_block = len <= radix_codegen::rows_max(dtype);
-    let short = len.next_power_of_two() <= BITONIC_AUTO_MAX;
+    let padded = len.next_power_of_two();
+    let registers = register::applies(len);
+    let auto_registers = registers && padded <= register::auto_max();
+    let short = padded <= BITONIC_AUTO_MAX;
     match algorithm {
+        SortAlgorithm::Register if registers => {
+            register::rows(dev, stream, &module, data, rows, len)
+        }
+        SortAlgorithm::Auto if auto_registers => {
+            register::rows(dev, stream, &module, data, rows, len)
+        }
         SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
-        SortAlgorithm::Auto if short => bitonic(dev, stream, &module, dtype, data, rows, len),
-        SortAlgorithm::Auto | SortAlgorithm::Rows if fits_row_block => {
+        SortAlgorithm::Auto | SortAlgorithm::Register if short => {
+            bitonic(dev, stream, &module, dtype, data, rows, len)
+        }
+        SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
             radix::rows(dev, stream, &module, data, rows, len)
         }
         _ => radix::onesweep(dev, stream, &module, dtype, data, rows, len),
@@ -281,6 +307,10 @@ mod tests {
         assert_eq!(
             SortAlgorithm::parse("onesweep"),
             Some(SortAlgorithm::Onesweep)
+        );
+        assert_eq!(
+            SortAlgorithm::parse("REGISTER"),
+            Some(SortAlgorithm::Register)
         );
         assert_eq!(SortAlgorithm::parse("quick"), None);
     }
