@@ -49,7 +49,10 @@ fn ns_per_call(backend: &impl Backend, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let mut s = Setup::new();
     let program = axpy_program();
     // The kernel-level path has buffers of its own, as a backend caller would.
@@ -101,7 +104,10 @@ fn main() {
     release(&s.backend, [xb, yb, zb]);
 }
 
-fn release(backend: &impl Backend<Buffer = gpuarrays_hip::HipBuffer>, buffers: [gpuarrays_hip::HipBuffer; 3]) {
+fn release(
+    backend: &impl Backend<Buffer = gpuarrays_hip::HipBuffer>,
+    buffers: [gpuarrays_hip::HipBuffer; 3],
+) {
     for b in buffers {
         backend.release(b);
     }

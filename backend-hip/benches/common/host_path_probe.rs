@@ -164,6 +164,10 @@ pub fn user_api_call(
 
 /// One call of `Backend::elementwise` with prebuilt arguments (not inlined, as above).
 #[inline(never)]
-pub fn backend_call(backend: &HipBackend, program: &Program, args: &ElementwiseArgs<'_, HipBuffer>) {
+pub fn backend_call(
+    backend: &HipBackend,
+    program: &Program,
+    args: &ElementwiseArgs<'_, HipBuffer>,
+) {
     backend.elementwise(program, args).expect("elementwise");
 }
