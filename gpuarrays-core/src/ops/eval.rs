@@ -122,7 +122,7 @@ impl<B: Backend> Expr<B> {
     pub fn eval_raw(mut self) -> Result<RawArray<B>> {
         let (backend, tree) = self.parts()?;
         with_scratch(|s| {
-            let inputs = lower(&tree, s)?;
+            let inputs = lower(tree, s)?;
             let out = RawArray::alloc(backend, tree.dtype, &tree.dims)?;
             run(backend, &inputs, &tree.dims, s, &out)?;
             Ok(out)
@@ -185,7 +185,7 @@ impl<B: Backend> Expr<B> {
             None
         };
         with_scratch(|s| {
-            let inputs = lower(&tree, s)?;
+            let inputs = lower(tree, s)?;
             run(
                 backend,
                 &inputs,

@@ -46,6 +46,10 @@ pub enum Literal {
 }
 
 /// Either an expression or a literal.
+// An expression is a few hundred bytes inline (its nodes, see `expr_nodes.rs`); an `ExprArg`
+// lives only until the operation it is passed to resolves it, and boxing the large variant
+// would allocate once per operation, which the inline nodes exist to avoid.
+#[allow(clippy::large_enum_variant)]
 pub enum ExprArg<B: Backend> {
     Expr(Expr<B>),
     Lit(Literal),
