@@ -8,6 +8,7 @@
 //! python3 benches/torch_hip_kernels.py > $OUT/torch.json
 //! TORCH_RESULTS=$OUT/torch.json .gpu/bin/bench-hip_kernels
 //! HIP_BENCH_ONLY=sort_2p26,sort_rows_8192 ...   # only these rows (no host-side figures)
+//! HIP_BENCH_ONLY=host ...                         # only the host-side figures
 //! ```
 //!
 //! Every figure is the median over repetitions of (wall time of `k` back-to-back calls,
@@ -330,6 +331,10 @@ fn main() {
     println!("device: {}", hip.device());
     // HIP_BENCH_ONLY=cumsum,sum runs only those rows (and skips the host-side figures).
     let only = std::env::var("HIP_BENCH_ONLY").ok();
+    if only.as_deref() == Some("host") {
+        host_figures(&hip);
+        return;
+    }
     let wanted = |n: &str| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == n));
     for var in ["GPUARRAYS_SCAN", "GPUARRAYS_SORT", "GPUARRAYS_REDUCE"] {
         if let Ok(v) = std::env::var(var) {

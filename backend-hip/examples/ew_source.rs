@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for &vec in &vecs {
             for (one_step, per_thread) in [(false, 1), (true, 1), (true, 2)] {
                 let layout = EwLayout {
-                    inputs: vec![],
+                    inputs: Default::default(),
                     output: Class::Contiguous,
                     vec,
                     ndim: 0,

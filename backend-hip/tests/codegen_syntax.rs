@@ -85,7 +85,9 @@ fn program(inputs: Vec<DType>, scalars: Vec<DType>, instrs: Vec<(Node, DType)>) 
 }
 
 fn layouts(n_inputs: usize) -> Vec<EwLayout> {
-    let all = |c: Class| vec![c; n_inputs];
+    let all = |c: Class| -> gpuarrays_hip::kernels::elementwise::layout::Classes {
+        std::iter::repeat_n(c, n_inputs).collect()
+    };
     let mut v = vec![
         EwLayout {
             inputs: all(Class::Contiguous),

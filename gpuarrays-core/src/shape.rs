@@ -101,17 +101,26 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
 /// `out`: dimensions of size 1 that are stretched, and missing leading dimensions, get 0.
 /// `src` must broadcast to `out` (see [`broadcast_shapes`]).
 pub fn broadcast_strides(src: &[usize], out: &[usize]) -> Vec<isize> {
-    let own = contiguous_strides(src);
+    broadcast_strides_inline(src, out).to_vec()
+}
+
+/// Strides of up to [`MAX_DIMS`] dimensions, inline.
+pub(crate) type InlineStrides = smallvec::SmallVec<[isize; MAX_DIMS]>;
+
+/// [`broadcast_strides`] without a heap allocation (`out` has at most [`MAX_DIMS`]
+/// dimensions; more still work, on the heap).
+pub(crate) fn broadcast_strides_inline(src: &[usize], out: &[usize]) -> InlineStrides {
     let lead = out.len() - src.len();
-    (0..out.len())
-        .map(|i| {
-            if i < lead || (src[i - lead] == 1 && out[i] != 1) {
-                0
-            } else {
-                own[i - lead]
-            }
-        })
-        .collect()
+    let mut strides: InlineStrides = smallvec::smallvec![0; out.len()];
+    let mut acc = 1isize;
+    for i in (lead..out.len()).rev() {
+        let n = src[i - lead];
+        if !(n == 1 && out[i] != 1) {
+            strides[i] = acc;
+        }
+        acc = acc.saturating_mul(n as isize);
+    }
+    strides
 }
 
 /// Splits a shape around `axis` into (outer, len, inner) for axis-wise kernels.

@@ -171,18 +171,23 @@ impl HipBackend {
         let inputs: SmallVec<[EwOperand<'_>; 8]> = args.inputs.iter().map(ew).collect();
         let output = ew(&args.output);
         let dev = self.kernels();
-        elementwise::prepare(dev, program, &args.shape, &inputs, &args.scalars, &output)?;
-        let reads: SmallVec<[&HipBuffer; 8]> = args.inputs.iter().map(|o| o.buffer).collect();
-        self.enqueue(&reads, &[args.output.buffer], |stream| {
-            elementwise::run(
-                dev,
-                stream,
-                program,
-                &args.shape,
-                &inputs,
-                &args.scalars,
-                &output,
-            )
+        let prepared =
+            elementwise::prepare(dev, program, &args.shape, &inputs, &args.scalars, output)?;
+        let Some(prepared) = prepared else {
+            return Ok(());
+        };
+        // The operands' roles straight into the protocol's form (one list, not three).
+        let accesses: SmallVec<[Access<'_>; 8]> = args
+            .inputs
+            .iter()
+            .map(|o| Access::read(o.buffer.device_buffer()))
+            .chain(std::iter::once(Access::write(
+                args.output.buffer.device_buffer(),
+            )))
+            .collect();
+        let stream = self.device_state().thread_stream()?;
+        self.device_state().enqueue(&stream, &accesses, |stream| {
+            elementwise::run(dev, stream, &prepared)
         })
     }
 

@@ -45,19 +45,27 @@ impl KernelArgs {
         self
     }
 
+    /// A parameter of one 8-byte slot holding `word` (what [`bytes`](Self::bytes) stores for
+    /// up to 8 little-endian bytes, without its chunk loop: most parameters are this).
+    fn word(&mut self, word: u64) -> &mut Self {
+        self.starts.push(self.slots.len() as u32);
+        self.slots.push(word);
+        self
+    }
+
     /// An `i64` parameter.
     pub fn i64(&mut self, v: i64) -> &mut Self {
-        self.bytes(&v.to_le_bytes())
+        self.word(v as u64)
     }
 
     /// A `u64` parameter.
     pub fn u64(&mut self, v: u64) -> &mut Self {
-        self.bytes(&v.to_le_bytes())
+        self.word(v)
     }
 
-    /// An `i32` parameter.
+    /// An `i32` parameter (its 4 little-endian bytes, then zeros).
     pub fn i32(&mut self, v: i32) -> &mut Self {
-        self.bytes(&v.to_le_bytes())
+        self.word(u64::from(v as u32))
     }
 
     /// A device pointer parameter (`T*`).
@@ -76,9 +84,28 @@ impl KernelArgs {
         self
     }
 
-    /// A scalar parameter of the scalar's memory type (bool as one byte).
+    /// A scalar parameter of the scalar's memory type (bool as one byte): the bytes of
+    /// `Scalar::to_le_bytes`, packed without that method's `Vec` (one allocation per scalar
+    /// per launch otherwise).
     pub fn scalar(&mut self, s: &Scalar) -> &mut Self {
-        self.bytes(&s.to_le_bytes())
+        match *s {
+            Scalar::Bool(v) => self.word(u64::from(v)),
+            Scalar::U8(v) => self.word(u64::from(v)),
+            Scalar::I32(v) => self.word(u64::from(v as u32)),
+            Scalar::U32(v) => self.word(u64::from(v)),
+            Scalar::I64(v) => self.word(v as u64),
+            Scalar::U64(v) => self.word(v),
+            Scalar::F32(v) => self.word(u64::from(v.to_bits())),
+            Scalar::F64(v) => self.word(v.to_bits()),
+            Scalar::C32(v) => {
+                self.word(u64::from(v.re.to_bits()) | u64::from(v.im.to_bits()) << 32)
+            }
+            Scalar::C64(v) => {
+                self.word(v.re.to_bits());
+                self.slots.push(v.im.to_bits());
+                self
+            }
+        }
     }
 
     /// Number of parameters.
@@ -128,6 +155,41 @@ mod tests {
             assert_eq!(*(p[2] as *const i64).add(2), 5);
             assert_eq!(*(p[3] as *const f64).add(1), 2.0);
         }
+    }
+
+    #[test]
+    fn word_parameters_match_their_little_endian_bytes() {
+        let (mut fast, mut slow) = (KernelArgs::default(), KernelArgs::default());
+        for v in [0i64, -1, 7, i64::MIN, i64::MAX] {
+            fast.i64(v).i32(v as i32).u64(v as u64);
+            slow.bytes(&v.to_le_bytes())
+                .bytes(&(v as i32).to_le_bytes())
+                .bytes(&(v as u64).to_le_bytes());
+        }
+        assert_eq!((fast.slots, fast.starts), (slow.slots, slow.starts));
+    }
+
+    #[test]
+    fn scalars_are_packed_as_their_little_endian_bytes() {
+        use gpuarrays_core::{Complex32, Complex64};
+        let values = [
+            Scalar::Bool(true),
+            Scalar::U8(0xab),
+            Scalar::I32(-3),
+            Scalar::U32(u32::MAX),
+            Scalar::I64(-5),
+            Scalar::U64(u64::MAX - 1),
+            Scalar::F32(-1.5),
+            Scalar::F64(std::f64::consts::PI),
+            Scalar::C32(Complex32::new(1.25, -2.5)),
+            Scalar::C64(Complex64::new(-0.5, 3.75)),
+        ];
+        let (mut fast, mut slow) = (KernelArgs::default(), KernelArgs::default());
+        for v in &values {
+            fast.scalar(v);
+            slow.bytes(&v.to_le_bytes());
+        }
+        assert_eq!((fast.slots, fast.starts), (slow.slots, slow.starts));
     }
 
     #[test]

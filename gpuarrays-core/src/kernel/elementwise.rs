@@ -38,7 +38,7 @@ pub struct Instr {
 }
 
 /// A fused elementwise kernel: types of the inputs and scalars, and the instructions.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Program {
     pub inputs: Vec<DType>,
     pub scalars: Vec<DType>,
@@ -55,33 +55,37 @@ impl Program {
     /// A random draw's u64 seed is not counted: it is 64 bits of key material, which a
     /// backend without 64-bit integers can pass as two u32 words.
     pub fn dtypes(&self) -> Vec<DType> {
-        let seeds: Vec<u32> = self
-            .instrs
-            .iter()
-            .filter_map(|i| match i.node {
-                Node::Random(_, slot) => Some(slot),
-                _ => None,
-            })
-            .collect();
+        let mut all: Vec<DType> = self.computed_dtypes().collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// The types of [`dtypes`](Self::dtypes), with repeats and in no particular order,
+    /// without allocating (the dispatch path checks each against the backend).
+    pub fn computed_dtypes(&self) -> impl Iterator<Item = DType> + '_ {
+        let is_seed = |slot: usize| {
+            self.instrs
+                .iter()
+                .any(|i| matches!(i.node, Node::Random(_, s) if s as usize == slot))
+        };
         let scalars = self
             .scalars
             .iter()
             .enumerate()
-            .filter(|(slot, _)| !seeds.contains(&(*slot as u32)))
+            .filter(move |(slot, _)| !is_seed(*slot))
             .map(|(_, d)| *d);
-        let mut all: Vec<DType> = self
-            .inputs
+        let index = self
+            .instrs
+            .iter()
+            .any(|i| i.node == Node::Index)
+            .then_some(DType::I64);
+        self.inputs
             .iter()
             .copied()
             .chain(scalars)
             .chain(self.instrs.iter().map(|i| i.dtype))
-            .collect();
-        if self.instrs.iter().any(|i| i.node == Node::Index) {
-            all.push(DType::I64);
-        }
-        all.sort();
-        all.dedup();
-        all
+            .chain(index)
     }
 
     /// A short human-readable form, for logs and kernel names.
@@ -168,36 +172,49 @@ impl<Buf> ElementwiseArgs<'_, Buf> {
 /// Merges adjacent dimensions wherever every operand's strides allow, and drops dimensions
 /// of size 1. Returns the new shape and each operand's new strides (same order as given).
 pub fn simplify_layout(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec<isize>>) {
-    let keep: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
-    let mut out_shape: Vec<usize> = Vec::new();
-    let mut out_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
-    for &d in &keep {
+    let mut out_shape = Vec::new();
+    let mut out_strides = vec![Vec::new(); strides.len()];
+    simplify_layout_into(shape, strides, &mut out_shape, &mut out_strides);
+    (out_shape, out_strides)
+}
+
+/// [`simplify_layout`] into vectors the caller provides (cleared first; `out_strides` has one
+/// per operand), so a dispatch can reuse their capacity instead of allocating.
+pub fn simplify_layout_into<S: AsRef<[isize]>>(
+    shape: &[usize],
+    strides: &[S],
+    out_shape: &mut Vec<usize>,
+    out_strides: &mut [Vec<isize>],
+) {
+    debug_assert_eq!(strides.len(), out_strides.len());
+    out_shape.clear();
+    out_strides.iter_mut().for_each(Vec::clear);
+    for d in (0..shape.len()).filter(|&d| shape[d] != 1) {
         let mergeable = !out_shape.is_empty()
-            && strides.iter().enumerate().all(|(k, s)| {
-                let prev = *out_strides[k].last().unwrap_or(&0);
-                prev == s[d] * shape[d] as isize
+            && strides.iter().zip(out_strides.iter()).all(|(s, o)| {
+                let prev = *o.last().unwrap_or(&0);
+                prev == s.as_ref()[d] * shape[d] as isize
             });
         if mergeable {
             let last = out_shape.len() - 1;
             out_shape[last] *= shape[d];
-            for (k, s) in strides.iter().enumerate() {
-                let l = out_strides[k].len() - 1;
-                out_strides[k][l] = s[d];
+            for (s, o) in strides.iter().zip(out_strides.iter_mut()) {
+                let l = o.len() - 1;
+                o[l] = s.as_ref()[d];
             }
         } else {
             out_shape.push(shape[d]);
-            for (k, s) in strides.iter().enumerate() {
-                out_strides[k].push(s[d]);
+            for (s, o) in strides.iter().zip(out_strides.iter_mut()) {
+                o.push(s.as_ref()[d]);
             }
         }
     }
     if out_shape.is_empty() {
         out_shape.push(1);
-        for s in &mut out_strides {
+        for s in out_strides.iter_mut() {
             s.push(1);
         }
     }
-    (out_shape, out_strides)
 }
 
 #[cfg(test)]

@@ -39,7 +39,9 @@ pub mod operators;
 pub mod random;
 
 pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SortArgs};
-pub use elementwise::{Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
+pub use elementwise::{
+    Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout, simplify_layout_into,
+};
 pub use fft::{FftArgs, FftDirection, FftKind, FftLayout, MAX_FFT_RANK};
 pub use operators::{BinaryOp, UnaryOp};
 pub use random::Distribution;

@@ -1,143 +1,132 @@
-//! Lowering an expression tree to a [`Program`] and running it on the backend.
+//! Lowering an expression to a [`crate::kernel::Program`] and running it on the backend.
+//!
+//! The host path of a small operation is mostly this file and the backend's enqueue, so it
+//! allocates as little as it can: the program and the argument vectors are reused per thread
+//! ([`eval_scratch`](super::eval_scratch)), the inputs are borrowed from the expression,
+//! strides are computed inline. Measured on the platform test double (`cargo bench -p
+//! gpuarrays-hip --bench host_path`, docs/results/2026-12-01-host-path.md).
+
+use smallvec::SmallVec;
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
-use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::kernel::{ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
-use crate::ops::expr::{Expr, Tree, TreeNode};
+use crate::kernel::{ElementwiseArgs, Instr, Node, Operand, simplify_layout_into};
+use crate::ops::eval_scratch::{Scratch, with_scratch};
+use crate::ops::expr::Expr;
+use crate::ops::expr_nodes::{ExprNode, Leaf, Postfix};
 use crate::scalar::Scalar;
 use crate::shape;
 use crate::support::{OpKind, ensure_supported};
 
-/// A program with the arrays and scalar values it reads.
-pub(crate) struct Lowered<B: Backend> {
-    pub(crate) program: Program,
-    pub(crate) inputs: Vec<RawArray<B>>,
-    pub(crate) scalars: Vec<Scalar>,
-    pub(crate) dims: Vec<usize>,
+/// The distinct arrays a program reads, in input-slot order (borrowed from the expression).
+type Inputs<'t, Buf> = SmallVec<[&'t Leaf<Buf>; 4]>;
+
+fn shape_error(what: &str, dims: &[usize], out: &[usize]) -> Error {
+    Error::invalid_arg(
+        "eval",
+        format!(
+            "{what} leaves are drawn for shape {dims:?} but the expression has shape {out:?}; \
+             evaluate the leaf to an array first to broadcast it"
+        ),
+    )
 }
 
-struct Lowering<B: Backend> {
-    program: Program,
-    inputs: Vec<RawArray<B>>,
-    scalars: Vec<Scalar>,
-    out_dims: Vec<usize>,
+fn scalar_slot(s: &mut Scratch, value: Scalar) -> u32 {
+    s.program.scalars.push(value.dtype());
+    s.scalars.push(value);
+    (s.scalars.len() - 1) as u32
 }
 
-impl<B: Backend> Lowering<B> {
-    fn push(&mut self, node: Node, dtype: DType) -> u32 {
-        self.program.instrs.push(Instr { node, dtype });
-        (self.program.instrs.len() - 1) as u32
-    }
-
-    fn scalar_slot(&mut self, value: Scalar) -> u32 {
-        self.program.scalars.push(value.dtype());
-        self.scalars.push(value);
-        (self.scalars.len() - 1) as u32
-    }
-
-    fn needs_output_shape(&self, what: &str, dims: &[usize]) -> Result<()> {
-        if dims == self.out_dims.as_slice() {
-            Ok(())
-        } else {
-            Err(Error::invalid_arg(
-                "eval",
-                format!(
-                    "{what} leaves are drawn for shape {dims:?} but the expression has shape {:?}; \
-                     evaluate the leaf to an array first to broadcast it",
-                    self.out_dims
-                ),
-            ))
-        }
-    }
-
-    fn lower(&mut self, t: &Tree<B>) -> Result<u32> {
-        let node = match &t.node {
-            TreeNode::Array(a) => {
+/// Lowers `tree` into `s.program` and `s.scalars`; returns the arrays it reads. The nodes are
+/// already in instruction order: operands are the values on a stack.
+fn lower<'t, B: Backend>(tree: &'t Postfix<B>, s: &mut Scratch) -> Result<Inputs<'t, B::Buffer>> {
+    let malformed = || Error::invalid_arg("eval", "an operation without its operands");
+    let mut inputs: Inputs<'t, B::Buffer> = SmallVec::new();
+    let mut stack: SmallVec<[u32; 16]> = SmallVec::new();
+    for node in &tree.nodes {
+        let mut pop = || stack.pop().ok_or_else(malformed);
+        let lowered = match node {
+            ExprNode::Array(leaf) => {
                 // The same buffer, offset, shape and type read twice is one input slot.
                 // Expressions have a handful of inputs: a linear scan beats hashing
                 // (measured: hashing was most of the host-side cost of a tiny expression).
-                let same = |b: &RawArray<B>| {
-                    crate::DataRef::same_buffer(&a.data, &b.data)
-                        && a.offset == b.offset
-                        && a.dtype == b.dtype
-                        && a.dims == b.dims
-                };
-                let slot = match self.inputs.iter().position(same) {
-                    Some(s) => s as u32,
+                let slot = match inputs.iter().position(|l| l.same_input(leaf)) {
+                    Some(slot) => slot,
                     None => {
-                        self.inputs.push(a.clone());
-                        self.program.inputs.push(a.dtype);
-                        (self.inputs.len() - 1) as u32
+                        inputs.push(leaf);
+                        s.program.inputs.push(leaf.dtype);
+                        inputs.len() - 1
                     }
                 };
-                Node::Input(slot)
+                Node::Input(slot as u32)
             }
-            TreeNode::Scalar(v) => Node::Scalar(self.scalar_slot(*v)),
-            TreeNode::Index => {
-                self.needs_output_shape("index", &t.dims)?;
+            ExprNode::Scalar(v) => Node::Scalar(scalar_slot(s, *v)),
+            ExprNode::Index(dims) => {
+                if *dims != tree.dims {
+                    return Err(shape_error("index", dims, &tree.dims));
+                }
                 Node::Index
             }
-            TreeNode::Random(dist, seed) => {
-                self.needs_output_shape("random", &t.dims)?;
-                Node::Random(*dist, self.scalar_slot(Scalar::U64(*seed)))
+            ExprNode::Random(dist, seed, _, dims) => {
+                if *dims != tree.dims {
+                    return Err(shape_error("random", dims, &tree.dims));
+                }
+                Node::Random(*dist, scalar_slot(s, Scalar::U64(*seed)))
             }
-            TreeNode::Unary(op, a) => Node::Unary(*op, self.lower(a)?),
-            TreeNode::Binary(op, a, b) => {
-                let a = self.lower(a)?;
-                Node::Binary(*op, a, self.lower(b)?)
+            ExprNode::Unary(op, _) => Node::Unary(*op, pop()?),
+            ExprNode::Binary(op, _) => {
+                let b = pop()?;
+                Node::Binary(*op, pop()?, b)
             }
-            TreeNode::Cast(to, a) => Node::Cast(*to, self.lower(a)?),
-            TreeNode::Select(c, a, b) => {
-                let c = self.lower(c)?;
-                let a = self.lower(a)?;
-                Node::Select(c, a, self.lower(b)?)
+            ExprNode::Cast(to) => Node::Cast(*to, pop()?),
+            ExprNode::Select(_) => {
+                let b = pop()?;
+                let a = pop()?;
+                Node::Select(pop()?, a, b)
             }
         };
-        Ok(self.push(node, t.dtype))
+        s.program.instrs.push(Instr {
+            node: lowered,
+            dtype: node.dtype(),
+        });
+        stack.push((s.program.instrs.len() - 1) as u32);
     }
+    if stack.len() != 1 {
+        return Err(malformed());
+    }
+    Ok(inputs)
 }
 
 impl<B: Backend> Expr<B> {
-    pub(crate) fn lowered(self) -> Result<(B, Lowered<B>)> {
-        let tree = self.tree?;
-        let backend = self.backend.ok_or_else(|| {
+    /// The backend and the well-formed expression, or the first error found building it
+    /// (taken out: the expression is consumed by its caller). Borrowed, not moved: an
+    /// expression is a few hundred bytes inline, and every move is a copy.
+    fn parts(&mut self) -> Result<(&B, &Postfix<B>)> {
+        let tree = match &mut self.tree {
+            Ok(t) => &*t,
+            Err(e) => return Err(std::mem::replace(e, Error::invalid_arg("eval", "reported"))),
+        };
+        let backend = self.backend.as_ref().ok_or_else(|| {
             Error::invalid_arg(
                 "eval",
                 "the expression reads no array, so it has no device; use Array::full",
             )
         })?;
         shape::check_rank(tree.dims.len())?;
-        let mut l = Lowering {
-            program: Program {
-                inputs: Vec::new(),
-                scalars: Vec::new(),
-                instrs: Vec::new(),
-            },
-            inputs: Vec::new(),
-            scalars: Vec::new(),
-            out_dims: tree.dims.clone(),
-        };
-        l.lower(&tree)?;
-        Ok((
-            backend,
-            Lowered {
-                program: l.program,
-                inputs: l.inputs,
-                scalars: l.scalars,
-                dims: l.out_dims,
-            },
-        ))
+        Ok((backend, tree))
     }
 
     /// Evaluates into a new array whose element type is known at run time.
-    pub fn eval_raw(self) -> Result<RawArray<B>> {
-        let (backend, lowered) = self.lowered()?;
-        let out = RawArray::alloc(&backend, lowered.program.output_dtype(), &lowered.dims)?;
-        run(&backend, &lowered, &out)?;
-        Ok(out)
+    pub fn eval_raw(mut self) -> Result<RawArray<B>> {
+        let (backend, tree) = self.parts()?;
+        with_scratch(|s| {
+            let inputs = lower(tree, s)?;
+            let out = RawArray::alloc(backend, tree.dtype, &tree.dims)?;
+            run(backend, &inputs, &tree.dims, s, &out)?;
+            Ok(out)
+        })
     }
 
     /// Evaluates into a new array of `T` (which must be the expression's type).
@@ -157,8 +146,8 @@ impl<B: Backend> Expr<B> {
     /// Evaluates into an existing array of the expression's shape and type. Reading the
     /// destination inside the expression is allowed; where it could change results (the
     /// destination read at other positions), a temporary is used.
-    pub fn eval_into<T: Element>(self, dst: &mut Array<T, B>) -> Result<()> {
-        let (backend, lowered) = self.lowered()?;
+    pub fn eval_into<T: Element>(mut self, dst: &mut Array<T, B>) -> Result<()> {
+        let (backend, tree) = self.parts()?;
         let dst_raw = &dst.raw;
         if backend.device().id != dst_raw.backend.device().id {
             return Err(Error::DeviceMismatch {
@@ -167,82 +156,128 @@ impl<B: Backend> Expr<B> {
                 b: dst_raw.backend.device().to_string(),
             });
         }
-        if lowered.program.output_dtype() != T::DTYPE {
+        if tree.dtype != T::DTYPE {
             return Err(Error::DTypeMismatch {
                 op: "eval_into".into(),
-                lhs: lowered.program.output_dtype(),
+                lhs: tree.dtype,
                 rhs: T::DTYPE,
             });
         }
-        if lowered.dims != dst_raw.dims {
+        if tree.dims.as_slice() != dst_raw.dims.as_slice() {
             return Err(Error::WrongShape {
                 op: "eval_into".into(),
-                expected: lowered.dims,
+                expected: tree.dims.to_vec(),
                 got: dst_raw.dims.clone(),
             });
         }
-        let hazard = lowered.inputs.iter().any(|a| {
-            crate::DataRef::same_buffer(&a.data, &dst_raw.data)
-                && !(a.offset == dst_raw.offset
-                    && a.dims == dst_raw.dims
-                    && a.dtype == dst_raw.dtype)
+        let hazard = tree.nodes.iter().any(|n| match n {
+            ExprNode::Array(a) => {
+                crate::DataRef::same_buffer(&a.data, &dst_raw.data)
+                    && !(a.offset == dst_raw.offset
+                        && a.dims.as_slice() == dst_raw.dims.as_slice()
+                        && a.dtype == dst_raw.dtype)
+            }
+            _ => false,
         });
-        if hazard {
-            let tmp = RawArray::alloc(&backend, T::DTYPE, &lowered.dims)?;
-            run(&backend, &lowered, &tmp)?;
-            crate::ops::copy::copy_raw(&tmp, dst_raw)
+        let tmp = if hazard {
+            Some(RawArray::alloc(backend, T::DTYPE, &tree.dims)?)
         } else {
-            run(&backend, &lowered, dst_raw)
+            None
+        };
+        with_scratch(|s| {
+            let inputs = lower(tree, s)?;
+            run(
+                backend,
+                &inputs,
+                &tree.dims,
+                s,
+                tmp.as_ref().unwrap_or(dst_raw),
+            )
+        })?;
+        match &tmp {
+            Some(tmp) => crate::ops::copy::copy_raw(tmp, dst_raw),
+            None => Ok(()),
         }
     }
 }
 
-/// Checks capabilities and dispatches a lowered program writing `out`.
-pub(crate) fn run<B: Backend>(backend: &B, l: &Lowered<B>, out: &RawArray<B>) -> Result<()> {
-    for dtype in l.program.dtypes() {
-        ensure_supported(backend, dtype, OpKind::Elementwise)?;
+/// Checks capabilities and dispatches the program in `s` over `dims`, reading `inputs` and
+/// writing `out`. Every input is on `backend`'s device: building the expression checked it.
+fn run<B: Backend>(
+    backend: &B,
+    inputs: &[&Leaf<B::Buffer>],
+    dims: &[usize],
+    s: &mut Scratch,
+    out: &RawArray<B>,
+) -> Result<()> {
+    let mut checked: SmallVec<[crate::DType; 8]> = SmallVec::new();
+    for dtype in s.program.computed_dtypes() {
+        if !checked.contains(&dtype) {
+            ensure_supported(backend, dtype, OpKind::Elementwise)?;
+            checked.push(dtype);
+        }
     }
-    for a in &l.inputs {
-        a.same_device("elementwise", out)?;
+    if backend.device().id != out.backend.device().id {
+        return Err(Error::DeviceMismatch {
+            op: "elementwise".into(),
+            a: backend.device().to_string(),
+            b: out.backend.device().to_string(),
+        });
     }
-    if shape::numel(&l.dims) == 0 {
+    if shape::numel(dims) == 0 {
         return Ok(());
     }
-    let mut all_strides = vec![shape::contiguous_strides(&l.dims)];
-    all_strides.extend(
-        l.inputs
-            .iter()
-            .map(|a| shape::broadcast_strides(&a.dims, &l.dims)),
-    );
-    let (dims, strides) = simplify_layout(&l.dims, &all_strides);
-    let guards = l
-        .inputs
+    // Operand 0 is the output (contiguous), then the inputs broadcast to `dims`.
+    let mut new_strides: SmallVec<[Vec<isize>; 5]> =
+        (0..=inputs.len()).map(|_| s.take_strides()).collect();
+    if inputs.iter().all(|l| l.dims.as_slice() == dims) {
+        // Every operand contiguous over the same shape: what `simplify_layout` makes of it
+        // (one dimension, stride 1), without computing and merging the strides.
+        s.shape.push(shape::numel(dims));
+        new_strides.iter_mut().for_each(|v| v.push(1));
+    } else {
+        let all_strides: SmallVec<[shape::InlineStrides; 5]> = std::iter::once(dims)
+            .chain(inputs.iter().map(|l| l.dims.as_slice()))
+            .map(|src| shape::broadcast_strides_inline(src, dims))
+            .collect();
+        simplify_layout_into(dims, &all_strides, &mut s.shape, &mut new_strides);
+    }
+    let guards = inputs
         .iter()
-        .map(|a| a.buffer())
-        .collect::<Result<Vec<_>>>()?;
+        .map(|l| l.data.read())
+        .collect::<Result<SmallVec<[_; 4]>>>()?;
     let out_guard = out.buffer()?;
-    let inputs = guards
+    let mut new_strides = new_strides.into_iter();
+    let mut next_strides = || new_strides.next().unwrap_or_default();
+    let output = Operand {
+        buffer: &*out_guard,
+        dtype: out.dtype,
+        offset: out.offset,
+        strides: next_strides(),
+    };
+    let operands = guards
         .iter()
-        .zip(&l.inputs)
-        .zip(&strides[1..])
-        .map(|((g, a), s)| Operand {
+        .zip(inputs)
+        .map(|(g, l)| Operand {
             buffer: &**g,
-            dtype: a.dtype,
-            offset: a.offset,
-            strides: s.clone(),
+            dtype: l.dtype,
+            offset: l.offset,
+            strides: next_strides(),
         })
         .collect();
     let args = ElementwiseArgs {
-        shape: dims,
-        inputs,
-        scalars: l.scalars.clone(),
-        output: Operand {
-            buffer: &*out_guard,
-            dtype: out.dtype,
-            offset: out.offset,
-            strides: strides[0].clone(),
-        },
+        shape: std::mem::take(&mut s.shape),
+        inputs: operands,
+        scalars: std::mem::take(&mut s.scalars),
+        output,
     };
-    tracing::trace!(program = %l.program.describe(), shape = ?args.shape, "elementwise");
-    backend.elementwise(&l.program, &args)
+    tracing::trace!(program = %s.program.describe(), shape = ?args.shape, "elementwise");
+    let result = backend.elementwise(&s.program, &args);
+    // The vectors go back to the scratch for the next call.
+    s.shape = args.shape;
+    s.scalars = args.scalars;
+    for op in args.inputs.into_iter().chain(std::iter::once(args.output)) {
+        s.give_strides(op.strides);
+    }
+    result
 }

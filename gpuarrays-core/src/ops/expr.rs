@@ -23,32 +23,14 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::{BinaryOp, Distribution, UnaryOp};
+use crate::ops::expr_nodes::{Dims, ExprNode, Leaf, Postfix};
 use crate::scalar::Scalar;
 use crate::shape;
 
-/// A node of an expression tree, with its type and (broadcast) shape.
-pub(crate) struct Tree<B: Backend> {
-    pub(crate) node: TreeNode<B>,
-    pub(crate) dtype: DType,
-    pub(crate) dims: Vec<usize>,
-}
-
-pub(crate) enum TreeNode<B: Backend> {
-    Array(RawArray<B>),
-    Scalar(Scalar),
-    /// Linear index of the output element (its own shape must be the output's).
-    Index,
-    /// Random draw with a seed (its own shape must be the output's).
-    Random(Distribution, u64),
-    Unary(UnaryOp, Box<Tree<B>>),
-    Binary(BinaryOp, Box<Tree<B>>, Box<Tree<B>>),
-    Cast(DType, Box<Tree<B>>),
-    Select(Box<Tree<B>>, Box<Tree<B>>, Box<Tree<B>>),
-}
-
 /// A fused elementwise expression over arrays of backend `B`.
 pub struct Expr<B: Backend> {
-    pub(crate) tree: Result<Box<Tree<B>>>,
+    /// The nodes in evaluation order (see `expr_nodes.rs`), or the first error found.
+    pub(crate) tree: Result<Postfix<B>>,
     /// The device the expression runs on: that of its first array or leaf.
     pub(crate) backend: Option<B>,
 }
@@ -64,6 +46,10 @@ pub enum Literal {
 }
 
 /// Either an expression or a literal.
+// An expression is a few hundred bytes inline (its nodes, see `expr_nodes.rs`); an `ExprArg`
+// lives only until the operation it is passed to resolves it, and boxing the large variant
+// would allocate once per operation, which the inline nodes exist to avoid.
+#[allow(clippy::large_enum_variant)]
 pub enum ExprArg<B: Backend> {
     Expr(Expr<B>),
     Lit(Literal),
@@ -146,14 +132,9 @@ impl Literal {
     }
 }
 
-fn leaf<B: Backend>(
-    node: TreeNode<B>,
-    dtype: DType,
-    dims: Vec<usize>,
-    backend: Option<B>,
-) -> Expr<B> {
+fn leaf<B: Backend>(node: ExprNode<B>, dims: Dims, backend: Option<B>) -> Expr<B> {
     Expr {
-        tree: Ok(Box::new(Tree { node, dtype, dims })),
+        tree: Ok(Postfix::leaf(node, dims)),
         backend,
     }
 }
@@ -161,25 +142,29 @@ fn leaf<B: Backend>(
 impl<B: Backend> Expr<B> {
     /// An expression reading an array (the array's buffer is shared, not copied).
     pub fn array(a: &RawArray<B>) -> Self {
+        let leaf_of_a = Leaf {
+            data: a.data.clone(),
+            offset: a.offset,
+            dtype: a.dtype,
+            dims: Dims::from_slice(&a.dims),
+        };
         leaf(
-            TreeNode::Array(a.clone()),
-            a.dtype,
-            a.dims.clone(),
+            ExprNode::Array(leaf_of_a),
+            Dims::from_slice(&a.dims),
             Some(a.backend.clone()),
         )
     }
 
     /// A scalar constant (0-d; broadcasts to any shape).
     pub fn scalar(value: Scalar) -> Self {
-        leaf(TreeNode::Scalar(value), value.dtype(), Vec::new(), None)
+        leaf(ExprNode::Scalar(value), Dims::new(), None)
     }
 
     /// The linear (row-major) index of each element of an array of shape `dims`, as i64.
     pub fn index(backend: &B, dims: &[usize]) -> Self {
         leaf(
-            TreeNode::Index,
-            DType::I64,
-            dims.to_vec(),
+            ExprNode::Index(Dims::from_slice(dims)),
+            Dims::from_slice(dims),
             Some(backend.clone()),
         )
     }
@@ -205,9 +190,8 @@ impl<B: Backend> Expr<B> {
             };
         }
         leaf(
-            TreeNode::Random(dist, seed),
-            dtype,
-            dims.to_vec(),
+            ExprNode::Random(dist, seed, dtype, Dims::from_slice(dims)),
+            Dims::from_slice(dims),
             Some(backend.clone()),
         )
     }
@@ -251,18 +235,15 @@ impl<B: Backend> Expr<B> {
     }
 
     /// Applies a unary operation.
-    pub fn unary(self, op: UnaryOp) -> Self {
-        let backend = self.backend;
-        let tree = self.tree.and_then(|t| {
-            let dtype = op.result_dtype(t.dtype)?;
-            let dims = t.dims.clone();
-            Ok(Box::new(Tree {
-                node: TreeNode::Unary(op, t),
-                dtype,
-                dims,
-            }))
-        });
-        Expr { tree, backend }
+    pub fn unary(mut self, op: UnaryOp) -> Self {
+        // In place: an expression is a few hundred bytes inline, and every move is a copy.
+        if let Ok(t) = &mut self.tree {
+            match op.result_dtype(t.dtype) {
+                Ok(dtype) => t.push(ExprNode::Unary(op, dtype)),
+                Err(e) => self.tree = Err(e),
+            }
+        }
+        self
     }
 
     /// Applies a binary operation; a literal operand takes the other operand's type.
@@ -277,41 +258,43 @@ impl<B: Backend> Expr<B> {
         Self::combine(op, lhs, rhs)
     }
 
-    fn combine(op: BinaryOp, lhs: Self, rhs: Self) -> Self {
-        let backend = match Self::join_backend(op.name(), lhs.backend, rhs.backend) {
-            Ok(b) => b,
+    fn combine(op: BinaryOp, mut lhs: Self, mut rhs: Self) -> Self {
+        match Self::join_backend(op.name(), lhs.backend.take(), rhs.backend.take()) {
+            Ok(b) => lhs.backend = b,
             Err(e) => {
                 return Expr {
                     tree: Err(e),
                     backend: None,
                 };
             }
-        };
-        let tree = lhs.tree.and_then(|l| {
-            let r = rhs.tree?;
-            let dtype = op.result_dtype(l.dtype, r.dtype)?;
-            let dims = shape::broadcast_shapes(op.name(), &l.dims, &r.dims)?;
-            Ok(Box::new(Tree {
-                node: TreeNode::Binary(op, l, r),
-                dtype,
-                dims,
-            }))
-        });
-        Expr { tree, backend }
+        }
+        // In place, into `lhs` (see `unary`); the first error wins, the left one first.
+        let Ok(l) = &mut lhs.tree else { return lhs };
+        if rhs.tree.is_err() {
+            lhs.tree = rhs.tree;
+            return lhs;
+        }
+        let Ok(r) = &mut rhs.tree else { return lhs };
+        let typed = op
+            .result_dtype(l.dtype, r.dtype)
+            .and_then(|d| Ok((d, broadcast(op.name(), &l.dims, &r.dims)?)));
+        match typed {
+            Ok((dtype, dims)) => {
+                l.append(r);
+                l.push(ExprNode::Binary(op, dtype));
+                l.dims = dims;
+            }
+            Err(e) => lhs.tree = Err(e),
+        }
+        lhs
     }
 
     /// Converts to `to` with the cast rules of [`crate::scalar`].
-    pub fn cast(self, to: DType) -> Self {
-        let backend = self.backend;
-        let tree = self.tree.map(|t| {
-            let dims = t.dims.clone();
-            Box::new(Tree {
-                node: TreeNode::Cast(to, t),
-                dtype: to,
-                dims,
-            })
-        });
-        Expr { tree, backend }
+    pub fn cast(mut self, to: DType) -> Self {
+        if let Ok(t) = &mut self.tree {
+            t.push(ExprNode::Cast(to));
+        }
+        self
     }
 
     /// `self ? a : b` elementwise; `self` must be bool; literals take the other branch's type.
@@ -333,8 +316,8 @@ impl<B: Backend> Expr<B> {
                 };
             }
         };
-        let tree = self.tree.and_then(|c| {
-            let (a, b) = (a.tree?, b.tree?);
+        let tree = self.tree.and_then(|mut c| {
+            let (mut a, mut b) = (a.tree?, b.tree?);
             if c.dtype != DType::Bool {
                 return Err(Error::invalid_dtype(
                     "select",
@@ -349,14 +332,14 @@ impl<B: Backend> Expr<B> {
                     rhs: b.dtype,
                 });
             }
-            let dims = shape::broadcast_shapes("select", &c.dims, &a.dims)?;
-            let dims = shape::broadcast_shapes("select", &dims, &b.dims)?;
+            let dims = broadcast("select", &c.dims, &a.dims)?;
+            let dims = broadcast("select", &dims, &b.dims)?;
             let dtype = a.dtype;
-            Ok(Box::new(Tree {
-                node: TreeNode::Select(c, a, b),
-                dtype,
-                dims,
-            }))
+            c.append(&mut a);
+            c.append(&mut b);
+            c.push(ExprNode::Select(dtype));
+            c.dims = dims;
+            Ok(c)
         });
         Expr { tree, backend }
     }
@@ -411,6 +394,31 @@ impl<B: Backend> Expr<B> {
     pub fn ge(self, o: impl IntoExprArg<B>) -> Self {
         self.binary(BinaryOp::Ge, o)
     }
+}
+
+/// The NumPy broadcast of two shapes (see [`shape::broadcast_shapes`]), inline: no
+/// allocation up to `INLINE_DIMS` dimensions (a `Vec` here was one allocation per operation
+/// with a literal, whose shape is 0-d). Errors are `broadcast_shapes`' own.
+fn broadcast(op: &str, a: &[usize], b: &[usize]) -> Result<Dims> {
+    let n = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| {
+        if i < n - s.len() {
+            1
+        } else {
+            s[i - (n - s.len())]
+        }
+    };
+    let mut out = Dims::with_capacity(n);
+    for i in 0..n {
+        out.push(match (dim(a, i), dim(b, i)) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return shape::broadcast_shapes(op, a, b).map(Dims::from_vec),
+        });
+    }
+    shape::check_rank(n)?;
+    Ok(out)
 }
 
 impl<T: Element, B: Backend> Array<T, B> {

@@ -3,7 +3,9 @@
 
 pub(crate) mod copy;
 pub(crate) mod eval;
+mod eval_scratch;
 pub mod expr;
+mod expr_nodes;
 mod expr_ops;
 pub mod fft;
 mod fft_helpers;

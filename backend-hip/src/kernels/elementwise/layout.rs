@@ -4,6 +4,7 @@
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
+use smallvec::SmallVec;
 
 use super::codegen::EW_BLOCK;
 use crate::platform::DevicePtr;
@@ -36,11 +37,15 @@ pub fn classify(shape: &[usize], strides: &[isize]) -> Class {
     Class::Contiguous
 }
 
+/// The access class of each input, inline up to 8 inputs (planned on every launch: no
+/// allocation).
+pub type Classes = SmallVec<[Class; 8]>;
+
 /// The layout half of a compiled kernel's identity.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EwLayout {
     /// Class of each input, in slot order.
-    pub inputs: Vec<Class>,
+    pub inputs: Classes,
     /// Class of the output (contiguous in practice).
     pub output: Class,
     /// Elements per thread per step in the vector loop (1: no vector loop).
@@ -82,7 +87,7 @@ const VECTOR_BYTES: usize = 16;
 
 /// Plans the layout of one launch.
 pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -> EwLayout {
-    let in_classes: Vec<Class> = inputs.iter().map(|o| classify(shape, o.strides)).collect();
+    let in_classes: Classes = inputs.iter().map(|o| classify(shape, o.strides)).collect();
     let out_class = classify(shape, output.strides);
     let contiguous = || {
         inputs
@@ -198,7 +203,7 @@ mod tests {
         let b = [0isize, 1];
         let c = [4isize, 1];
         let l = plan(&[3, 4], &[op(DType::F32, 0, &b)], &op(DType::F32, 0, &c));
-        assert_eq!(l.inputs, vec![Class::Strided]);
+        assert_eq!(l.inputs.as_slice(), [Class::Strided]);
         assert_eq!((l.ndim, l.idx32), (2, true));
     }
 }

@@ -165,43 +165,34 @@ fn run_transpose(
     }
 }
 
-/// Runs `program` over `shape` on `stream`.
-pub fn run(
-    dev: &DeviceKernels,
-    stream: &Stream,
-    program: &Program,
-    shape: &[usize],
-    inputs: &[EwOperand<'_>],
-    scalars: &[Scalar],
-    output: &EwOperand<'_>,
-) -> Result<()> {
-    run_on(dev, Some(stream), program, shape, inputs, scalars, output)
+/// One launch, checked and with its kernel found (or compiled) before the operands are
+/// locked: the operands and the layout the kernel was built for, kept together so that
+/// [`run`] launches exactly what was planned.
+pub struct Prepared<'a> {
+    function: FunctionHandle,
+    layout: EwLayout,
+    /// For a plain copy run by the tiled transpose: the output axis along which the input
+    /// is contiguous.
+    transpose_axis: Option<usize>,
+    shape: &'a [usize],
+    inputs: &'a [EwOperand<'a>],
+    scalars: &'a [Scalar],
+    output: EwOperand<'a>,
 }
 
-/// Compiles (or finds) the kernel [`run`] launches for these operands, without launching:
-/// the ordering protocol calls it before it locks the operands (a compilation must not
-/// hold them). With no stream, nothing can be enqueued.
-pub fn prepare(
+/// Checks the launch against `program`, plans its layout and compiles (or finds) the kernel
+/// [`run`] launches, without launching: the ordering protocol calls it before it locks the
+/// operands (a compilation must not hold them). `None`: there is nothing to run (no
+/// elements). Planned once per call: planning and the kernel lookup were a tenth of the
+/// backend's host instructions per launch when `run` repeated them (`host_path` bench).
+pub fn prepare<'a>(
     dev: &DeviceKernels,
     program: &Program,
-    shape: &[usize],
-    inputs: &[EwOperand<'_>],
-    scalars: &[Scalar],
-    output: &EwOperand<'_>,
-) -> Result<()> {
-    run_on(dev, None, program, shape, inputs, scalars, output)
-}
-
-/// [`run`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
-fn run_on(
-    dev: &DeviceKernels,
-    stream: Option<&Stream>,
-    program: &Program,
-    shape: &[usize],
-    inputs: &[EwOperand<'_>],
-    scalars: &[Scalar],
-    output: &EwOperand<'_>,
-) -> Result<()> {
+    shape: &'a [usize],
+    inputs: &'a [EwOperand<'a>],
+    scalars: &'a [Scalar],
+    output: EwOperand<'a>,
+) -> Result<Option<Prepared<'a>>> {
     if inputs.len() != program.inputs.len() || scalars.len() != program.scalars.len() {
         return Err(mismatch(format!(
             "{} inputs and {} scalars for a program of {} and {}",
@@ -225,28 +216,47 @@ fn run_on(
     }
     let n: usize = shape.iter().product();
     if n == 0 {
-        return Ok(());
+        return Ok(None);
     }
-    let mut planned = layout::plan(shape, inputs, output);
-    if let Some(a) = transpose::contiguous_axis(program, shape, inputs, output, &planned) {
+    let mut planned = layout::plan(shape, inputs, &output);
+    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, &output, &planned);
+    if transpose_axis.is_some() {
         planned.transpose = true;
         planned.vec = 1;
-        let (function, _) = kernel(dev, program, planned)?;
-        let Some(stream) = stream else {
-            return Ok(());
-        };
+    } else {
+        let draws_random = program
+            .instrs
+            .iter()
+            .any(|i| matches!(i.node, gpuarrays_core::kernel::Node::Random(..)));
+        layout::plan_steps(&mut planned, n, draws_random, max_blocks(dev));
+    }
+    let (function, layout) = kernel(dev, program, planned)?;
+    Ok(Some(Prepared {
+        function,
+        layout,
+        transpose_axis,
+        shape,
+        inputs,
+        scalars,
+        output,
+    }))
+}
+
+/// Launches the prepared kernel on `stream`.
+pub fn run(dev: &DeviceKernels, stream: &Stream, prepared: &Prepared<'_>) -> Result<()> {
+    let Prepared {
+        function,
+        layout: ref l,
+        transpose_axis,
+        shape,
+        inputs,
+        scalars,
+        ref output,
+    } = *prepared;
+    if let Some(a) = transpose_axis {
         return run_transpose(dev, stream, function, shape, &inputs[0], output, a);
     }
-    let limit = max_blocks(dev);
-    let draws_random = program
-        .instrs
-        .iter()
-        .any(|i| matches!(i.node, gpuarrays_core::kernel::Node::Random(..)));
-    layout::plan_steps(&mut planned, n, draws_random, limit);
-    let (function, l) = kernel(dev, program, planned)?;
-    let Some(stream) = stream else {
-        return Ok(());
-    };
+    let n: usize = shape.iter().product();
     let strides = |s: &[isize]| {
         s.iter()
             .map(|&x| x as i64)
@@ -272,8 +282,8 @@ fn run_on(
     for s in scalars {
         args.scalar(s);
     }
-    // `limit` fits in a u32 (max_blocks).
-    let blocks = layout::blocks(&l, n).min(limit) as u32;
+    // The grid limit fits in a u32 (max_blocks).
+    let blocks = layout::blocks(l, n).min(max_blocks(dev)) as u32;
     // SAFETY: the parameter list above follows codegen's order and types for this layout
     // (n, input pointers, strided inputs' dims, output pointer, output dims, shape, scalars);
     // the caller guarantees every pointer addresses a live allocation covering the elements

@@ -136,7 +136,7 @@ mod tests {
 
     fn layout(ndim: u32) -> EwLayout {
         EwLayout {
-            inputs: vec![Class::Strided],
+            inputs: [Class::Strided].into_iter().collect(),
             output: Class::Contiguous,
             vec: 1,
             ndim,

@@ -1,0 +1,173 @@
+//! The host path of a tiny fused op (`a*x + y` on 1024 f32) on the platform test double, and a
+//! counting allocator: shared by the `host_path` bench (allocations, instructions and time per
+//! call) and the `host_path_allocations` test (which pins the allocation count).
+//!
+//! The double runs no kernels, so what is measured is host work only: the user API
+//! (`Expr` building, lowering, layout simplification, checks), the backend's enqueue (kernel
+//! lookup, ordering protocol, argument packing) and the double's own `launch_kernel` (a
+//! mutex and a map lookup; the real driver's cost is measured on the GPU machine instead).
+//! Race detection and the operation log of the double are off: they are test machinery whose
+//! cost is not the product's.
+
+#![allow(dead_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::Arc;
+
+use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program};
+use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_hip::kernels::DiskCache;
+use gpuarrays_hip::platform::test_double::{FakeConfig, FakePlatform};
+use gpuarrays_hip::{HipBackend, HipBuffer, HipRuntime, RuntimeConfig};
+
+/// Elements of the tiny op (the size of the H200 host figures).
+pub const SMALL: usize = 1024;
+
+thread_local! {
+    /// Allocation calls (alloc, alloc_zeroed, realloc) made by this thread.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting this thread's allocation calls.
+pub struct CountingAlloc;
+
+fn count_one() {
+    // `try_with`: the counter may be gone while the thread exits; a const-initialised Cell
+    // has no destructor and never allocates, so this cannot recurse.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: every method forwards to `System` with the same arguments, so its contract holds;
+// the counter is a thread-local Cell that neither allocates nor unwinds.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: forwarded from the caller.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: forwarded from the caller.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_one();
+        // SAFETY: forwarded from the caller.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded from the caller.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// This thread's allocation calls so far.
+pub fn allocations() -> u64 {
+    ALLOCATIONS.try_with(Cell::get).unwrap_or(0)
+}
+
+/// Allocation calls per call of `f`, over `calls` calls (after one warm-up call).
+pub fn allocations_per_call(calls: u64, mut f: impl FnMut()) -> f64 {
+    f();
+    let before = allocations();
+    for _ in 0..calls {
+        f();
+    }
+    (allocations() - before) as f64 / calls as f64
+}
+
+/// A backend on the test double with the arrays of the tiny op.
+pub struct Setup {
+    pub platform: Arc<FakePlatform>,
+    pub backend: HipBackend,
+    pub x: Array<f32, HipBackend>,
+    pub y: Array<f32, HipBackend>,
+    pub z: Array<f32, HipBackend>,
+}
+
+impl Setup {
+    /// Panics if the double cannot be set up (a bench or test program).
+    pub fn new() -> Setup {
+        let platform = Arc::new(FakePlatform::new(FakeConfig {
+            detect_races: false,
+            keep_log: false,
+            ..FakeConfig::default()
+        }));
+        let rt = HipRuntime::new(platform.clone(), RuntimeConfig::default()).expect("runtime");
+        let backend = HipBackend::with_runtime(rt, 0, DiskCache::off()).expect("backend");
+        let xs: Vec<f32> = (0..SMALL).map(|i| i as f32 * 0.5).collect();
+        let ys: Vec<f32> = (0..SMALL).map(|i| 1.0 - i as f32).collect();
+        let x = Array::from_slice(&backend, &[SMALL], &xs).expect("x");
+        let y = Array::from_slice(&backend, &[SMALL], &ys).expect("y");
+        let z = Array::zeros(&backend, &[SMALL]).expect("z");
+        Setup {
+            platform,
+            backend,
+            x,
+            y,
+            z,
+        }
+    }
+}
+
+/// `%4 = %2 + %3` where `%2 = x * a`: the program `(x * a + y)` lowers to.
+pub fn axpy_program() -> Program {
+    let f = DType::F32;
+    let instr = |node| Instr { node, dtype: f };
+    Program {
+        inputs: vec![f, f],
+        scalars: vec![f],
+        instrs: vec![
+            instr(Node::Input(0)),
+            instr(Node::Scalar(0)),
+            instr(Node::Binary(BinaryOp::Mul, 0, 1)),
+            instr(Node::Input(1)),
+            instr(Node::Binary(BinaryOp::Add, 2, 3)),
+        ],
+    }
+}
+
+fn op(buffer: &HipBuffer) -> Operand<'_, HipBuffer> {
+    Operand {
+        buffer,
+        dtype: DType::F32,
+        offset: 0,
+        strides: vec![1],
+    }
+}
+
+/// The kernel-level arguments of the tiny op over these buffers.
+pub fn axpy_args<'a>(
+    x: &'a HipBuffer,
+    y: &'a HipBuffer,
+    z: &'a HipBuffer,
+) -> ElementwiseArgs<'a, HipBuffer> {
+    ElementwiseArgs {
+        shape: vec![SMALL],
+        inputs: vec![op(x), op(y)],
+        scalars: vec![Scalar::F32(1.5)],
+        output: op(z),
+    }
+}
+
+/// One call through the user API: `(x * 1.5 + y).eval_into(z)`. Not inlined, so that
+/// `callgrind --toggle-collect` can count exactly its instructions.
+#[inline(never)]
+pub fn user_api_call(
+    x: &Array<f32, HipBackend>,
+    y: &Array<f32, HipBackend>,
+    z: &mut Array<f32, HipBackend>,
+) {
+    (x * 1.5f32 + y).eval_into(z).expect("eval_into");
+}
+
+/// One call of `Backend::elementwise` with prebuilt arguments (not inlined, as above).
+#[inline(never)]
+pub fn backend_call(
+    backend: &HipBackend,
+    program: &Program,
+    args: &ElementwiseArgs<'_, HipBuffer>,
+) {
+    backend.elementwise(program, args).expect("elementwise");
+}
