@@ -32,33 +32,41 @@ use crate::semantics::{Arith, Ordered};
 /// 32 and 64 ran as fast as a plain loop.
 const TILE: usize = 32;
 
-/// One link: the running value and the link's operand to the next running value.
+/// One link: the running value and the link's operand to the next running value. `num`
+/// (a constant once inlined) says the operand is never NaN.
 trait Link<T> {
-    fn apply(acc: T, o: T) -> T;
+    fn apply(acc: T, o: T, num: bool) -> T;
 }
 
 macro_rules! links {
-    ($($name:ident: $bound:ident, |$a:ident, $o:ident| $body:expr;)*) => {$(
+    ($($name:ident: $bound:ident, |$a:ident, $o:ident, $num:ident| $body:expr;)*) => {$(
         struct $name;
         impl<T: $bound> Link<T> for $name {
             #[inline(always)]
-            fn apply($a: T, $o: T) -> T {
+            fn apply($a: T, $o: T, $num: bool) -> T {
                 $body
             }
         }
     )*};
 }
+// With an operand that is never NaN, `min_`/`max_` are exactly `o < a ? o : a` and
+// `o > a ? o : a` (a NaN `a` fails the comparison and is returned, as `min_`/`max_` return
+// it), one `vminps`/`vmaxps` instead of five instructions: measured in the chain of the
+// in-place benchmark, `max(0.5·y + 0.25, 0)` over 1 M f32, one thread: see the results file.
 links! {
-    Add: Arith, |a, o| a.add(o);
-    Sub: Arith, |a, o| a.sub(o);
-    Mul: Arith, |a, o| a.mul(o);
-    Min: Ordered, |a, o| a.min_(o);
-    Max: Ordered, |a, o| a.max_(o);
-    Nop: Copy, |a, _o| a;
+    Add: Arith, |a, o, _num| a.add(o);
+    Sub: Arith, |a, o, _num| a.sub(o);
+    Mul: Arith, |a, o, _num| a.mul(o);
+    Min: Ordered, |a, o, num| if num { if o < a { o } else { a } } else { a.min_(o) };
+    Max: Ordered, |a, o, num| if num { if o > a { o } else { a } } else { a.max_(o) };
+    Nop: Copy, |a, _o, _num| a;
 }
 
 /// Where a link's operand values come from.
 trait Source<T>: Copy {
+    /// Whether the values are never NaN where that matters: [`super::fuse`] fuses a min or
+    /// max link with one value only if that value is not NaN.
+    const NUM: bool;
     /// # Safety
     /// `a` points at the block's values of `T` (one value for [`Uni`]).
     unsafe fn new(a: Arg) -> Self;
@@ -78,6 +86,7 @@ struct Uni<T>(T);
 struct Absent;
 
 impl<T: Copy> Source<T> for Col<T> {
+    const NUM: bool = false;
     #[inline(always)]
     unsafe fn new(a: Arg) -> Self {
         Col(a.ptr.cast())
@@ -90,6 +99,7 @@ impl<T: Copy> Source<T> for Col<T> {
 }
 
 impl<T: Copy> Source<T> for Uni<T> {
+    const NUM: bool = true;
     #[inline(always)]
     unsafe fn new(a: Arg) -> Self {
         // SAFETY: the caller's contract.
@@ -102,6 +112,7 @@ impl<T: Copy> Source<T> for Uni<T> {
 }
 
 impl<T: Arith> Source<T> for Absent {
+    const NUM: bool = true;
     #[inline(always)]
     unsafe fn new(_a: Arg) -> Self {
         Absent
@@ -135,10 +146,9 @@ where
     let out = out.cast::<T>();
     // SAFETY: `i < len` (the callers below).
     let value = |i: usize| unsafe {
-        L3::apply(
-            L2::apply(L1::apply(head.add(i).read(), s1.get(i)), s2.get(i)),
-            s3.get(i),
-        )
+        let v = L1::apply(head.add(i).read(), s1.get(i), S1::NUM);
+        let v = L2::apply(v, s2.get(i), S2::NUM);
+        L3::apply(v, s3.get(i), S3::NUM)
     };
     let mut i = 0;
     while i + TILE <= len {
@@ -158,7 +168,7 @@ where
     }
 }
 
-/// Whether a link's operand is a column or one value.
+/// Whether a link's operand is a column or one value (never NaN if the link is min or max).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
     Col,

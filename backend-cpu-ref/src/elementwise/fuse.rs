@@ -9,6 +9,9 @@
 //! reads every operand the steps read, at the same output indices, and writes where the
 //! last step wrote; the values are those of the steps one at a time (see [`super::chain`]).
 
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::BinaryOp;
+
 use super::chain::{self, Kind, commutative};
 use super::kernel::ARGS;
 use super::operands::chain_may_write;
@@ -44,6 +47,24 @@ fn kind(src: Src) -> Kind {
     }
 }
 
+/// Whether `src` may be the operand of a link of `op` on `dtype`: one value for min or max
+/// must not be NaN (the chain's min and max assume so, see [`super::chain`]).
+fn linkable(op: BinaryOp, dtype: DType, src: Src) -> bool {
+    let Src::Uniform(p) = src else {
+        return true;
+    };
+    if !matches!(op, BinaryOp::Min | BinaryOp::Max) {
+        return true;
+    }
+    // SAFETY: a uniform operand points at a cell of the plan holding one value of the
+    // instruction's operand type, which for min and max is its result type `dtype`.
+    match dtype {
+        DType::F32 => !unsafe { p.cast::<f32>().read() }.is_nan(),
+        DType::F64 => !unsafe { p.cast::<f64>().read() }.is_nan(),
+        _ => false,
+    }
+}
+
 /// The fused step for the longest chain starting at step `i`, and how many steps it
 /// replaces (at least two).
 fn chain_at(plan: &Plan<'_>, steps: &[Step], i: usize) -> Option<(Step, usize)> {
@@ -55,6 +76,9 @@ fn chain_at(plan: &Plan<'_>, steps: &[Step], i: usize) -> Option<(Step, usize)> 
         (Kind::Uni, Kind::Col) if commutative(op) => (b, a),
         _ => return None,
     };
+    if !linkable(op, dtype, other) {
+        return None;
+    }
     let mut links = [(op, kind(other)); MAX_LINKS];
     let mut operands = [other; MAX_LINKS];
     let mut count = 1;
@@ -74,7 +98,7 @@ fn chain_at(plan: &Plan<'_>, steps: &[Step], i: usize) -> Option<(Step, usize)> 
         } else {
             break;
         };
-        if d != dtype || read_after(plan, steps, i + count, column) {
+        if d != dtype || !linkable(op, d, other) || read_after(plan, steps, i + count, column) {
             break;
         }
         links[count] = (op, kind(other));

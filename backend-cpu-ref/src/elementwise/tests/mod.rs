@@ -13,7 +13,9 @@ use super::{Fusion, fuse, plan, run_with};
 use crate::buffer::CpuBuffer;
 
 /// The float types chains are compiled for.
-pub(super) trait Float: Pod + PartialOrd + std::fmt::Debug + std::ops::Add<Output = Self> {
+pub(super) trait Float:
+    Pod + PartialOrd + std::fmt::Debug + std::ops::Add<Output = Self>
+{
     const DTYPE: DType;
     fn of(v: f64) -> Self;
     fn scalar(self) -> Scalar;

@@ -90,7 +90,14 @@ fn triples<T: Float>() {
     for ops in triples {
         for uni in KINDS {
             for last in [true, false] {
-                for (n, in_place) in [(1, false), (31, true), (33, false), (513, true), (40_007, true), (40_007, false)] {
+                for (n, in_place) in [
+                    (1, false),
+                    (31, true),
+                    (33, false),
+                    (513, true),
+                    (40_007, true),
+                    (40_007, false),
+                ] {
                     let uni = [uni[0], uni[1], last];
                     let right = [false, n == 33, false];
                     chain_case::<T>(&ops, &uni, &right, n, in_place).check();

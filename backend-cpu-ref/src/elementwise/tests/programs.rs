@@ -14,7 +14,11 @@ fn random_case<T: Float>(rng: &mut Rng) -> Case<T> {
     let n_inputs = 1 + rng.below(3);
     let inputs: Vec<(Place, Vec<T>)> = (0..n_inputs)
         .map(|k| {
-            let place = if k == 0 { Place::Contiguous } else { places[rng.below(3)] };
+            let place = if k == 0 {
+                Place::Contiguous
+            } else {
+                places[rng.below(3)]
+            };
             let len = match place {
                 Place::Contiguous => n,
                 Place::Broadcast => 1,
@@ -35,7 +39,11 @@ fn random_case<T: Float>(rng: &mut Rng) -> Case<T> {
         let last = instrs.len() as u32 - 1;
         let any = |rng: &mut Rng, len: usize| rng.below(len) as u32;
         // Mostly a chain through the last value; sometimes any two earlier values.
-        let a = if rng.below(4) > 0 { last } else { any(rng, instrs.len()) };
+        let a = if rng.below(4) > 0 {
+            last
+        } else {
+            any(rng, instrs.len())
+        };
         let b = any(rng, instrs.len());
         let (a, b) = if rng.below(3) == 0 { (b, a) } else { (a, b) };
         let op = OPS[rng.below(OPS.len())];
