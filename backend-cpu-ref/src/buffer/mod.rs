@@ -9,10 +9,12 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::Once;
 
-use gpuarrays_core::{Complex32, Complex64};
 use rayon::prelude::*;
 
 use crate::error::CpuError;
+
+mod storage;
+pub(crate) use storage::{Stored, distinct};
 
 /// Alignment of a buffer's base.
 const ALIGN: usize = 64;
@@ -208,11 +210,25 @@ impl CpuBuffer {
         bytes: usize,
     ) -> Result<(), CpuError> {
         let s = self.ptr::<u8>(src_offset, bytes)? as *const u8;
-        let d = dst.ptr::<u8>(dst_offset, bytes)?;
+        let whole = dst_offset == 0 && bytes == dst.len && !std::ptr::eq(self, dst);
+        let d = if whole {
+            // The whole of another buffer (a copy into a new array): no need to zero it.
+            // SAFETY: a copy has its destination to itself while it runs; every byte is
+            // written below, none read, and `written` is called after.
+            unsafe { dst.overwrite_ptr() }
+        } else {
+            dst.ptr::<u8>(dst_offset, bytes)?
+        };
         let disjoint = (s as usize + bytes <= d as usize) || (d as usize + bytes <= s as usize);
         if bytes < PAR_COPY || !disjoint {
-            // SAFETY: both ranges were bounds-checked; `copy` allows overlap.
-            unsafe { std::ptr::copy(s, d, bytes) };
+            // SAFETY: both ranges were bounds-checked; `copy` allows overlap. A whole
+            // destination is written in full.
+            unsafe {
+                std::ptr::copy(s, d, bytes);
+                if whole {
+                    dst.written();
+                }
+            }
             return Ok(());
         }
         let (s, d) = (s as usize, d as usize);
@@ -227,6 +243,10 @@ impl CpuBuffer {
                     std::ptr::copy_nonoverlapping((s + at) as *const u8, (d + at) as *mut u8, n)
                 };
             });
+        if whole {
+            // SAFETY: the pieces covered every byte of the destination.
+            unsafe { dst.written() };
+        }
         Ok(())
     }
 }
@@ -276,42 +296,5 @@ impl CpuBuffer {
         let p = self.ptr::<T>(offset, len)?;
         // SAFETY: bounds-checked and aligned by `ptr`; the caller guarantees exclusivity.
         Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
-    }
-}
-
-/// How a CPU buffer holds an element type: as itself, except bool, held as its byte.
-///
-/// Kernels are dispatched with [`gpuarrays_core::dispatch_dtype!`], which binds the Rust
-/// element type (`bool` for Bool); they read and write `Stored<T>`. A buffer may hold any
-/// byte where a bool is expected (a `u8` array reinterpreted as bool), and reading such a
-/// byte as a Rust `bool` would be undefined behaviour, so bool kernels work on the byte
-/// (ordering and comparing bytes orders and compares the bools they stand for).
-pub(crate) trait Storage {
-    type Repr: Copy + Send + Sync + 'static;
-}
-
-/// The type a CPU buffer holds for the element type `T` (see [`Storage`]).
-pub(crate) type Stored<T> = <T as Storage>::Repr;
-
-impl Storage for bool {
-    type Repr = u8;
-}
-
-macro_rules! stored_as_itself {
-    ($($t:ty),*) => {$(
-        impl Storage for $t {
-            type Repr = $t;
-        }
-    )*};
-}
-stored_as_itself!(u8, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
-
-/// Fails unless `a` and `b` are different buffers (kernels that read one buffer while
-/// writing another rely on it).
-pub(crate) fn distinct(a: &CpuBuffer, b: &CpuBuffer) -> Result<(), CpuError> {
-    if std::ptr::eq(a, b) {
-        Err(crate::error::invalid("the same buffer as input and output"))
-    } else {
-        Ok(())
     }
 }
