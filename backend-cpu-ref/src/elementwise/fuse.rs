@@ -56,10 +56,12 @@ fn linkable(op: BinaryOp, dtype: DType, src: Src) -> bool {
     if !matches!(op, BinaryOp::Min | BinaryOp::Max) {
         return true;
     }
-    // SAFETY: a uniform operand points at a cell of the plan holding one value of the
-    // instruction's operand type, which for min and max is its result type `dtype`.
+    // A uniform operand points at a cell of the plan holding one value of the instruction's
+    // operand type, which for min and max is its result type `dtype`.
     match dtype {
+        // SAFETY: a cell holding an f32 (above).
         DType::F32 => !unsafe { p.cast::<f32>().read() }.is_nan(),
+        // SAFETY: a cell holding an f64 (above).
         DType::F64 => !unsafe { p.cast::<f64>().read() }.is_nan(),
         _ => false,
     }

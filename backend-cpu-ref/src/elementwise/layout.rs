@@ -285,13 +285,18 @@ pub(crate) unsafe fn scatter(
     macro_rules! arms {
         ($($V:ident: $t:ty),*) => {
             match dtype {
-                // SAFETY (every arm): the caller's contract; the base is aligned for any type.
-                DType::Bool => unsafe {
-                    scatter_typed(base, layout, (start, len), src.cast::<bool>(), uniform, |b: bool| b as u8)
-                },
-                $(DType::$V => unsafe {
-                    scatter_typed(base.cast::<$t>(), layout, (start, len), src.cast::<$t>(), uniform, |x: $t| x)
-                },)*
+                DType::Bool => {
+                    // SAFETY: the caller's contract.
+                    unsafe {
+                        scatter_typed(base, layout, (start, len), src.cast::<bool>(), uniform, |b: bool| b as u8)
+                    }
+                }
+                $(DType::$V => {
+                    // SAFETY: the caller's contract; the base is aligned for any type.
+                    unsafe {
+                        scatter_typed(base.cast::<$t>(), layout, (start, len), src.cast::<$t>(), uniform, |x: $t| x)
+                    }
+                })*
             }
         };
     }
