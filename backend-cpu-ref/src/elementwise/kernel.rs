@@ -28,6 +28,10 @@ impl Arg {
     };
 }
 
+/// Operand slots of a kernel: three for an instruction (select has three), four for a fused
+/// chain ([`super::chain`]: its first value and one operand per link).
+pub(crate) const ARGS: usize = 4;
+
 /// A compiled instruction: reads its operands `args` (as many as the instruction has),
 /// writes `len` results to `out`. `start` is the output index of the block's first element
 /// (read by index and random draws only).
@@ -35,8 +39,9 @@ impl Arg {
 /// # Safety
 /// Each operand the instruction reads points at `len` (one if `uniform`) initialised,
 /// aligned values of its operand type; `out` points at `len` aligned writable slots of the
-/// result type that overlap no operand; nothing else accesses either while the call runs.
-pub(crate) type Kernel = unsafe fn(args: &[Arg; 3], out: *mut u8, start: usize, len: usize);
+/// result type that overlap no operand (a fused chain allows an operand at exactly the
+/// address of `out`, see [`super::chain`]); nothing else accesses either while the call runs.
+pub(crate) type Kernel = unsafe fn(args: &[Arg; ARGS], out: *mut u8, start: usize, len: usize);
 
 /// The operand's values as a slice of `len`.
 ///

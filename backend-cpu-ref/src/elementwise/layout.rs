@@ -267,38 +267,39 @@ unsafe fn scatter_typed<T: Copy, S: Copy>(
 }
 
 /// Writes a block's results (`len` values of `dtype` at `src`, or one for all if `uniform`)
-/// to the output positions of output indices `start..start + len`.
+/// to the output positions of output indices `start..start + len`, in the buffer whose first
+/// byte is `base`.
 ///
 /// # Safety
-/// `layout.check` passed for `buf`; `src` points at such values, outside the output
-/// positions; no one else reads or writes those positions meanwhile.
+/// `base` is the start of a buffer for which `layout.check` passed, 64-byte aligned; `src`
+/// points at such values, outside the output positions; no one else reads or writes those
+/// positions meanwhile.
 pub(crate) unsafe fn scatter(
-    buf: &CpuBuffer,
+    base: *mut u8,
     dtype: DType,
     layout: &Layout,
     (start, len): (usize, usize),
     src: *const u8,
     uniform: bool,
-) -> Result<(), CpuError> {
+) {
     macro_rules! arms {
         ($($V:ident: $t:ty),*) => {
             match dtype {
                 DType::Bool => {
-                    let base = buf.ptr::<u8>(0, 0)?;
                     // SAFETY: the caller's contract.
                     unsafe {
                         scatter_typed(base, layout, (start, len), src.cast::<bool>(), uniform, |b: bool| b as u8)
                     }
                 }
                 $(DType::$V => {
-                    let base = buf.ptr::<$t>(0, 0)?;
-                    // SAFETY: the caller's contract.
-                    unsafe { scatter_typed(base, layout, (start, len), src.cast::<$t>(), uniform, |x: $t| x) }
+                    // SAFETY: the caller's contract; the base is aligned for any type.
+                    unsafe {
+                        scatter_typed(base.cast::<$t>(), layout, (start, len), src.cast::<$t>(), uniform, |x: $t| x)
+                    }
                 })*
             }
         };
     }
     arms!(U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64,
         C32: Complex32, C64: Complex64);
-    Ok(())
 }

@@ -27,10 +27,10 @@ pub(crate) fn has_avx2() -> bool {
 macro_rules! multiversion {
     (|$args:ident, $out:ident, $start:ident, $len:ident| $body:block) => {{
         #[inline(always)]
-        unsafe fn imp($args: &[$crate::elementwise::kernel::Arg; 3], $out: *mut u8, $start: usize, $len: usize) $body
+        unsafe fn imp($args: &[$crate::elementwise::kernel::Arg; $crate::elementwise::kernel::ARGS], $out: *mut u8, $start: usize, $len: usize) $body
 
         unsafe fn portable(
-            args: &[$crate::elementwise::kernel::Arg; 3],
+            args: &[$crate::elementwise::kernel::Arg; $crate::elementwise::kernel::ARGS],
             out: *mut u8,
             start: usize,
             len: usize,
@@ -42,7 +42,7 @@ macro_rules! multiversion {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
         unsafe fn avx2(
-            args: &[$crate::elementwise::kernel::Arg; 3],
+            args: &[$crate::elementwise::kernel::Arg; $crate::elementwise::kernel::ARGS],
             out: *mut u8,
             start: usize,
             len: usize,

@@ -14,13 +14,14 @@
 //! The same per-element functions run for every element whatever is decided here, so the
 //! results do not depend on it.
 
-use gpuarrays_core::kernel::{ElementwiseArgs, Node, Program};
+use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Node, Program};
 use gpuarrays_core::{DType, Scalar, dispatch_dtype};
 
 use super::BLOCK;
 use super::instructions;
-use super::kernel::{Arg, Kernel};
-use super::layout::{Layout, gather};
+use super::kernel::{ARGS, Arg, Kernel};
+use super::layout::gather;
+use super::operands::{self, InputPlan, OutputPlan, writes_output};
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
 
@@ -40,37 +41,22 @@ pub(crate) enum Src {
 }
 
 /// What a step does.
+#[derive(Clone, Copy)]
 pub(crate) enum Action {
     Kernel(Kernel),
     /// Gathers input `i` into the step's column.
     Gather(usize),
 }
 
-/// One instruction as run on every block.
+/// One instruction (or fused chain) as run on every block.
+#[derive(Clone, Copy)]
 pub(crate) struct Step {
     pub(crate) action: Action,
-    pub(crate) args: [Src; 3],
+    pub(crate) args: [Src; ARGS],
     /// A scratch column or the output.
     pub(crate) dst: Src,
-}
-
-/// An input of the call.
-pub(crate) struct InputPlan<'a> {
-    pub(crate) buffer: &'a CpuBuffer,
-    pub(crate) dtype: DType,
-    pub(crate) layout: Layout,
-    /// For a contiguous input read in place: the address of its first element and the
-    /// element size.
-    pub(crate) contiguous: Option<(*const u8, usize)>,
-}
-
-/// The output of the call.
-pub(crate) struct OutputPlan<'a> {
-    pub(crate) buffer: &'a CpuBuffer,
-    pub(crate) dtype: DType,
-    pub(crate) layout: Layout,
-    /// For a contiguous output: the address of its first element and the element size.
-    pub(crate) contiguous: Option<(*mut u8, usize)>,
+    /// For a binary instruction: its operator and type, for [`super::fuse`].
+    pub(crate) link: Option<(BinaryOp, DType)>,
 }
 
 /// One value of any element type, at a stable address (a box), aligned for each type.
@@ -127,7 +113,7 @@ impl Plan<'_> {
 }
 
 /// The operands of an instruction (indices of earlier instructions).
-fn operands(node: Node) -> ([u32; 3], usize) {
+fn operand_ids(node: Node) -> ([u32; 3], usize) {
     match node {
         Node::Unary(_, a) | Node::Cast(_, a) => ([a, 0, 0], 1),
         Node::Binary(_, a, b) => ([a, b, 0], 2),
@@ -167,29 +153,7 @@ pub(crate) fn compile<'a>(
     args: &ElementwiseArgs<'a, CpuBuffer>,
 ) -> Result<Plan<'a>, CpuError> {
     let n = args.len();
-    let inputs = args
-        .inputs
-        .iter()
-        .map(|op| {
-            let layout = Layout::of(&args.shape, op);
-            layout.check(op.buffer.len() / op.dtype.size())?;
-            let size = op.dtype.size();
-            let contiguous = if op.dtype != DType::Bool && layout.is_linear() && n > 0 {
-                Some((
-                    op.buffer.ptr::<u8>(op.offset * size, n * size)? as *const u8,
-                    size,
-                ))
-            } else {
-                None
-            };
-            Ok(InputPlan {
-                buffer: op.buffer,
-                dtype: op.dtype,
-                layout,
-                contiguous,
-            })
-        })
-        .collect::<Result<Vec<_>, CpuError>>()?;
+    let inputs = operands::inputs(args, n)?;
     if inputs.len() != program.inputs.len() {
         return Err(invalid(format!(
             "{} inputs for a program of {}",
@@ -204,21 +168,7 @@ pub(crate) fn compile<'a>(
             args.output.dtype
         )));
     }
-    let out = &args.output;
-    let layout = Layout::of(&args.shape, out);
-    layout.check(out.buffer.len() / out.dtype.size())?;
-    let size = out.dtype.size();
-    let contiguous = if layout.is_linear() && n > 0 {
-        Some((out.buffer.ptr::<u8>(out.offset * size, n * size)?, size))
-    } else {
-        None
-    };
-    let output = OutputPlan {
-        buffer: out.buffer,
-        dtype: out.dtype,
-        layout,
-        contiguous,
-    };
+    let output = operands::output(args, n)?;
 
     let instrs = &program.instrs;
     let Some(last) = instrs.len().checked_sub(1) else {
@@ -227,7 +177,7 @@ pub(crate) fn compile<'a>(
     // The last instruction reading each value (the result is read after all of them).
     let mut last_use = vec![0usize; instrs.len()];
     for (i, ins) in instrs.iter().enumerate() {
-        let (ops, k) = operands(ins.node);
+        let (ops, k) = operand_ids(ins.node);
         for &o in &ops[..k] {
             if o as usize >= i {
                 return Err(invalid(format!("operand %{o} before its definition")));
@@ -249,8 +199,8 @@ pub(crate) fn compile<'a>(
     let mut cols = Columns::default();
     let mut vals: Vec<(Src, DType)> = Vec::with_capacity(instrs.len());
     for (i, ins) in instrs.iter().enumerate() {
-        let (ops, n_ops) = operands(ins.node);
-        let mut args_src = [Src::None; 3];
+        let (ops, n_ops) = operand_ids(ins.node);
+        let mut args_src = [Src::None; ARGS];
         for (a, &o) in args_src.iter_mut().zip(&ops[..n_ops]) {
             *a = vals[o as usize].0;
         }
@@ -322,10 +272,15 @@ pub(crate) fn compile<'a>(
         } else {
             Src::Scratch(cols.take())
         };
+        let link = match ins.node {
+            Node::Binary(op, _, _) => Some((op, dtype)),
+            _ => None,
+        };
         plan.steps.push(Step {
             action: Action::Kernel(kernel),
             args: args_src,
             dst,
+            link,
         });
         vals.push((dst, dtype));
         // Columns of values read for the last time here are free for later steps (after
@@ -347,7 +302,8 @@ pub(crate) fn compile<'a>(
     if let Src::Input(_) = result {
         // A program whose result is an input read in place: copied, to the output directly
         // where that input is not in the output's buffer.
-        let args_src = [result, Src::None, Src::None];
+        let mut args_src = [Src::None; ARGS];
+        args_src[0] = result;
         let dst = if writes_output(&plan, &args_src) {
             Src::Output
         } else {
@@ -358,6 +314,7 @@ pub(crate) fn compile<'a>(
             action: Action::Kernel(kernel),
             args: args_src,
             dst,
+            link: None,
         });
         plan.result = dst;
     }
@@ -417,22 +374,9 @@ fn input_src(plan: &mut Plan<'_>, cols: &mut Columns, s: usize) -> Result<Src, C
     let c = cols.take();
     plan.steps.push(Step {
         action: Action::Gather(s),
-        args: [Src::None; 3],
+        args: [Src::None; ARGS],
         dst: Src::Scratch(c),
+        link: None,
     });
     Ok(Src::Scratch(c))
-}
-
-/// Whether a step reading `args` may write the output in place: the output is contiguous,
-/// and no operand is read in place from the output's buffer (core lets an output overlap an
-/// input element for element; a kernel's operand slices must not overlap its output).
-fn writes_output(plan: &Plan<'_>, args: &[Src; 3]) -> bool {
-    plan.output.contiguous.is_some()
-        && args.iter().all(|a| match a {
-            Src::Input(i) => plan
-                .inputs
-                .get(*i)
-                .is_some_and(|inp| !std::ptr::eq(inp.buffer, plan.output.buffer)),
-            _ => true,
-        })
 }

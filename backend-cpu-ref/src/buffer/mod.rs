@@ -7,28 +7,43 @@
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
+use std::sync::Once;
 
-use gpuarrays_core::{Complex32, Complex64};
 use rayon::prelude::*;
 
 use crate::error::CpuError;
 
+mod storage;
+pub(crate) use storage::{Stored, distinct};
+
 /// Alignment of a buffer's base.
 const ALIGN: usize = 64;
+/// Buffers of at least this many bytes are allocated zeroed (glibc's largest mmap
+/// threshold: such a `calloc` is always fresh zero pages, with no `memset`).
+const ZEROED_FROM: usize = 32 << 20;
 
 /// Host memory of one array buffer.
 ///
-/// The memory comes from `alloc_zeroed` with an alignment of 16 and is aligned to 64 inside
-/// the allocation. Asking the allocator for 64 directly made std zero the memory with one
-/// `memset` on the calling thread (its zeroed path for alignments above 16), 120 ms for a
-/// 256 MiB `eval` output before the kernel had started; at 16 it is `calloc`, whose large
-/// allocations are fresh zero pages that the kernel's threads fault in as they write.
+/// Buffers below [`ZEROED_FROM`] bytes come from `alloc` (uninitialised) and are zeroed on
+/// first access ([`CpuBuffer::ptr`]), unless a kernel that writes every byte comes first
+/// ([`CpuBuffer::overwrite_ptr`], [`CpuBuffer::written`]): `Backend::alloc` promises
+/// unspecified contents, and an allocating `eval` overwrites its whole output. Zeroing at
+/// allocation cost 17 % of an allocating 1 M-element `eval` (`perf`, docs/results/
+/// 2026-12-01-cpu-vs-ndarray-2.md): once glibc has raised its mmap threshold, a 4 MiB
+/// `calloc` reuses heap memory and clears it with one `memset` on the calling thread.
+///
+/// Larger buffers come from `alloc_zeroed` with an alignment of 16, which glibc serves with
+/// fresh zero pages (an `mmap` at any threshold) that the kernel's threads fault in as they
+/// write; asking for alignment 64 made std zero them with one `memset` instead (120 ms for a
+/// 256 MiB `eval` output). The base is aligned to 64 inside the allocation.
 pub struct CpuBuffer {
     /// The allocation (`None` for zero bytes).
     alloc: Option<NonNull<u8>>,
     /// The first 64-byte-aligned byte of the allocation (dangling, but aligned, if empty).
     base: NonNull<u8>,
     len: usize,
+    /// Completed once the bytes are initialised (zeroed, or written by a whole overwrite).
+    init: Once,
 }
 
 // SAFETY: the buffer is plain bytes; concurrent access goes through raw pointers to ranges
@@ -43,20 +58,31 @@ impl CpuBuffer {
         Layout::from_size_align(len.checked_add(ALIGN)?, 16).ok()
     }
 
-    /// Allocates `len` zeroed bytes.
+    /// Allocates `len` bytes, zeroed before anything reads them (see the type's
+    /// documentation for when).
     pub(crate) fn new(len: usize) -> Result<Self, CpuError> {
+        let init = Once::new();
         if len == 0 {
+            init.call_once(|| {});
             // A well-aligned dangling pointer: `ALIGN` is not null and no byte is accessed.
             let base = NonNull::new(ALIGN as *mut u8).ok_or(CpuError::OutOfMemory { bytes: 0 })?;
             return Ok(CpuBuffer {
                 alloc: None,
                 base,
                 len,
+                init,
             });
         }
         let layout = Self::layout(len).ok_or(CpuError::OutOfMemory { bytes: len })?;
+        let zeroed = len >= ZEROED_FROM;
         // SAFETY: the layout's size is at least `ALIGN` > 0.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let raw = unsafe {
+            if zeroed {
+                std::alloc::alloc_zeroed(layout)
+            } else {
+                std::alloc::alloc(layout)
+            }
+        };
         let alloc = NonNull::new(raw).ok_or(CpuError::OutOfMemory { bytes: len })?;
         let skip = raw.align_offset(ALIGN);
         if skip >= ALIGN {
@@ -64,13 +90,49 @@ impl CpuBuffer {
             unsafe { std::alloc::dealloc(raw, layout) };
             return Err(CpuError::OutOfMemory { bytes: len });
         }
+        if zeroed {
+            init.call_once(|| {});
+        }
         // SAFETY: `skip < ALIGN`, so `base..base + len` lies inside the `len + ALIGN` bytes.
         let base = unsafe { alloc.add(skip) };
         Ok(CpuBuffer {
             alloc: Some(alloc),
             base,
             len,
+            init,
         })
+    }
+
+    /// Makes sure the bytes are initialised: zeroes them on the first call if no whole
+    /// overwrite came first.
+    #[inline]
+    fn initialised(&self) {
+        self.init.call_once(|| {
+            // SAFETY: `base..base + len` is this buffer's allocation; no pointer to it has
+            // been handed out yet (every accessor comes here first, and `overwrite_ptr`'s
+            // callers exclude other access until `written`).
+            unsafe { std::ptr::write_bytes(self.base(), 0, self.len) }
+        });
+    }
+
+    /// The base pointer for a kernel that writes all `len` bytes before reading any of them,
+    /// without zeroing them first. Call [`CpuBuffer::written`] once it has succeeded; if it
+    /// fails, the next access zeroes the buffer (nothing uninitialised is ever read).
+    ///
+    /// # Safety
+    /// Nothing else may access the buffer until `written` is called, and the caller must not
+    /// read a byte through the pointer before writing it.
+    pub(crate) unsafe fn overwrite_ptr(&self) -> *mut u8 {
+        self.base()
+    }
+
+    /// Marks the buffer initialised after a kernel wrote every byte through
+    /// [`CpuBuffer::overwrite_ptr`].
+    ///
+    /// # Safety
+    /// Every byte of the buffer has been written since it was allocated.
+    pub(crate) unsafe fn written(&self) {
+        self.init.call_once(|| {});
     }
 
     /// Size in bytes.
@@ -103,6 +165,7 @@ impl CpuBuffer {
     /// `count` elements.
     pub(crate) fn ptr<T>(&self, offset: usize, count: usize) -> Result<*mut T, CpuError> {
         self.check(offset, count, std::mem::size_of::<T>())?;
+        self.initialised();
         // SAFETY: `check` proved `offset * size_of::<T>()` is within the allocation; the base
         // is 64-byte aligned and `offset` is in units of T, so the result is aligned for T.
         Ok(unsafe { self.base().add(offset * std::mem::size_of::<T>()) } as *mut T)
@@ -110,6 +173,16 @@ impl CpuBuffer {
 
     /// Copies bytes in.
     pub(crate) fn write_bytes(&self, byte_offset: usize, src: &[u8]) -> Result<(), CpuError> {
+        if byte_offset == 0 && src.len() == self.len {
+            // The whole buffer: no need to zero it first.
+            // SAFETY: `Backend::write` has the buffer to itself while it runs; the copy
+            // writes every byte and reads none of them.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.as_ptr(), self.overwrite_ptr(), src.len());
+                self.written();
+            }
+            return Ok(());
+        }
         let dst = self.ptr::<u8>(byte_offset, src.len())?;
         // SAFETY: the destination range was bounds-checked; `src` is a distinct host slice.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
@@ -137,11 +210,25 @@ impl CpuBuffer {
         bytes: usize,
     ) -> Result<(), CpuError> {
         let s = self.ptr::<u8>(src_offset, bytes)? as *const u8;
-        let d = dst.ptr::<u8>(dst_offset, bytes)?;
+        let whole = dst_offset == 0 && bytes == dst.len && !std::ptr::eq(self, dst);
+        let d = if whole {
+            // The whole of another buffer (a copy into a new array): no need to zero it.
+            // SAFETY: a copy has its destination to itself while it runs; every byte is
+            // written below, none read, and `written` is called after.
+            unsafe { dst.overwrite_ptr() }
+        } else {
+            dst.ptr::<u8>(dst_offset, bytes)?
+        };
         let disjoint = (s as usize + bytes <= d as usize) || (d as usize + bytes <= s as usize);
         if bytes < PAR_COPY || !disjoint {
-            // SAFETY: both ranges were bounds-checked; `copy` allows overlap.
-            unsafe { std::ptr::copy(s, d, bytes) };
+            // SAFETY: both ranges were bounds-checked; `copy` allows overlap. A whole
+            // destination is written in full.
+            unsafe {
+                std::ptr::copy(s, d, bytes);
+                if whole {
+                    dst.written();
+                }
+            }
             return Ok(());
         }
         let (s, d) = (s as usize, d as usize);
@@ -156,6 +243,10 @@ impl CpuBuffer {
                     std::ptr::copy_nonoverlapping((s + at) as *const u8, (d + at) as *mut u8, n)
                 };
             });
+        if whole {
+            // SAFETY: the pieces covered every byte of the destination.
+            unsafe { dst.written() };
+        }
         Ok(())
     }
 }
@@ -168,7 +259,8 @@ const COPY_PIECE: usize = 1 << 18;
 impl Drop for CpuBuffer {
     fn drop(&mut self) {
         if let (Some(alloc), Some(layout)) = (self.alloc, Self::layout(self.len)) {
-            // SAFETY: `alloc` came from `alloc_zeroed` with this same layout and is freed once.
+            // SAFETY: `alloc` came from `alloc` or `alloc_zeroed` with this same layout and is
+            // freed once.
             unsafe { std::alloc::dealloc(alloc.as_ptr(), layout) };
         }
     }
@@ -204,42 +296,5 @@ impl CpuBuffer {
         let p = self.ptr::<T>(offset, len)?;
         // SAFETY: bounds-checked and aligned by `ptr`; the caller guarantees exclusivity.
         Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
-    }
-}
-
-/// How a CPU buffer holds an element type: as itself, except bool, held as its byte.
-///
-/// Kernels are dispatched with [`gpuarrays_core::dispatch_dtype!`], which binds the Rust
-/// element type (`bool` for Bool); they read and write `Stored<T>`. A buffer may hold any
-/// byte where a bool is expected (a `u8` array reinterpreted as bool), and reading such a
-/// byte as a Rust `bool` would be undefined behaviour, so bool kernels work on the byte
-/// (ordering and comparing bytes orders and compares the bools they stand for).
-pub(crate) trait Storage {
-    type Repr: Copy + Send + Sync + 'static;
-}
-
-/// The type a CPU buffer holds for the element type `T` (see [`Storage`]).
-pub(crate) type Stored<T> = <T as Storage>::Repr;
-
-impl Storage for bool {
-    type Repr = u8;
-}
-
-macro_rules! stored_as_itself {
-    ($($t:ty),*) => {$(
-        impl Storage for $t {
-            type Repr = $t;
-        }
-    )*};
-}
-stored_as_itself!(u8, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
-
-/// Fails unless `a` and `b` are different buffers (kernels that read one buffer while
-/// writing another rely on it).
-pub(crate) fn distinct(a: &CpuBuffer, b: &CpuBuffer) -> Result<(), CpuError> {
-    if std::ptr::eq(a, b) {
-        Err(crate::error::invalid("the same buffer as input and output"))
-    } else {
-        Ok(())
     }
 }

@@ -1,0 +1,140 @@
+//! The call's inputs and output as a plan sees them: layouts checked once, the addresses of
+//! contiguous ones, and whether the output is overwritten whole (then its buffer need not
+//! be zeroed first, see [`CpuBuffer`]).
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::ElementwiseArgs;
+
+use super::layout::Layout;
+use super::plan::{Plan, Src};
+use crate::buffer::CpuBuffer;
+use crate::error::CpuError;
+
+/// An input of the call.
+pub(crate) struct InputPlan<'a> {
+    pub(crate) buffer: &'a CpuBuffer,
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    /// For a contiguous input read in place: the address of its first element and the
+    /// element size.
+    pub(crate) contiguous: Option<(*const u8, usize)>,
+}
+
+/// The output of the call.
+pub(crate) struct OutputPlan<'a> {
+    pub(crate) buffer: &'a CpuBuffer,
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    /// The first byte of the buffer (scatter's base).
+    pub(crate) base: *mut u8,
+    /// For a contiguous output: the address of its first element and the element size.
+    pub(crate) contiguous: Option<(*mut u8, usize)>,
+    /// Whether the call writes every byte of the buffer, which it took without zeroing
+    /// ([`CpuBuffer::overwrite_ptr`]): marked written after a successful run.
+    pub(crate) overwrites: bool,
+}
+
+/// The inputs of `args`, `n` outputs.
+pub(crate) fn inputs<'a>(
+    args: &ElementwiseArgs<'a, CpuBuffer>,
+    n: usize,
+) -> Result<Vec<InputPlan<'a>>, CpuError> {
+    args.inputs
+        .iter()
+        .map(|op| {
+            let layout = Layout::of(&args.shape, op);
+            layout.check(op.buffer.len() / op.dtype.size())?;
+            let size = op.dtype.size();
+            let contiguous = if op.dtype != DType::Bool && layout.is_linear() && n > 0 {
+                Some((
+                    op.buffer.ptr::<u8>(op.offset * size, n * size)? as *const u8,
+                    size,
+                ))
+            } else {
+                None
+            };
+            Ok(InputPlan {
+                buffer: op.buffer,
+                dtype: op.dtype,
+                layout,
+                contiguous,
+            })
+        })
+        .collect()
+}
+
+/// The output of `args`, `n` outputs.
+pub(crate) fn output<'a>(
+    args: &ElementwiseArgs<'a, CpuBuffer>,
+    n: usize,
+) -> Result<OutputPlan<'a>, CpuError> {
+    let out = &args.output;
+    let layout = Layout::of(&args.shape, out);
+    layout.check(out.buffer.len() / out.dtype.size())?;
+    let size = out.dtype.size();
+    let linear = layout.is_linear() && n > 0;
+    let overwrites = linear
+        && out.offset == 0
+        && n.checked_mul(size) == Some(out.buffer.len())
+        && args
+            .inputs
+            .iter()
+            .all(|i| !std::ptr::eq(i.buffer, out.buffer));
+    let base = if overwrites {
+        // SAFETY: core gives a kernel its output alone while it runs, no input of this call
+        // is in that buffer, and the evaluator only writes the output: the blocks write
+        // every position of a linear layout covering the whole buffer before `run` marks
+        // it written (`super::run`).
+        unsafe { out.buffer.overwrite_ptr() }
+    } else {
+        out.buffer.ptr::<u8>(0, 0)?
+    };
+    let contiguous = if linear {
+        out.buffer.check(out.offset, n, size)?;
+        Some((base.wrapping_add(out.offset * size), size))
+    } else {
+        None
+    };
+    Ok(OutputPlan {
+        buffer: out.buffer,
+        dtype: out.dtype,
+        layout,
+        base,
+        contiguous,
+        overwrites,
+    })
+}
+
+/// Whether a step reading `args` may write the output in place: the output is contiguous,
+/// and no operand is read in place from the output's buffer (core lets an output overlap an
+/// input element for element; a kernel's operand slices must not overlap its output).
+pub(crate) fn writes_output(plan: &Plan<'_>, args: &[Src]) -> bool {
+    plan.output.contiguous.is_some()
+        && args.iter().all(|a| match a {
+            Src::Input(i) => plan
+                .inputs
+                .get(*i)
+                .is_some_and(|inp| !std::ptr::eq(inp.buffer, plan.output.buffer)),
+            _ => true,
+        })
+}
+
+/// Whether a fused chain reading `args` may write `dst`: any operand in the output's buffer
+/// is the output itself, element for element (same first element and type), which a chain
+/// allows (it reads a tile before writing it).
+pub(crate) fn chain_may_write(plan: &Plan<'_>, args: &[Src], dst: Src) -> bool {
+    if dst != Src::Output {
+        return true;
+    }
+    let Some((out, _)) = plan.output.contiguous else {
+        return false;
+    };
+    args.iter().all(|a| match a {
+        Src::Input(i) => plan.inputs.get(*i).is_some_and(|inp| {
+            !std::ptr::eq(inp.buffer, plan.output.buffer)
+                || (inp.dtype == plan.output.dtype
+                    && inp.contiguous.is_some_and(|(p, _)| std::ptr::eq(p, out)))
+        }),
+        _ => true,
+    })
+}
