@@ -18,8 +18,7 @@ use crate::error::{HipError, Result};
 use crate::kernels::cpp::element_types::{cty, load, mty, store, tag};
 use crate::kernels::cpp::{expressions, philox, unit_math};
 
-/// Threads per block of `ga_ew`.
-pub const EW_BLOCK: u32 = 256;
+pub use super::layout::EW_BLOCK;
 
 fn invalid(msg: String) -> HipError {
     HipError::InvalidArgument(format!("elementwise program: {msg}"))

@@ -6,7 +6,6 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
 use smallvec::SmallVec;
 
-use super::codegen::EW_BLOCK;
 use crate::platform::DevicePtr;
 
 /// How one operand is addressed from the output's linear index `i`.
@@ -129,6 +128,9 @@ pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -
         per_thread: 1,
     }
 }
+
+/// Threads per block of `ga_ew` (the launch and the generated code both use it).
+pub const EW_BLOCK: u32 = 256;
 
 /// Vectors per thread of a program that draws random numbers. Such kernels are bound by
 /// instruction issue, not memory, and the vectors of one thread share the Philox key schedule
