@@ -20,9 +20,12 @@
 
 use std::time::Instant;
 
+#[path = "common/axpy_program.rs"]
+mod axpy_program;
+use axpy_program::axpy_program;
+
 use gpuarrays_core::kernel::{
-    BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp, ScanArgs,
-    ScanOp,
+    ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp, ScanArgs, ScanOp,
 };
 use gpuarrays_core::{Array, Backend, DType, Scalar};
 use gpuarrays_wgpu::{WgpuBackend, WgpuBuffer};
@@ -104,20 +107,6 @@ fn copy_program() -> Program {
         inputs: vec![DType::F32],
         scalars: vec![],
         instrs: vec![ins(Node::Input(0))],
-    }
-}
-
-fn axpy_program() -> Program {
-    Program {
-        inputs: vec![DType::F32, DType::F32],
-        scalars: vec![DType::F32],
-        instrs: vec![
-            ins(Node::Input(0)),
-            ins(Node::Scalar(0)),
-            ins(Node::Binary(BinaryOp::Mul, 0, 1)),
-            ins(Node::Input(1)),
-            ins(Node::Binary(BinaryOp::Add, 2, 3)),
-        ],
     }
 }
 

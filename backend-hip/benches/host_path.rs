@@ -56,13 +56,8 @@ fn main() {
     let mut s = Setup::new();
     let program = axpy_program();
     // The kernel-level path has buffers of its own, as a backend caller would.
-    let bytes = SMALL * 4;
-    let (xb, yb, zb) = (
-        s.backend.alloc(bytes).expect("x"),
-        s.backend.alloc(bytes).expect("y"),
-        s.backend.alloc(bytes).expect("z"),
-    );
-    let kernel_args = axpy_args(&xb, &yb, &zb);
+    let buffers = s.kernel_buffers();
+    let kernel_args = axpy_args(&buffers);
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     // Callgrind mode: one path, `calls` times, nothing else after the warm-up.
     if let [path, calls] = args.as_slice() {
@@ -77,8 +72,8 @@ fn main() {
                 other => panic!("unknown path {other}: eval_into or elementwise"),
             }
         }
-        s.backend.synchronize().expect("sync");
-        release(&s.backend, [xb, yb, zb]);
+        drop(kernel_args);
+        s.release(buffers);
         return;
     }
     let user_allocs = allocations_per_call(10_000, || user_api_call(x, y, z));
@@ -101,14 +96,6 @@ fn main() {
         "  Backend::elementwise         {kernel_allocs:>6.2} allocations/call  {:>7.0} ns/call",
         median(kernel_ns)
     );
-    release(&s.backend, [xb, yb, zb]);
-}
-
-fn release(
-    backend: &impl Backend<Buffer = gpuarrays_hip::HipBuffer>,
-    buffers: [gpuarrays_hip::HipBuffer; 3],
-) {
-    for b in buffers {
-        backend.release(b);
-    }
+    drop(kernel_args);
+    s.release(buffers);
 }

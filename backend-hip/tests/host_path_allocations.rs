@@ -33,21 +33,13 @@ fn the_small_op_host_path_allocates_at_most_its_pinned_count() {
 
     let mut s = Setup::new();
     let program = axpy_program();
-    let bytes = SMALL * 4;
-    let (xb, yb, zb) = (
-        s.backend.alloc(bytes).expect("x"),
-        s.backend.alloc(bytes).expect("y"),
-        s.backend.alloc(bytes).expect("z"),
-    );
-    let args = axpy_args(&xb, &yb, &zb);
+    let buffers = s.kernel_buffers();
+    let args = axpy_args(&buffers);
     let kernel = allocations_per_call(CALLS, || backend_call(&s.backend, &program, &args));
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     let user = allocations_per_call(CALLS, || user_api_call(x, y, z));
-    s.backend.synchronize().expect("sync");
     drop(args);
-    for b in [xb, yb, zb] {
-        s.backend.release(b);
-    }
+    s.release(buffers);
     println!("allocation calls per call: Expr::eval_into {user}, Backend::elementwise {kernel}");
     assert!(
         user <= USER_API_LIMIT,

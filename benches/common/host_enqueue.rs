@@ -10,7 +10,11 @@
 
 use std::time::Instant;
 
-use gpuarrays::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program};
+#[path = "axpy_program.rs"]
+mod axpy_program;
+pub use axpy_program::axpy_program;
+
+use gpuarrays::kernel::{ElementwiseArgs, Operand};
 use gpuarrays::{AnyBackend, Array, Backend, DType, Scalar};
 
 /// Elements of the tiny op.
@@ -65,23 +69,6 @@ pub fn measure(sync: &dyn Fn(), paths: &mut [&mut dyn FnMut()]) -> Vec<Timing> {
             per_batch: median(b),
         })
         .collect()
-}
-
-/// `%4 = %2 + %3` where `%2 = x * a`: the program `(x * a + y)` lowers to.
-pub fn axpy_program() -> Program {
-    let f = DType::F32;
-    let instr = |node| Instr { node, dtype: f };
-    Program {
-        inputs: vec![f, f],
-        scalars: vec![f],
-        instrs: vec![
-            instr(Node::Input(0)),
-            instr(Node::Scalar(0)),
-            instr(Node::Binary(BinaryOp::Mul, 0, 1)),
-            instr(Node::Input(1)),
-            instr(Node::Binary(BinaryOp::Add, 2, 3)),
-        ],
-    }
 }
 
 /// A contiguous f32 operand of `SMALL` elements.

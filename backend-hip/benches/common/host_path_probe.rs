@@ -15,7 +15,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
 
-use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program};
+// The one definition of the tiny op's program, shared with the workspace's top-level benches.
+#[path = "../../../benches/common/axpy_program.rs"]
+mod axpy_program;
+pub use axpy_program::axpy_program;
+
+use gpuarrays_core::kernel::{ElementwiseArgs, Operand, Program};
 use gpuarrays_core::{Array, Backend, DType, Scalar};
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakePlatform};
@@ -109,22 +114,20 @@ impl Setup {
             z,
         }
     }
-}
 
-/// `%4 = %2 + %3` where `%2 = x * a`: the program `(x * a + y)` lowers to.
-pub fn axpy_program() -> Program {
-    let f = DType::F32;
-    let instr = |node| Instr { node, dtype: f };
-    Program {
-        inputs: vec![f, f],
-        scalars: vec![f],
-        instrs: vec![
-            instr(Node::Input(0)),
-            instr(Node::Scalar(0)),
-            instr(Node::Binary(BinaryOp::Mul, 0, 1)),
-            instr(Node::Input(1)),
-            instr(Node::Binary(BinaryOp::Add, 2, 3)),
-        ],
+    /// Three buffers of the tiny op's size for the kernel-level path (x, y, z): buffers of
+    /// the caller's own, as a backend caller would have. Give them back with `release`.
+    pub fn kernel_buffers(&self) -> [HipBuffer; 3] {
+        let bytes = SMALL * 4;
+        [(); 3].map(|()| self.backend.alloc(bytes).expect("a buffer of the tiny op"))
+    }
+
+    /// Synchronises and releases buffers from `kernel_buffers`.
+    pub fn release(&self, buffers: [HipBuffer; 3]) {
+        self.backend.synchronize().expect("sync");
+        for b in buffers {
+            self.backend.release(b);
+        }
     }
 }
 
@@ -138,11 +141,8 @@ fn op(buffer: &HipBuffer) -> Operand<'_, HipBuffer> {
 }
 
 /// The kernel-level arguments of the tiny op over these buffers.
-pub fn axpy_args<'a>(
-    x: &'a HipBuffer,
-    y: &'a HipBuffer,
-    z: &'a HipBuffer,
-) -> ElementwiseArgs<'a, HipBuffer> {
+pub fn axpy_args(buffers: &[HipBuffer; 3]) -> ElementwiseArgs<'_, HipBuffer> {
+    let [x, y, z] = buffers;
     ElementwiseArgs {
         shape: vec![SMALL],
         inputs: vec![op(x), op(y)],
