@@ -88,6 +88,14 @@ impl Program {
             .chain(index)
     }
 
+    /// Whether the program draws random numbers (has a [`Node::Random`]): a backend plans
+    /// such kernels differently (the counter-based generator's work per thread).
+    pub fn draws_random(&self) -> bool {
+        self.instrs
+            .iter()
+            .any(|i| matches!(i.node, Node::Random(..)))
+    }
+
     /// A short human-readable form, for logs and kernel names.
     pub fn describe(&self) -> String {
         self.instrs
@@ -242,5 +250,24 @@ mod tests {
         let (s, st) = simplify_layout(&[4], &[vec![1], vec![-1]]);
         assert_eq!(s, vec![4]);
         assert_eq!(st[1], vec![-1]);
+    }
+
+    #[test]
+    fn draws_random_finds_a_random_leaf_anywhere() {
+        let ins = |node, dtype| Instr { node, dtype };
+        let mut p = Program {
+            inputs: vec![DType::F32],
+            scalars: vec![DType::U64],
+            instrs: vec![ins(Node::Input(0), DType::F32)],
+        };
+        assert!(!p.draws_random());
+        p.instrs
+            .push(ins(Node::Random(Distribution::Normal, 0), DType::F32));
+        p.instrs
+            .push(ins(Node::Binary(BinaryOp::Add, 0, 1), DType::F32));
+        assert!(
+            p.draws_random(),
+            "a draw before the last instruction counts"
+        );
     }
 }

@@ -222,7 +222,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
     if l.ndim > 0 {
         let _ = writeln!(s, "struct GaDims {{ i64 v[{}]; }};", l.ndim);
     }
-    if p.instrs.iter().any(|i| matches!(i.node, Node::Random(..))) {
+    if p.draws_random() {
         s.push_str(unit_math::UNIT_MATH);
         s.push_str(philox::PHILOX);
     }

@@ -224,11 +224,7 @@ pub fn prepare<'a>(
         planned.transpose = true;
         planned.vec = 1;
     } else {
-        let draws_random = program
-            .instrs
-            .iter()
-            .any(|i| matches!(i.node, gpuarrays_core::kernel::Node::Random(..)));
-        layout::plan_steps(&mut planned, n, draws_random, max_blocks(dev));
+        layout::plan_steps(&mut planned, n, program.draws_random(), max_blocks(dev));
     }
     let (function, layout) = kernel(dev, program, planned)?;
     Ok(Some(Prepared {
