@@ -7,7 +7,7 @@
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
-use std::sync::Once;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
@@ -32,6 +32,15 @@ const ZEROED_FROM: usize = 32 << 20;
 /// 2026-12-01-cpu-vs-ndarray-2.md): once glibc has raised its mmap threshold, a 4 MiB
 /// `calloc` reuses heap memory and clears it with one `memset` on the calling thread.
 ///
+/// **Two threads at once.** A whole overwrite and another thread's first access of the same
+/// fresh buffer may run at the same time (a race of the caller's, but it must not lose the
+/// write for good): the first access claims the zeroing (`FRESH` → `ZEROING` → `READY`),
+/// and the overwrite succeeds only if the buffer is still `FRESH` when it finishes
+/// (`written` returns false otherwise, after the zeroing ended, and the caller writes again
+/// through the ordinary accessors). So the final bytes are those of some serial order of
+/// the two. Nothing ever waits except on a `memset` in progress: no lock is held while a
+/// kernel runs (a lock there could deadlock rayon workers that steal work).
+///
 /// Larger buffers come from `alloc_zeroed` with an alignment of 16, which glibc serves with
 /// fresh zero pages (an `mmap` at any threshold) that the kernel's threads fault in as they
 /// write; asking for alignment 64 made std zero them with one `memset` instead (120 ms for a
@@ -42,9 +51,17 @@ pub struct CpuBuffer {
     /// The first 64-byte-aligned byte of the allocation (dangling, but aligned, if empty).
     base: NonNull<u8>,
     len: usize,
-    /// Completed once the bytes are initialised (zeroed, or written by a whole overwrite).
-    init: Once,
+    /// `FRESH` (never accessed, bytes uninitialised), `ZEROING` (a first access is zeroing
+    /// them) or `READY` (zeroed, or written whole).
+    state: AtomicU8,
 }
+
+/// Never accessed: the bytes are uninitialised.
+const FRESH: u8 = 0;
+/// A first access is zeroing the bytes.
+const ZEROING: u8 = 1;
+/// The bytes are initialised.
+const READY: u8 = 2;
 
 // SAFETY: the buffer is plain bytes; concurrent access goes through raw pointers to ranges
 // that core keeps disjoint between writers (outputs never overlap inputs except element for
@@ -61,16 +78,14 @@ impl CpuBuffer {
     /// Allocates `len` bytes, zeroed before anything reads them (see the type's
     /// documentation for when).
     pub(crate) fn new(len: usize) -> Result<Self, CpuError> {
-        let init = Once::new();
         if len == 0 {
-            init.call_once(|| {});
             // A well-aligned dangling pointer: `ALIGN` is not null and no byte is accessed.
             let base = NonNull::new(ALIGN as *mut u8).ok_or(CpuError::OutOfMemory { bytes: 0 })?;
             return Ok(CpuBuffer {
                 alloc: None,
                 base,
                 len,
-                init,
+                state: AtomicU8::new(READY),
             });
         }
         let layout = Self::layout(len).ok_or(CpuError::OutOfMemory { bytes: len })?;
@@ -90,49 +105,80 @@ impl CpuBuffer {
             unsafe { std::alloc::dealloc(raw, layout) };
             return Err(CpuError::OutOfMemory { bytes: len });
         }
-        if zeroed {
-            init.call_once(|| {});
-        }
         // SAFETY: `skip < ALIGN`, so `base..base + len` lies inside the `len + ALIGN` bytes.
         let base = unsafe { alloc.add(skip) };
         Ok(CpuBuffer {
             alloc: Some(alloc),
             base,
             len,
-            init,
+            state: AtomicU8::new(if zeroed { READY } else { FRESH }),
         })
     }
 
-    /// Makes sure the bytes are initialised: zeroes them on the first call if no whole
-    /// overwrite came first.
+    /// Makes sure the bytes are initialised: zeroes them on the first access if no whole
+    /// overwrite completed first.
     #[inline]
     fn initialised(&self) {
-        self.init.call_once(|| {
-            // SAFETY: `base..base + len` is this buffer's allocation; no pointer to it has
-            // been handed out yet (every accessor comes here first, and `overwrite_ptr`'s
-            // callers exclude other access until `written`).
-            unsafe { std::ptr::write_bytes(self.base(), 0, self.len) }
-        });
+        if self.state.load(Ordering::Acquire) != READY {
+            self.zero_or_wait();
+        }
+    }
+
+    #[cold]
+    fn zero_or_wait(&self) {
+        match self
+            .state
+            .compare_exchange(FRESH, ZEROING, Ordering::Acquire, Ordering::Acquire)
+        {
+            Ok(_) => {
+                // SAFETY: `base..base + len` is this buffer's allocation. A whole overwrite
+                // running at the same time on another thread (the caller's race) sees the
+                // claim when it finishes and writes again after this (`written`).
+                unsafe { std::ptr::write_bytes(self.base(), 0, self.len) };
+                self.state.store(READY, Ordering::Release);
+            }
+            Err(_) => self.wait_ready(),
+        }
+    }
+
+    /// Waits for another thread's zeroing (a `memset`) to finish.
+    fn wait_ready(&self) {
+        while self.state.load(Ordering::Acquire) != READY {
+            std::thread::yield_now();
+        }
     }
 
     /// The base pointer for a kernel that writes all `len` bytes before reading any of them,
-    /// without zeroing them first. Call [`CpuBuffer::written`] once it has succeeded; if it
-    /// fails, the next access zeroes the buffer (nothing uninitialised is ever read).
+    /// without zeroing them first: `None` if the buffer was accessed before (use the ordinary
+    /// accessors). After the kernel succeeded, call [`CpuBuffer::written`]; if it fails, the
+    /// next access zeroes the buffer (nothing uninitialised is ever read).
     ///
     /// # Safety
-    /// Nothing else may access the buffer until `written` is called, and the caller must not
-    /// read a byte through the pointer before writing it.
-    pub(crate) unsafe fn overwrite_ptr(&self) -> *mut u8 {
-        self.base()
+    /// The caller must not read a byte through the pointer before writing it, and must call
+    /// `written` only after writing every byte.
+    pub(crate) unsafe fn overwrite_ptr(&self) -> Option<*mut u8> {
+        (self.state.load(Ordering::Acquire) == FRESH).then(|| self.base())
     }
 
     /// Marks the buffer initialised after a kernel wrote every byte through
-    /// [`CpuBuffer::overwrite_ptr`].
+    /// [`CpuBuffer::overwrite_ptr`]. Returns false if another thread's first access zeroed
+    /// the buffer meanwhile (it has finished when this returns): the write may be partly
+    /// wiped, and the caller must write again through the ordinary accessors.
     ///
     /// # Safety
-    /// Every byte of the buffer has been written since it was allocated.
-    pub(crate) unsafe fn written(&self) {
-        self.init.call_once(|| {});
+    /// Every byte of the buffer has been written since `overwrite_ptr` returned the pointer.
+    #[must_use = "a false return means the write must be done again"]
+    pub(crate) unsafe fn written(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(FRESH, READY, Ordering::Release, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(_) => {
+                self.wait_ready();
+                false
+            }
+        }
     }
 
     /// Size in bytes.
@@ -175,13 +221,16 @@ impl CpuBuffer {
     pub(crate) fn write_bytes(&self, byte_offset: usize, src: &[u8]) -> Result<(), CpuError> {
         if byte_offset == 0 && src.len() == self.len {
             // The whole buffer: no need to zero it first.
-            // SAFETY: `Backend::write` has the buffer to itself while it runs; the copy
-            // writes every byte and reads none of them.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.as_ptr(), self.overwrite_ptr(), src.len());
-                self.written();
+            // SAFETY: the copy writes every byte and reads none of them, then `written`.
+            let done = unsafe {
+                self.overwrite_ptr().is_some_and(|d| {
+                    std::ptr::copy_nonoverlapping(src.as_ptr(), d, src.len());
+                    self.written()
+                })
+            };
+            if done {
+                return Ok(());
             }
-            return Ok(());
         }
         let dst = self.ptr::<u8>(byte_offset, src.len())?;
         // SAFETY: the destination range was bounds-checked; `src` is a distinct host slice.
@@ -211,44 +260,49 @@ impl CpuBuffer {
     ) -> Result<(), CpuError> {
         let s = self.ptr::<u8>(src_offset, bytes)? as *const u8;
         let whole = dst_offset == 0 && bytes == dst.len && !std::ptr::eq(self, dst);
-        let d = if whole {
+        if whole {
             // The whole of another buffer (a copy into a new array): no need to zero it.
-            // SAFETY: a copy has its destination to itself while it runs; every byte is
-            // written below, none read, and `written` is called after.
-            unsafe { dst.overwrite_ptr() }
-        } else {
-            dst.ptr::<u8>(dst_offset, bytes)?
-        };
-        let disjoint = (s as usize + bytes <= d as usize) || (d as usize + bytes <= s as usize);
-        if bytes < PAR_COPY || !disjoint {
-            // SAFETY: both ranges were bounds-checked; `copy` allows overlap. A whole
-            // destination is written in full.
-            unsafe {
-                std::ptr::copy(s, d, bytes);
-                if whole {
-                    dst.written();
+            // SAFETY: every byte is written by `copy_raw`, none read, and `written` is
+            // called after.
+            if let Some(d) = unsafe { dst.overwrite_ptr() } {
+                // SAFETY: `s` was bounds-checked for `bytes`; `d` is the whole of `dst`, a
+                // different buffer, so the ranges do not overlap.
+                unsafe { copy_raw(s, d, bytes) };
+                // SAFETY: `copy_raw` wrote every byte of `dst`.
+                if unsafe { dst.written() } {
+                    return Ok(());
                 }
             }
-            return Ok(());
         }
-        let (s, d) = (s as usize, d as usize);
-        (0..bytes.div_ceil(COPY_PIECE))
-            .into_par_iter()
-            .for_each(|i| {
-                let at = i * COPY_PIECE;
-                let n = COPY_PIECE.min(bytes - at);
-                // SAFETY: both ranges were bounds-checked and do not overlap; each piece is
-                // a distinct part of them.
-                unsafe {
-                    std::ptr::copy_nonoverlapping((s + at) as *const u8, (d + at) as *mut u8, n)
-                };
-            });
-        if whole {
-            // SAFETY: the pieces covered every byte of the destination.
-            unsafe { dst.written() };
-        }
+        let d = dst.ptr::<u8>(dst_offset, bytes)?;
+        // SAFETY: both ranges were bounds-checked; `copy_raw` allows overlap.
+        unsafe { copy_raw(s, d, bytes) };
         Ok(())
     }
+}
+
+/// Copies `bytes` from `s` to `d` (the ranges may overlap): in parallel pieces from
+/// [`PAR_COPY`] bytes when they do not overlap.
+///
+/// # Safety
+/// `s..s + bytes` must be readable and `d..d + bytes` writable for the whole call.
+unsafe fn copy_raw(s: *const u8, d: *mut u8, bytes: usize) {
+    let disjoint = (s as usize + bytes <= d as usize) || (d as usize + bytes <= s as usize);
+    if bytes < PAR_COPY || !disjoint {
+        // SAFETY: the caller's contract; `copy` allows overlap.
+        unsafe { std::ptr::copy(s, d, bytes) };
+        return;
+    }
+    let (s, d) = (s as usize, d as usize);
+    (0..bytes.div_ceil(COPY_PIECE))
+        .into_par_iter()
+        .for_each(|i| {
+            let at = i * COPY_PIECE;
+            let n = COPY_PIECE.min(bytes - at);
+            // SAFETY: the caller's contract, and the ranges do not overlap; each piece is a
+            // distinct part of them.
+            unsafe { std::ptr::copy_nonoverlapping((s + at) as *const u8, (d + at) as *mut u8, n) };
+        });
 }
 
 /// Copies of at least this many bytes run in parallel.
@@ -298,3 +352,6 @@ impl CpuBuffer {
         Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -169,10 +169,14 @@ pub(crate) fn run_with(
             },
         )?;
     }
-    if plan.output.overwrites {
-        // SAFETY: every task succeeded, and together they wrote outputs `0..n` of a linear
-        // layout from offset 0 that spans the whole buffer (`operands::output`).
-        unsafe { plan.output.buffer.written() };
+    // SAFETY: every task succeeded, and together they wrote outputs `0..n` of a linear
+    // layout from offset 0 that spans the whole buffer (`operands::output`).
+    if plan.output.overwrites && !unsafe { plan.output.buffer.written() } {
+        // Another thread's first access zeroed the buffer while the tasks wrote it: run
+        // again through the ordinary pointer (the buffer is no longer fresh), so the write
+        // is not lost. The inputs are other buffers, so the result is the same.
+        drop(plan);
+        return run_with(program, args, fusion);
     }
     Ok(())
 }

@@ -73,21 +73,26 @@ pub(crate) fn output<'a>(
     layout.check(out.buffer.len() / out.dtype.size())?;
     let size = out.dtype.size();
     let linear = layout.is_linear() && n > 0;
-    let overwrites = linear
+    let whole = linear
         && out.offset == 0
         && n.checked_mul(size) == Some(out.buffer.len())
         && args
             .inputs
             .iter()
             .all(|i| !std::ptr::eq(i.buffer, out.buffer));
-    let base = if overwrites {
-        // SAFETY: core gives a kernel its output alone while it runs, no input of this call
-        // is in that buffer, and the evaluator only writes the output: the blocks write
-        // every position of a linear layout covering the whole buffer before `run` marks
-        // it written (`super::run`).
+    let fresh = if whole {
+        // SAFETY: no input of this call is in the output's buffer and the evaluator only
+        // writes the output: the blocks write every position of a linear layout covering
+        // the whole buffer before `run_with` marks it written (and runs again through the
+        // ordinary pointer if another thread's first access zeroed the buffer meanwhile).
         unsafe { out.buffer.overwrite_ptr() }
     } else {
-        out.buffer.ptr::<u8>(0, 0)?
+        None
+    };
+    let overwrites = fresh.is_some();
+    let base = match fresh {
+        Some(p) => p,
+        None => out.buffer.ptr::<u8>(0, 0)?,
     };
     let contiguous = if linear {
         out.buffer.check(out.offset, n, size)?;

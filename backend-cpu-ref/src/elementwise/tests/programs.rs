@@ -130,3 +130,61 @@ fn partly_written_buffers_read_zeros_elsewhere() {
     fresh.read_bytes(0, &mut bytes).unwrap();
     assert!(bytes.iter().all(|&b| b == 0));
 }
+
+/// An evaluation that overwrites a fresh output whole, while another thread reads that
+/// output for the first time (zeroing it): the output must end with the results, however
+/// the two interleave (`run_with` runs again when the zeroing came during its write).
+#[test]
+fn a_racing_first_access_never_loses_an_overwriting_eval() {
+    let n = 1 << 18;
+    let f = gpuarrays_core::DType::F32;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 + 1.0).collect();
+    let x = CpuBuffer::new(n * 4).unwrap();
+    x.write_bytes(0, bytemuck::cast_slice(&xs)).unwrap();
+    let program = Program {
+        inputs: vec![f],
+        scalars: vec![f],
+        instrs: vec![
+            instr(Node::Input(0), f),
+            instr(Node::Scalar(0), f),
+            instr(Node::Binary(gpuarrays_core::kernel::BinaryOp::Mul, 0, 1), f),
+        ],
+    };
+    let want: Vec<f32> = xs.iter().map(|v| v * 3.0).collect();
+    for round in 0..100 {
+        let out = CpuBuffer::new(n * 4).unwrap();
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let args = ElementwiseArgs {
+                    shape: vec![n],
+                    inputs: vec![Operand {
+                        buffer: &x,
+                        dtype: f,
+                        offset: 0,
+                        strides: vec![1],
+                    }],
+                    scalars: vec![gpuarrays_core::Scalar::F32(3.0)],
+                    output: Operand {
+                        buffer: &out,
+                        dtype: f,
+                        offset: 0,
+                        strides: vec![1],
+                    },
+                };
+                barrier.wait();
+                run_with(&program, &args, Fusion::Chains).unwrap();
+            });
+            s.spawn(|| {
+                barrier.wait();
+                let mut first = [0u8; 16];
+                out.read_bytes(n * 4 - 16, &mut first).unwrap();
+            });
+        });
+        let mut bytes = vec![0u8; n * 4];
+        out.read_bytes(0, &mut bytes).unwrap();
+        let got: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
+        let lost = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+        assert_eq!(lost, 0, "round {round}: {lost} of {n} results lost");
+    }
+}
