@@ -24,6 +24,8 @@
 
 #[path = "common/host_enqueue.rs"]
 mod host_enqueue;
+#[path = "common/host_launch_split.rs"]
+mod host_launch_split;
 
 use std::time::Instant;
 
@@ -382,6 +384,8 @@ fn host_figures(hip: &HipBackend) {
     println!();
     let any = gpuarrays::AnyBackend::from(hip.clone());
     host_enqueue::print(&host_enqueue::tiny_axpy(hip, &any));
+    println!();
+    host_launch_split::print(&host_launch_split::split(hip));
 
     // Taking a pooled stream is measured by `benches/hip_stream_take.rs` (a finished
     // thread's ready stream, taken by a new thread): the pool's take/release are internal

@@ -11,7 +11,6 @@
 #[path = "../benches/common/host_path_probe.rs"]
 mod host_path_probe;
 
-use gpuarrays_core::Backend;
 use host_path_probe::*;
 
 #[global_allocator]
