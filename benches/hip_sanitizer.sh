@@ -30,7 +30,7 @@ run() {
   while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
   shift
   local log="$logs/$tool-$name.log" t0=$SECONDS
-  timeout 150 "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
+  timeout "${LIMIT:-150}" "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
   local rc=$? line
   line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
   # Host-only test binaries (code generation, header checks, fake platforms) make no CUDA
@@ -58,9 +58,16 @@ run() {
 tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform test-codegen_syntax
        test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
        test-multi_gpu test-ordering_across_threads test-platforms test-rocblas_header
-       test-stream_pool test-codegen_emulated test-compile_before_locks test-fft_gpu
-       test-fft_ordering test-fft_plan_cache test-host_path_allocations test-rocfft_header
-       test-unit_math_accuracy)
+       test-stream_pool test-compile_before_locks test-fft_ordering test-fft_plan_cache
+       test-host_path_allocations test-rocfft_header test-unit_math_accuracy)
+# Test binaries checked another way (below), or not at all, and why:
+# - codegen_large_inputs: 2^31-element inputs take minutes even without the tool; only its
+#   register sort of every short row length runs under memcheck.
+# - fft_gpu: every FFT row at full size did not finish within 150 s under memcheck
+#   (2026-12-02); the same rows at the suite's quick sizes run through `gpuarrays validate`.
+# - codegen_emulated: host-only (the kernel emulator) and 143 s under the tool, which then
+#   has nothing to check.
+elsewhere=(test-codegen_large_inputs test-fft_gpu test-codegen_emulated)
 # Tests that hold a stream busy with a device-side wait on host memory and assert the
 # stream reads busy meanwhile: memcheck serialises and instruments launches, so the hold's
 # timing claim does not hold under it (they pass without the tool; their memory accesses
@@ -72,7 +79,8 @@ held=(--skip streams_with_queued_work_are_skipped --skip a_block_is_not_reused_a
 slow=(--skip conformance_suite_matches_cpu_reference)
 for f in backend-hip/tests/*.rs; do
   n=test-$(basename "$f" .rs)
-  [[ " ${tests[*]} " == *" $n "* ]] || { summary+=("NOT IN THE LIST: $n ($f)"); failed=1; }
+  [[ " ${tests[*]} ${elsewhere[*]} " == *" $n "* ]] ||
+    { summary+=("NOT IN THE LIST: $n ($f)"); failed=1; }
 done
 for t in "${tests[@]}"; do
   [[ -x $bin/$t ]] || { summary+=("memcheck $t: MISSING $bin/$t"); failed=1; continue; }
@@ -84,6 +92,9 @@ done
 # rows, every length 1..=2048) runs.
 run large-inputs-register-sort memcheck -- "$bin/test-codegen_large_inputs" --test-threads=1 \
   register_sort_of_every_short_length
+# The whole conformance suite at its quick sizes through the CLI (every kernel family,
+# cuFFT and cuBLAS included; the test binary's full-size suite does not fit in 150 s).
+LIMIT=420 run validate-quick memcheck -- "$bin/bin-gpuarrays" validate --backend hip --quick
 run oom-tests memcheck --report-api-errors no -- "$bin/test-last_use_and_memory" --test-threads=1 out_of_memory
 run stress memcheck --leak-check full -- "$bin/bench-hip_stress" --threads 8 --rounds 60 --len 4096
 
