@@ -18,12 +18,15 @@ const LANES: usize = 8;
 /// min(STRIP, inner)` rows). It was also the columns per task until tasks widened to
 /// [`WIDE_STRIP`]; the row blocks, and so the results, stayed as they were.
 const STRIP: usize = 1024;
-/// Columns a strided task reads (its accumulators, 16 KiB of f32, still fit L1): rows of
-/// wide arrays are read in 16 KiB runs rather than 4 KiB ones. Measured on the sum along
-/// axis 0 of an 8192² f32 array (docs/results/2026-12-01-cpu-vs-ndarray-2.md): with tasks of
-/// 1,024 columns it took 1.6–1.9× ndarray's time, each task reading 64 rows in 4 KiB pieces
-/// 32 KiB apart.
-const WIDE_STRIP: usize = 4096;
+/// Bytes of accumulators of a strided task: its columns are `STRIP_BYTES / size_of::<A>()`
+/// (8,192 f32). Measured on the sum along axis 0 of an 8192² f32 array
+/// (docs/results/2026-12-01-cpu-vs-ndarray-2.md and -4.md): tasks of 1,024 columns took
+/// 1.6–1.9× ndarray's time (64 rows read in 4 KiB pieces 32 KiB apart), of 4,096 columns
+/// 1.33× (16 KiB pieces: two tasks read the halves of the same rows at different times),
+/// of whole 32 KiB rows (ndarray's own access pattern) see -4.md.
+const STRIP_BYTES: usize = 32 << 10;
+/// Columns per piece of the final combination of a strided reduction's blocks, in parallel.
+const COMBINE_COLS: usize = 1024;
 /// Elements per block of rows of a strided reduction (`STRIP_ELEMS / min(STRIP, inner)`
 /// rows, at least [`MIN_ROWS`]), so that even one output row gives many tasks.
 const STRIP_ELEMS: usize = 1 << 16;
@@ -125,7 +128,15 @@ where
     // SAFETY: as above; only this call writes the output range.
     let out: &mut [O] = unsafe { args.output.slice_mut(args.output_offset, outer * inner)? };
     let min = min_len(args);
-    if inner == 1 {
+    if inner == 1 && len <= BLOCK {
+        // One block per row: each output straight from its row, in one parallel pass (the
+        // partials and a second pass cost a second hand-over to the pool: the row sums of a
+        // 1024² f32 array took 1.33× ndarray's time with them). Same fold, same bits.
+        out.par_iter_mut()
+            .enumerate()
+            .with_min_len(min.max((SMALL / len.max(1)).max(1)))
+            .for_each(|(o, r)| *r = finish(fold_run(&x[o * len..][..len], 0, &map, &combine)));
+    } else if inner == 1 {
         let blocks = len.div_ceil(BLOCK);
         let partial: Vec<A> = (0..outer * blocks)
             .into_par_iter()
@@ -194,7 +205,9 @@ fn fold_strided<T, A, O>(
     // The blocks of rows follow from the 1,024-column strip (as since 2e03202, so results
     // are unchanged); a task then reads up to `WIDE_STRIP` columns of its rows.
     let rows = (STRIP_ELEMS / STRIP.min(inner)).max(MIN_ROWS);
-    let width = WIDE_STRIP.min(inner);
+    let width = (STRIP_BYTES / std::mem::size_of::<A>().max(1))
+        .max(1)
+        .min(inner);
     let strips = inner.div_ceil(width);
     let blocks = len.div_ceil(rows);
     let strip = |o: usize, b: usize, s: usize| {
@@ -218,16 +231,25 @@ fn fold_strided<T, A, O>(
         .with_min_len(min)
         .map(|t| strip(t / (blocks * strips), (t / strips) % blocks, t % strips))
         .collect();
-    segments(out, (inner, width), min).for_each(|(o, s, seg)| {
-        let part = |b: usize| &partial[(o * blocks + b) * strips + s];
-        let mut acc = part(0).clone();
-        for b in 1..blocks {
-            for (a, &p) in acc.iter_mut().zip(part(b)) {
-                *a = combine(*a, p);
+    // The blocks' results, per column in order of the block, in pieces of columns in
+    // parallel (per strip, so a piece lies in one partial vector).
+    segments(out, (inner, width), min)
+        .flat_map(|(o, s, seg)| {
+            seg.par_chunks_mut(COMBINE_COLS)
+                .enumerate()
+                .with_min_len(min)
+                .map(move |(c, piece)| (o, s, c * COMBINE_COLS, piece))
+        })
+        .for_each(|(o, s, col, piece)| {
+            let part = |b: usize| &partial[(o * blocks + b) * strips + s][col..][..piece.len()];
+            let mut acc = part(0).to_vec();
+            for b in 1..blocks {
+                for (a, &p) in acc.iter_mut().zip(part(b)) {
+                    *a = combine(*a, p);
+                }
             }
-        }
-        write(seg, acc);
-    });
+            write(piece, acc);
+        });
 }
 
 fn sum<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {

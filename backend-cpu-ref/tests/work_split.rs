@@ -36,14 +36,18 @@ fn floats(n: usize, seed: u64) -> Vec<f32> {
 
 /// Shapes `[outer, len, inner]` and the axis reduced (1): one strip and one row block, several
 /// 1024-column strips with a partial last one, several row blocks, both, a narrow inner, and
-/// the contiguous case.
-const SHAPES: [[usize; 3]; 6] = [
+/// the contiguous case; several 32 KiB strips (8,192 f32 accumulators) with row blocks and a
+/// partial last strip, and rows that each fit one block (one pass, no partials).
+const SHAPES: [[usize; 3]; 9] = [
     [1, 40, 700],
     [1, 300, 2500],
     [2, 150, 1100],
     [1, 70_000, 2],
     [3, 5, 4097],
     [4, 40_000, 1],
+    [1, 130, 9000],
+    [2, 70, 8300],
+    [300, 1000, 1],
 ];
 
 /// `f` folded over the middle axis of `x` with shape `[o, l, i]`, in order.

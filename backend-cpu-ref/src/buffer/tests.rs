@@ -31,8 +31,9 @@ fn an_overwrite_zeroed_meanwhile_reports_it() {
     // Another access comes first (as a thread racing the overwrite would): it zeroes.
     let _ = b.ptr::<u8>(0, 1).expect("ptr");
     // SAFETY: every byte was written above.
+    let stood = unsafe { b.written() };
     assert!(
-        !unsafe { b.written() },
+        !stood,
         "the zeroing wiped the overwrite: written must say so"
     );
     assert!(contents(&b).iter().all(|&x| x == 0));
