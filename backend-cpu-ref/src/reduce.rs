@@ -16,7 +16,8 @@ const BLOCK: usize = 1 << 14;
 const LANES: usize = 8;
 /// The strip width the blocks of rows of a strided reduction are sized by (`STRIP_ELEMS /
 /// min(STRIP, inner)` rows). It was also the columns per task until tasks widened to
-/// [`WIDE_STRIP`]; the row blocks, and so the results, stayed as they were.
+/// 4,096 and then [`STRIP_BYTES`] of accumulators; the row blocks, and so the results,
+/// stayed as they were.
 const STRIP: usize = 1024;
 /// Bytes of accumulators of a strided task: its columns are `STRIP_BYTES / size_of::<A>()`
 /// (8,192 f32). Measured on the sum along axis 0 of an 8192² f32 array
@@ -203,7 +204,7 @@ fn fold_strided<T, A, O>(
     O: Copy + Send + Sync,
 {
     // The blocks of rows follow from the 1,024-column strip (as since 2e03202, so results
-    // are unchanged); a task then reads up to `WIDE_STRIP` columns of its rows.
+    // are unchanged); a task then reads `STRIP_BYTES` of accumulators' worth of columns.
     let rows = (STRIP_ELEMS / STRIP.min(inner)).max(MIN_ROWS);
     let width = (STRIP_BYTES / std::mem::size_of::<A>().max(1))
         .max(1)
