@@ -203,7 +203,9 @@ def cupy_workload(cp, p):
         return lambda: x.copy()
     if op == "cpu_to_gpu":
         import numpy
-        x, h = cp.empty(dims, dtype=dtype), numpy.zeros(dims, dtype=dtype)
+        # Written host memory (numpy.zeros is calloc's untouched zero pages, which a staged
+        # copy reads from cache; gpuarrays' case and torch.zeros write theirs).
+        x, h = cp.empty(dims, dtype=dtype), numpy.ones(dims, dtype=dtype)
         return lambda: x.set(h)
     if op == "gpu_to_cpu":
         import numpy
