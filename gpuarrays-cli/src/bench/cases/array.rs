@@ -116,8 +116,9 @@ fn storage(v: &mut Vec<Case>, s: Size) {
         move |b| {
             let x = Array::<f32, _>::zeros(b, &[n])?;
             // Written host memory: a `vec![0u8; n]` is `calloc`'s untouched zero pages, all
-            // one physical page, which the driver's staged copy reads from cache (measured
-            // 2.26× PyTorch's speed at 1 GiB on the H200 from that alone, 2026-12-02).
+            // one physical page, read from cache. With it this row measured 2.26× PyTorch
+            // (whose source tensor is written) and 1.07× CuPy (whose `numpy.zeros` source was
+            // not) at 1 GiB on the H200 (docs/results/2026-12-02-h200-session5.md).
             let host = vec![1u8; n * 4];
             let b = b.clone();
             Ok(Box::new(move || b.write(&*x.raw().buffer()?, 0, &host)) as Runner)
