@@ -22,12 +22,12 @@ use std::time::Instant;
 
 #[path = "common/axpy_program.rs"]
 mod axpy_program;
-use axpy_program::axpy_program;
+use axpy_program::{axpy_args, axpy_program, f32_operand};
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp, ScanArgs, ScanOp,
+    ElementwiseArgs, Instr, Node, Program, ReduceArgs, ReduceOp, ScanArgs, ScanOp,
 };
-use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_core::{Array, Backend, DType};
 use gpuarrays_wgpu::{WgpuBackend, WgpuBuffer};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -110,15 +110,6 @@ fn copy_program() -> Program {
     }
 }
 
-fn operand(buffer: &WgpuBuffer) -> Operand<'_, WgpuBuffer> {
-    Operand {
-        buffer,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    }
-}
-
 /// A sum over the middle axis of an (outer, len, inner) view of `input` into `output`.
 fn sum_args<'a>(
     input: &'a WgpuBuffer,
@@ -190,16 +181,11 @@ fn main() {
     let (copy, axpy) = (copy_program(), axpy_program());
     let copy_args = ElementwiseArgs {
         shape: vec![n],
-        inputs: vec![operand(&xb)],
+        inputs: vec![f32_operand(&*xb)],
         scalars: vec![],
-        output: operand(&zb),
+        output: f32_operand(&*zb),
     };
-    let axpy_args = ElementwiseArgs {
-        shape: vec![n],
-        inputs: vec![operand(&xb), operand(&yb)],
-        scalars: vec![Scalar::F32(1.5)],
-        output: operand(&zb),
-    };
+    let axpy_operands = axpy_args(n, [&*xb, &*yb, &*zb], 1.5);
     let scan = ScanArgs {
         op: ScanOp::Sum,
         dtype: DType::F32,
@@ -232,7 +218,7 @@ fn main() {
         b.elementwise(&copy, &copy_args).expect("copy");
     });
     measure("axpy", 3.0 * bytes, 10, &mut || {
-        b.elementwise(&axpy, &axpy_args).expect("axpy");
+        b.elementwise(&axpy, &axpy_operands).expect("axpy");
     });
     measure("sum", bytes, 10, &mut || {
         b.reduce(&sum_args(&xb, &rb, 1, n, 1)).expect("sum");
@@ -315,12 +301,7 @@ fn main() {
         ys.raw().buffer().expect("ys"),
         zs.raw().buffer().expect("zs"),
     );
-    let small_args = ElementwiseArgs {
-        shape: vec![small],
-        inputs: vec![operand(&xsb), operand(&ysb)],
-        scalars: vec![Scalar::F32(1.5)],
-        output: operand(&zsb),
-    };
+    let small_args = axpy_args(small, [&*xsb, &*ysb, &*zsb], 1.5);
     let (enq_call, enq_batch) = measure_host(&mut || {
         b.elementwise(&axpy, &small_args).expect("small");
     });

@@ -57,7 +57,8 @@ fn main() {
     let program = axpy_program();
     // The kernel-level path has buffers of its own, as a backend caller would.
     let buffers = s.kernel_buffers();
-    let kernel_args = axpy_args(&buffers);
+    let [xb, yb, zb] = &buffers;
+    let kernel_args = axpy_args(SMALL, [xb, yb, zb], 1.5);
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     // Callgrind mode: one path, `calls` times, nothing else after the warm-up.
     if let [path, calls] = args.as_slice() {

@@ -202,14 +202,7 @@ fn elementwise_grid_stride_form_matches_cpu() {
     }
     let (got, want) = (affine(&hip, &x), affine(&cpu, &x));
     gpuarrays_hip::kernels::elementwise::set_grid_limit(None);
-    let bad = got
-        .iter()
-        .zip(&want)
-        .position(|(a, b)| a.to_bits() != b.to_bits());
-    assert!(
-        bad.is_none(),
-        "x*1.5+0.25 in the loop form: first difference at {bad:?}"
-    );
+    kernel_checks::assert_same_bits(&got, &want, "x*1.5+0.25 in the loop form");
 }
 
 #[test]

@@ -33,7 +33,8 @@ fn the_small_op_host_path_allocates_at_most_its_pinned_count() {
     let mut s = Setup::new();
     let program = axpy_program();
     let buffers = s.kernel_buffers();
-    let args = axpy_args(&buffers);
+    let [xb, yb, zb] = &buffers;
+    let args = axpy_args(SMALL, [xb, yb, zb], 1.5);
     let kernel = allocations_per_call(CALLS, || backend_call(&s.backend, &program, &args));
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     let user = allocations_per_call(CALLS, || user_api_call(x, y, z));

@@ -1,10 +1,11 @@
-//! The program `x * a + y` lowers to (`%4 = %2 + %3` where `%2 = x * a`), on f32: the tiny
-//! op the host-path and throughput benches time. One definition, included by path from the
-//! top-level benches (`host_enqueue.rs`, `wgpu_timings.rs`) and from gpuarrays-hip's
-//! `host_path_probe.rs`, so every bench times the same program.
+//! The program `x * a + y` lowers to (`%4 = %2 + %3` where `%2 = x * a`), on f32, and its
+//! kernel-level arguments: the tiny op the host-path and throughput benches time. One
+//! definition, included by path from the top-level benches (`host_enqueue.rs`,
+//! `host_launch_split.rs`, `wgpu_timings.rs`) and from gpuarrays-hip's `host_path_probe.rs`,
+//! so every bench times the same program with the same arguments.
 
-use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{BinaryOp, Instr, Node, Program};
+use gpuarrays_core::kernel::{BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program};
+use gpuarrays_core::{DType, Scalar};
 
 /// `x * a + y` on f32: inputs x, y; scalar a.
 pub fn axpy_program() -> Program {
@@ -20,5 +21,25 @@ pub fn axpy_program() -> Program {
             instr(Node::Input(1)),
             instr(Node::Binary(BinaryOp::Add, 2, 3)),
         ],
+    }
+}
+
+/// A contiguous f32 operand from the first element of `buffer`.
+pub fn f32_operand<Buf>(buffer: &Buf) -> Operand<'_, Buf> {
+    Operand {
+        buffer,
+        dtype: DType::F32,
+        offset: 0,
+        strides: vec![1],
+    }
+}
+
+/// The arguments of [`axpy_program`] over `n` contiguous f32: `z = x * a + y`.
+pub fn axpy_args<'a, Buf>(n: usize, [x, y, z]: [&'a Buf; 3], a: f32) -> ElementwiseArgs<'a, Buf> {
+    ElementwiseArgs {
+        shape: vec![n],
+        inputs: vec![f32_operand(x), f32_operand(y)],
+        scalars: vec![Scalar::F32(a)],
+        output: f32_operand(z),
     }
 }

@@ -12,10 +12,9 @@ use std::time::Instant;
 
 #[path = "axpy_program.rs"]
 mod axpy_program;
-pub use axpy_program::axpy_program;
+pub use axpy_program::{axpy_args, axpy_program};
 
-use gpuarrays::kernel::{ElementwiseArgs, Operand};
-use gpuarrays::{AnyBackend, Array, Backend, DType, Scalar};
+use gpuarrays::{AnyBackend, Array, Backend};
 
 /// Elements of the tiny op.
 pub const SMALL: usize = 1024;
@@ -71,16 +70,6 @@ pub fn measure(sync: &dyn Fn(), paths: &mut [&mut dyn FnMut()]) -> Vec<Timing> {
         .collect()
 }
 
-/// A contiguous f32 operand of `SMALL` elements.
-fn op<Buf>(buffer: &Buf) -> Operand<'_, Buf> {
-    Operand {
-        buffer,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    }
-}
-
 /// The four paths on `direct` and on `any` (which wraps the same device). Panics (this is a
 /// benchmark program) if an operation fails.
 pub fn tiny_axpy<B: Backend>(direct: &B, any: &AnyBackend) -> [(&'static str, Timing); 4] {
@@ -98,23 +87,13 @@ pub fn tiny_axpy<B: Backend>(direct: &B, any: &AnyBackend) -> [(&'static str, Ti
             yd.raw().buffer().expect("y"),
             zd.raw().buffer().expect("z"),
         );
-        let direct_args = ElementwiseArgs {
-            shape: vec![SMALL],
-            inputs: vec![op(&*xdb), op(&*ydb)],
-            scalars: vec![Scalar::F32(1.5)],
-            output: op(&*zdb),
-        };
+        let direct_args = axpy_args(SMALL, [&*xdb, &*ydb, &*zdb], 1.5);
         let (xab, yab, zab) = (
             xa.raw().buffer().expect("x"),
             ya.raw().buffer().expect("y"),
             za.raw().buffer().expect("z"),
         );
-        let any_args = ElementwiseArgs {
-            shape: vec![SMALL],
-            inputs: vec![op(&*xab), op(&*yab)],
-            scalars: vec![Scalar::F32(1.5)],
-            output: op(&*zab),
-        };
+        let any_args = axpy_args(SMALL, [&*xab, &*yab, &*zab], 1.5);
         measure(
             &|| {
                 direct.synchronize().expect("sync");

@@ -11,12 +11,11 @@
 //! other two add over it is ours, and the rest is the driver's (which no host-side work of
 //! ours can remove).
 
-use gpuarrays::kernel::{ElementwiseArgs, Operand};
 use gpuarrays::{Array, Backend, DType, Scalar};
 use gpuarrays_hip::HipBackend;
 use gpuarrays_hip::kernels::elementwise::{self, EwOperand};
 
-use super::host_enqueue::{SMALL, Timing, axpy_program, measure};
+use super::host_enqueue::{SMALL, Timing, axpy_args, axpy_program, measure};
 
 /// The three depths, shallowest first. Panics (a benchmark program) if an operation fails.
 pub fn split(hip: &HipBackend) -> [(&'static str, Timing); 3] {
@@ -29,18 +28,7 @@ pub fn split(hip: &HipBackend) -> [(&'static str, Timing); 3] {
         y.raw().buffer().expect("y"),
         z.raw().buffer().expect("z"),
     );
-    let op = |b| Operand {
-        buffer: b,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    };
-    let args = ElementwiseArgs {
-        shape: vec![SMALL],
-        inputs: vec![op(&*xb), op(&*yb)],
-        scalars: vec![Scalar::F32(1.5)],
-        output: op(&*zb),
-    };
+    let args = axpy_args(SMALL, [&*xb, &*yb, &*zb], 1.5);
     let unit = [1isize];
     let ew = |ptr| EwOperand {
         ptr,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 // The one definition of the tiny op's program, shared with the workspace's top-level benches.
 #[path = "../../../benches/common/axpy_program.rs"]
 mod axpy_program;
-pub use axpy_program::axpy_program;
+pub use axpy_program::{axpy_args, axpy_program};
 
 use gpuarrays_core::kernel::{ElementwiseArgs, Operand, Program};
 use gpuarrays_core::{Array, Backend, DType, Scalar};
@@ -128,26 +128,6 @@ impl Setup {
         for b in buffers {
             self.backend.release(b);
         }
-    }
-}
-
-fn op(buffer: &HipBuffer) -> Operand<'_, HipBuffer> {
-    Operand {
-        buffer,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    }
-}
-
-/// The kernel-level arguments of the tiny op over these buffers.
-pub fn axpy_args(buffers: &[HipBuffer; 3]) -> ElementwiseArgs<'_, HipBuffer> {
-    let [x, y, z] = buffers;
-    ElementwiseArgs {
-        shape: vec![SMALL],
-        inputs: vec![op(x), op(y)],
-        scalars: vec![Scalar::F32(1.5)],
-        output: op(z),
     }
 }
 

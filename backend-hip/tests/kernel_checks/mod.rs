@@ -73,6 +73,28 @@ pub fn same<T: Element>(a: &T, b: &T) -> bool {
     a == b || (nan(a) && nan(b))
 }
 
+/// A float compared by its bits (NaN payloads and the sign of zero count).
+pub trait Bits: Copy {
+    fn bits(self) -> u64;
+}
+impl Bits for f32 {
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+impl Bits for f64 {
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+/// Panics, naming `what` and the first index, unless `got` and `want` agree bit for bit
+/// element by element (over the shorter of the two, as the checks always did).
+pub fn assert_same_bits<T: Bits>(got: &[T], want: &[T], what: &str) {
+    let bad = got.iter().zip(want).position(|(a, b)| a.bits() != b.bits());
+    assert!(bad.is_none(), "{what}: first difference at {bad:?}");
+}
+
 /// The error bound of a sum of `n` terms (the suite's min(n + 2, 4√n + 16) ε Σ|x|).
 pub fn close(got: f64, want: f64, n: usize, abs_sum: f64, eps: f64) -> bool {
     let units = ((n + 2) as f64).min(4.0 * (n as f64).sqrt() + 16.0);
@@ -381,28 +403,14 @@ pub fn draws(hip: &HipBackend, sizes: &[usize]) {
         let want = Array::<f32, _>::random_uniform(&cpu, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("cpu");
-        let bad = got
-            .iter()
-            .zip(&want)
-            .position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(
-            bad.is_none(),
-            "uniform f32 n={n}: first difference at {bad:?}"
-        );
+        assert_same_bits(&got, &want, &format!("uniform f32 n={n}"));
         let got = Array::<f64, _>::random_uniform(hip, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("uniform f64");
         let want = Array::<f64, _>::random_uniform(&cpu, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("cpu");
-        let bad = got
-            .iter()
-            .zip(&want)
-            .position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(
-            bad.is_none(),
-            "uniform f64 n={n}: first difference at {bad:?}"
-        );
+        assert_same_bits(&got, &want, &format!("uniform f64 n={n}"));
         let got = Array::<f32, _>::random_normal(hip, &[n], seed)
             .and_then(|a| a.to_vec())
             .expect("normal f32");
