@@ -5,6 +5,12 @@
 
 use std::sync::Arc;
 
+// The benches' tiny-op arguments (x, y, z contiguous f32 and one scalar); this file's
+// program puts the scalar first (`a * x + y`), which takes the same arguments.
+#[allow(dead_code)]
+#[path = "../../benches/common/axpy_program.rs"]
+mod axpy_program;
+
 use gpuarrays_core::kernel::{
     BinaryOp, ElementwiseArgs, Instr, Node, Operand, Program, ReduceArgs, ReduceOp,
 };
@@ -59,18 +65,7 @@ fn axpy() -> Program {
 }
 
 fn run_axpy(b: &HipBackend, x: &HipBuffer, y: &HipBuffer, z: &HipBuffer, n: usize, a: f32) {
-    let op = |buf| Operand {
-        buffer: buf,
-        dtype: DType::F32,
-        offset: 0,
-        strides: vec![1],
-    };
-    let args = ElementwiseArgs {
-        shape: vec![n],
-        inputs: vec![op(x), op(y)],
-        scalars: vec![Scalar::F32(a)],
-        output: op(z),
-    };
+    let args = axpy_program::axpy_args(n, [x, y, z], a);
     b.elementwise(&axpy(), &args)
         .expect("elementwise on the double");
 }
