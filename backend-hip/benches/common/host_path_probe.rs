@@ -20,8 +20,8 @@ use std::sync::Arc;
 mod axpy_program;
 pub use axpy_program::{axpy_args, axpy_program};
 
-use gpuarrays_core::kernel::{ElementwiseArgs, Operand, Program};
-use gpuarrays_core::{Array, Backend, DType, Scalar};
+use gpuarrays_core::kernel::{ElementwiseArgs, Program};
+use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakePlatform};
 use gpuarrays_hip::{HipBackend, HipBuffer, HipRuntime, RuntimeConfig};
