@@ -59,7 +59,8 @@ tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform tes
        test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
        test-multi_gpu test-ordering_across_threads test-platforms test-rocblas_header
        test-stream_pool test-compile_before_locks test-fft_ordering test-fft_plan_cache
-       test-host_path_allocations test-rocfft_header test-unit_math_accuracy)
+       test-host_path_allocations test-rocfft_header test-unit_math_accuracy
+       test-staged_copy test-pinned_fake_platform)
 # Test binaries checked another way (below), or not at all, and why:
 # - codegen_large_inputs: 2^31-element inputs take minutes even without the tool; only its
 #   register sort of every short row length runs under memcheck.

@@ -36,6 +36,7 @@
 //! | the ordering protocol: order operands, enqueue, record uses, in one step | [`DeviceState::enqueue`], [`Access`] | `device/enqueue.rs` |
 //! | caching, stream-ordered memory pool | [`MemoryPool`], [`DeviceAllocation`] | `memory/memory_pool.rs`, `memory/block_cache.rs` |
 //! | releasing idle resources when memory runs out | [`ReleaseHook`] | `memory/release_hooks.rs` |
+//! | large copies to and from pageable host memory, staged through pinned chunks by several threads | [`memory::PinnedStaging`], [`memory::CopyWorkers`], [`DeviceBuffer::copy_to_host_at`] | `memory/pinned_staging.rs`, `memory/copy_workers.rs`, `device/staged_copy.rs` |
 //! | a stream, its generation, state and owner | [`Stream`], [`stream::OwnerToken`] | `stream/shared_stream.rs`, `stream/owner.rs` |
 //! | recycled streams per device × priority | [`StreamPool`], [`StreamPriority`] | `stream/stream_pool.rs`, `stream/priority.rs` |
 //! | the calling thread's stream, and scoped overrides | [`with_stream`], [`with_priority`] | `stream/thread.rs` |

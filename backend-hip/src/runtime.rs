@@ -3,6 +3,7 @@
 
 use crate::device::{DeviceSetup, DeviceState};
 use crate::error::{HipError, Result};
+use crate::memory::{HOST_STAGING_ENV, StagingConfig};
 use crate::platform::{DeviceId, Platform, StreamHandle, select_platform};
 use crate::stream::{Origin, Stream, StreamPoolStats, StreamPriority, StreamRegistry};
 use std::sync::Arc;
@@ -24,6 +25,9 @@ pub struct RuntimeConfig {
     /// Bytes the memory pool keeps cached per device (default unlimited: released on
     /// out-of-memory).
     pub max_cached_bytes: usize,
+    /// How large copies between a device and pageable host memory are staged (see
+    /// [`StagingConfig`]; `GPUARRAYS_HOST_STAGING`).
+    pub staging: StagingConfig,
 }
 
 impl Default for RuntimeConfig {
@@ -32,17 +36,23 @@ impl Default for RuntimeConfig {
             max_idle_streams: 32,
             pooling: true,
             max_cached_bytes: usize::MAX,
+            staging: StagingConfig::default(),
         }
     }
 }
 
 impl RuntimeConfig {
-    /// Defaults, overridden by `GPUARRAYS_STREAM_POOL` and `GPUARRAYS_MAX_IDLE_STREAMS`.
+    /// Defaults, overridden by `GPUARRAYS_STREAM_POOL`, `GPUARRAYS_MAX_IDLE_STREAMS` and
+    /// `GPUARRAYS_HOST_STAGING`.
     pub fn from_env() -> Result<RuntimeConfig> {
-        RuntimeConfig::from_values(
+        let mut c = RuntimeConfig::from_values(
             std::env::var(STREAM_POOL_ENV).ok().as_deref(),
             std::env::var(MAX_IDLE_STREAMS_ENV).ok().as_deref(),
-        )
+        )?;
+        if let Ok(v) = std::env::var(HOST_STAGING_ENV) {
+            c.staging = StagingConfig::parse(&v)?;
+        }
+        Ok(c)
     }
 
     /// Defaults, overridden by the values of `GPUARRAYS_STREAM_POOL` (on/off) and
@@ -113,6 +123,7 @@ impl HipRuntime {
                     max_idle_streams: config.max_idle_streams,
                     pooling: config.pooling,
                     max_cached_bytes: config.max_cached_bytes,
+                    staging: config.staging,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

@@ -12,7 +12,7 @@ use gpuarrays_core::kernel::{
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
 use super::{HipBackend, HipBuffer};
-use crate::device::{Access, refuse_capture};
+use crate::device::Access;
 use crate::error::HipError;
 use crate::kernels::elementwise::{self, EwOperand};
 use crate::kernels::matmul::MatmulLaunch;
@@ -318,23 +318,11 @@ impl Backend for HipBackend {
             if src.is_empty() {
                 return Ok(());
             }
+            // Ordered after the buffer's every use, whichever thread made it; large copies
+            // are staged through pinned memory (`device/staged_copy.rs`).
             let stream = self.device_state().thread_stream()?;
-            refuse_capture(&stream, "a host-to-device copy")?;
-            self.enqueue(&[], &[dst], |s| {
-                // SAFETY: `src` is a live slice of `src.len()` bytes, and we synchronise the
-                // stream before returning (it is not capturing: checked above), so the copy
-                // has finished reading it; the destination range was checked against the
-                // buffer's length.
-                unsafe {
-                    self.kernels().platform().copy_htod_async(
-                        dst.ptr().offset(byte_offset),
-                        src.as_ptr().cast(),
-                        src.len(),
-                        s.handle(),
-                    )
-                }
-            })?;
-            stream.synchronize()
+            dst.device_buffer()
+                .copy_from_host_at(&stream, byte_offset, src)
         })();
         r.map_err(|e| self.err(e))
     }
@@ -347,22 +335,8 @@ impl Backend for HipBackend {
             }
             // Ordered after the buffer's last write, whichever thread made it.
             let stream = self.device_state().thread_stream()?;
-            refuse_capture(&stream, "a device-to-host copy")?;
-            let (ptr, len) = (dst.as_mut_ptr(), dst.len());
-            self.enqueue(&[src], &[], |s| {
-                // SAFETY: `dst` is a live, exclusively borrowed slice, and we synchronise
-                // before returning (the stream is not capturing: checked above), so the copy
-                // has finished writing it; the source range was checked.
-                unsafe {
-                    self.kernels().platform().copy_dtoh_async(
-                        ptr.cast(),
-                        src.ptr().offset(byte_offset),
-                        len,
-                        s.handle(),
-                    )
-                }
-            })?;
-            stream.synchronize()
+            src.device_buffer()
+                .copy_to_host_at(&stream, byte_offset, dst)
         })();
         r.map_err(|e| self.err(e))
     }

@@ -6,7 +6,6 @@
 //! free on), which is why it lives here beside [`DeviceState`] and not in the pool layer.
 
 use super::DeviceState;
-use super::enqueue::Access;
 use crate::error::{HipError, Result};
 use crate::memory::DeviceAllocation;
 use crate::platform::{DeviceId, DevicePtr};
@@ -77,53 +76,14 @@ impl DeviceBuffer {
     }
 
     /// Copy `src` into the buffer (ordered on `caller` after every use, and finished when
-    /// this returns).
+    /// this returns). Large copies are staged through pinned memory (`staged_copy.rs`).
     pub fn copy_from_host(&self, caller: &Stream, src: &[u8]) -> Result<()> {
-        self.check_len(src.len())?;
-        refuse_capture(caller, "a host-to-device copy")?;
-        self.device.enqueue(caller, &[Access::write(self)], |s| {
-            // SAFETY: `src` is a live slice of `src.len()` bytes and this function
-            // synchronises the stream below, before the borrow ends (a capturing stream, which
-            // would run the copy later, was refused above); the destination is this buffer's
-            // allocation, at least that long.
-            unsafe {
-                self.device.platform().copy_htod_async(
-                    self.ptr,
-                    src.as_ptr().cast(),
-                    src.len(),
-                    s.handle(),
-                )
-            }
-        })?;
-        caller.synchronize()
+        self.copy_from_host_at(caller, 0, src)
     }
 
     /// Copy the buffer's first `dst.len()` bytes into `dst` (finished when this returns).
     pub fn copy_to_host(&self, caller: &Stream, dst: &mut [u8]) -> Result<()> {
-        self.check_len(dst.len())?;
-        refuse_capture(caller, "a device-to-host copy")?;
-        let (ptr, len) = (dst.as_mut_ptr(), dst.len());
-        self.device.enqueue(caller, &[Access::read(self)], |s| {
-            // SAFETY: `dst` is a live, exclusively borrowed slice and this function
-            // synchronises the stream below, before the borrow ends (a capturing stream was
-            // refused above); the source is this buffer's allocation, at least that long.
-            unsafe {
-                self.device
-                    .platform()
-                    .copy_dtoh_async(ptr.cast(), self.ptr, len, s.handle())
-            }
-        })?;
-        caller.synchronize()
-    }
-
-    fn check_len(&self, n: usize) -> Result<()> {
-        if n > self.len {
-            return Err(HipError::InvalidArgument(format!(
-                "{n} bytes do not fit a buffer of {} bytes",
-                self.len
-            )));
-        }
-        Ok(())
+        self.copy_to_host_at(caller, 0, dst)
     }
 
     /// Free now, `caller` being the freeing thread's stream, reporting errors. The memory is

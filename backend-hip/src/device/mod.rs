@@ -6,7 +6,9 @@
 //!   stream that may still use it; dropping it frees into the device's memory pool, which
 //!   reuses the memory only after all of them;
 //! - the ordering protocol, [`DeviceState::enqueue`] (`enqueue.rs`): the one step in which an
-//!   operation's operands are ordered, its work enqueued and its uses recorded.
+//!   operation's operands are ordered, its work enqueued and its uses recorded;
+//! - copies between a buffer and pageable host memory (`staged_copy.rs`): large ones go
+//!   through a pipeline of pinned chunks, as one operation of that protocol.
 //!
 //! They sit together because a buffer holds its device's whole state (to free on the right
 //! stream from any thread) and the state hands out buffers and orders work on them. The
@@ -14,6 +16,7 @@
 
 mod buffer;
 mod enqueue;
+mod staged_copy;
 mod state;
 
 pub use buffer::DeviceBuffer;

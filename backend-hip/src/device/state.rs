@@ -3,7 +3,7 @@
 
 use super::DeviceBuffer;
 use crate::error::Result;
-use crate::memory::MemoryPool;
+use crate::memory::{MemoryPool, PinnedStaging, StagingConfig};
 use crate::platform::{DeviceId, DeviceProperties, Platform, PriorityRange};
 use crate::stream::{
     EventPool, Stream, StreamPool, StreamPriority, StreamRegistry, streams_to_synchronize,
@@ -21,6 +21,8 @@ pub struct DeviceState {
     pools: [Arc<StreamPool>; 3],
     events: Arc<EventPool>,
     memory: Arc<MemoryPool>,
+    /// Pinned chunks for large copies to and from pageable host memory.
+    staging: PinnedStaging,
     /// Whether the platform checks ordering (the test double): operations then declare
     /// their operands' roles to it.
     checks_ordering: bool,
@@ -44,6 +46,7 @@ pub(crate) struct DeviceSetup {
     pub max_idle_streams: usize,
     pub pooling: bool,
     pub max_cached_bytes: usize,
+    pub staging: StagingConfig,
 }
 
 impl DeviceState {
@@ -87,6 +90,7 @@ impl DeviceState {
         tracing::debug!(device = %s.id, name = %properties.name, arch = %properties.arch, "device ready");
         Ok(Arc::new(DeviceState {
             checks_ordering: s.platform.checks_ordering(),
+            staging: PinnedStaging::new(s.platform.clone(), s.id, s.staging),
             id: s.id,
             runtime_id: s.runtime_id,
             properties,
@@ -129,6 +133,11 @@ impl DeviceState {
     /// The memory pool.
     pub fn memory(&self) -> &Arc<MemoryPool> {
         &self.memory
+    }
+
+    /// The pinned staging of large host copies.
+    pub fn staging(&self) -> &PinnedStaging {
+        &self.staging
     }
 
     /// Whether operations declare their operands' roles to the platform.

@@ -337,6 +337,12 @@ impl Platform for ModelPlatform {
     ) -> Result<()> {
         self.state.lock().touch(stream, dst, true, "memset")
     }
+    fn host_alloc_pinned(&self, _device: DeviceId, _bytes: usize) -> Result<*mut u8> {
+        Err(not_modelled("pinned host memory"))
+    }
+    unsafe fn host_free_pinned(&self, _device: DeviceId, _ptr: *mut u8) -> Result<()> {
+        Err(not_modelled("pinned host memory"))
+    }
     fn compiler_version(&self) -> Result<String> {
         Ok("model".into())
     }

@@ -148,6 +148,18 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
         stream: StreamHandle,
     ) -> Result<()>;
 
+    // ---- page-locked host memory (the staging buffers of large host copies) ----
+    /// Allocate `bytes` of page-locked ("pinned") host memory that copies on every device of
+    /// the platform can use directly (`cuMemHostAlloc` / `hipHostMalloc`, portable).
+    /// Copies between it and a device run at the link's speed and do not block the host.
+    fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8>;
+    /// Free memory from [`Platform::host_alloc_pinned`].
+    ///
+    /// # Safety
+    /// `ptr` came from `host_alloc_pinned` of this platform, is freed once, and no copy that
+    /// uses it is still queued.
+    unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()>;
+
     // ---- run-time compilation and modules ----
     /// The run-time compiler's version, for cache keys (e.g. "nvrtc 13.0", "hiprtc 50221153").
     fn compiler_version(&self) -> Result<String>;

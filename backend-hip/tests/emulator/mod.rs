@@ -304,6 +304,13 @@ impl Platform for EmuPlatform {
         unsafe { std::ptr::copy(src.0 as *const u8, dst.0 as *mut u8, bytes) };
         Ok(())
     }
+    fn host_alloc_pinned(&self, _device: DeviceId, _bytes: usize) -> Result<*mut u8> {
+        // Large host copies then take the direct path, which is what the emulator checks.
+        Err(invalid("the emulator has no pinned host memory".into()))
+    }
+    unsafe fn host_free_pinned(&self, _device: DeviceId, _ptr: *mut u8) -> Result<()> {
+        Err(invalid("the emulator has no pinned host memory".into()))
+    }
     unsafe fn memset_async(
         &self,
         dst: DevicePtr,

@@ -17,7 +17,9 @@
 //! Oldest supported release: ROCm 5.2 (Debian's `libamdhip64-5`, 5.2.3), which exports every
 //! required symbol below, hiprtc included. Optional (newer) symbols and their fallbacks:
 //! - `hipGetDevicePropertiesR0600` (ROCm 6+): fallback `hipGetDeviceProperties`;
-//! - a separate `libhiprtc` (ROCm 6+): fallback to the hiprtc symbols in libamdhip64 (5.x).
+//! - a separate `libhiprtc` (ROCm 6+): fallback to the hiprtc symbols in libamdhip64 (5.x);
+//! - `hipHostMalloc` (deprecated in ROCm 6 in favour of `hipHostAlloc`; both exist in 5.2):
+//!   whichever is exported; with neither, large host copies take the driver's pageable path.
 #![allow(non_snake_case)]
 
 use crate::platform::loader::{SymbolSpec, SymbolTable};
@@ -65,6 +67,7 @@ pub const HIP: SymbolSpec = SymbolSpec {
         "hipMemcpyDtoHAsync",
         "hipMemcpyDtoDAsync",
         "hipMemsetD8Async",
+        "hipHostFree",
         "hipModuleLoadData",
         "hipModuleUnload",
         "hipModuleGetFunction",
@@ -77,7 +80,12 @@ pub const HIP: SymbolSpec = SymbolSpec {
         "hipGraphDestroy",
         "hipGraphExecDestroy",
     ],
-    optional: &["hipGetDevicePropertiesR0600", "hipGetDeviceProperties"],
+    optional: &[
+        "hipGetDevicePropertiesR0600",
+        "hipGetDeviceProperties",
+        "hipHostMalloc",
+        "hipHostAlloc",
+    ],
 };
 
 /// hiprtc symbols (in libhiprtc on ROCm 6+, in libamdhip64 on ROCm 5.x).
@@ -179,6 +187,9 @@ fn_table!(HipFns {
     hipMemcpyDtoHAsync: fn(*mut c_void, *mut c_void, usize, HipStream) -> i32,
     hipMemcpyDtoDAsync: fn(*mut c_void, *mut c_void, usize, HipStream) -> i32,
     hipMemsetD8Async: fn(*mut c_void, u8, usize, HipStream) -> i32,
+    #[optional] hipHostMalloc: fn(*mut *mut c_void, usize, u32) -> i32,
+    #[optional] hipHostAlloc: fn(*mut *mut c_void, usize, u32) -> i32,
+    hipHostFree: fn(*mut c_void) -> i32,
     hipModuleLoadData: fn(*mut HipModule, *const c_void) -> i32,
     hipModuleUnload: fn(HipModule) -> i32,
     hipModuleGetFunction: fn(*mut HipFunction, HipModule, *const c_char) -> i32,

@@ -305,6 +305,32 @@ impl Platform for AmdPlatform {
         })
     }
 
+    fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
+        self.bind_device(device)?;
+        // 1 = hipHostMallocPortable (= hipHostAllocPortable): usable by every device.
+        let (call, alloc) = match (self.f().hipHostMalloc, self.f().hipHostAlloc) {
+            (Some(f), _) => ("hipHostMalloc", f),
+            (None, Some(f)) => ("hipHostAlloc", f),
+            (None, None) => {
+                return Err(HipError::InvalidArgument(
+                    "this libamdhip64 exports neither hipHostMalloc nor hipHostAlloc, so there \
+                     is no pinned host memory; large host copies use the pageable path"
+                        .into(),
+                ));
+            }
+        };
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the device is current.
+        self.check(call, unsafe { alloc(&mut ptr, bytes, 1) })?;
+        Ok(ptr.cast())
+    }
+
+    unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
+        self.bind_device(device)?;
+        // SAFETY: the trait's contract: `ptr` came from host_alloc_pinned, no copy pending.
+        self.check("hipHostFree", unsafe { (self.f().hipHostFree)(ptr.cast()) })
+    }
+
     fn compiler_version(&self) -> Result<String> {
         self.rtc_version()
     }

@@ -296,6 +296,24 @@ impl Platform for NvidiaPlatform {
         })
     }
 
+    fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
+        self.bind_device(device)?;
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        // CU_MEMHOSTALLOC_PORTABLE: pinned for every context, not only the current one.
+        let flags = 0x01;
+        // SAFETY: `ptr` is a valid out-pointer; the device's context is current.
+        cu_call("cuMemHostAlloc", || unsafe {
+            cu::cuMemHostAlloc(&mut ptr, bytes, flags)
+        })?;
+        Ok(ptr.cast())
+    }
+
+    unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
+        self.bind_device(device)?;
+        // SAFETY: the trait's contract: `ptr` came from host_alloc_pinned, no copy pending.
+        cu_call("cuMemFreeHost", || unsafe { cu::cuMemFreeHost(ptr.cast()) })
+    }
+
     fn compiler_version(&self) -> Result<String> {
         self.nvrtc_ready()?;
         self.nvrtc_version()

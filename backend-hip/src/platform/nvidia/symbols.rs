@@ -53,6 +53,8 @@ pub const DRIVER: SymbolSpec = SymbolSpec {
         "cuMemcpyDtoHAsync_v2",
         "cuMemcpyDtoDAsync_v2",
         "cuMemsetD8Async",
+        "cuMemHostAlloc",
+        "cuMemFreeHost",
         "cuModuleLoadData",
         "cuModuleUnload",
         "cuModuleGetFunction",

@@ -11,21 +11,35 @@
 //! - graph capture rules: synchronising the device, or a stream that is capturing, and host
 //!   copies on a capturing stream fail and invalidate the capture, as on CUDA/HIP;
 //! - a race detector ([`race`]) flags a write or free of memory not ordered after another
-//!   stream's use that may still be in flight ([`FakePlatform::races`]).
+//!   stream's use that may still be in flight ([`FakePlatform::races`]);
+//! - copies to and from page-locked host memory complete when their work does (below).
+//!
+//! Pinned memory ([`Platform::host_alloc_pinned`]) is page-aligned memory the double owns
+//! (filled with [`PINNED_FILL`]). Copies to or from pageable host memory move their bytes at
+//! enqueue, as the driver's staging makes them look; copies that use pinned memory are DMAs
+//! on a real GPU, so the double delivers a device-to-host copy's bytes into pinned memory
+//! only when the host sees the copy's work complete (a query or synchronize covering it),
+//! checks when a host-to-device copy completes that its pinned source was not overwritten
+//! meanwhile, and flags freeing pinned memory a queued copy still uses
+//! ([`FakePlatform::pinned_violations`]). That catches a staging pipeline that reads a slot
+//! before its copy completed (it sees stale bytes) or refills or frees a slot too early.
 //!
 //! Faults to inject: slow or failing stream creation, streams in an error state, streams
-//! destroyed behind the pool's back, out-of-memory, slow or gated kernel compilation (to
-//! hold a thread between ordering an operation and enqueueing it).
+//! destroyed behind the pool's back, out-of-memory (device or pinned host memory), slow or
+//! gated kernel compilation (to hold a thread between ordering an operation and enqueueing
+//! it).
 //!
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
 mod fft;
+mod pinned;
 pub(crate) mod race;
 mod state;
 
 pub use fft::{FakeFftStats, fake_work_bytes};
+pub use pinned::PINNED_FILL;
 
 pub use state::{Completion, FakeOp};
 
@@ -110,6 +124,7 @@ struct Faults {
     create_delay: Duration,
     fail_creations: u32,
     fail_allocs: u32,
+    fail_pinned_allocs: u32,
     compile_delay: Duration,
 }
 

@@ -1,6 +1,7 @@
 //! `impl Platform for FakePlatform`.
 
 use super::*;
+use state::Queued;
 
 impl Platform for FakePlatform {
     fn kind(&self) -> PlatformKind {
@@ -391,12 +392,23 @@ impl Platform for FakePlatform {
         self.enqueue_check(&st, "copy_htod_async", stream)?;
         self.refuse_during_capture(&mut st, "copy_htod_async (pageable host memory)", stream)?;
         let (base, off) = self.access(&mut st, dst, bytes)?;
+        let pinned = st.pinned.locate("copy_htod_async", src.addr(), bytes)?;
         // SAFETY: the caller guarantees `src` is readable for `bytes` bytes (trait contract).
-        let src = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
+        let src_bytes = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
         if let Some(a) = st.allocs.get_mut(&base) {
-            a.data[off..off + bytes].copy_from_slice(src);
+            a.data[off..off + bytes].copy_from_slice(src_bytes);
         }
-        st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time);
+        let queued = st.enqueue_queued(
+            FakeOp::Copy { stream, bytes },
+            Completion::After(self.config.copy_time),
+            Vec::new(),
+        );
+        if let (Some(pinned), Queued::Pending(work)) = (pinned, queued) {
+            // A DMA from pinned memory reads it while it runs: the source must stay as it
+            // is until the copy completes (checked then).
+            st.pinned
+                .check_later(work, pinned, src.addr(), src_bytes.to_vec(), stream.0);
+        }
         self.note(&mut st, stream, base, true, "host-to-device copy");
         Ok(())
     }
@@ -412,12 +424,34 @@ impl Platform for FakePlatform {
         self.enqueue_check(&st, "copy_dtoh_async", stream)?;
         self.refuse_during_capture(&mut st, "copy_dtoh_async (pageable host memory)", stream)?;
         let (base, off) = self.access(&mut st, src, bytes)?;
-        // SAFETY: the caller guarantees `dst` is writable for `bytes` bytes (trait contract).
-        let dst = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) };
-        if let Some(a) = st.allocs.get(&base) {
-            dst.copy_from_slice(&a.data[off..off + bytes]);
+        let pinned = st.pinned.locate("copy_dtoh_async", dst.addr(), bytes)?;
+        let data = match pinned {
+            // A DMA into pinned memory: its bytes arrive when the copy completes.
+            Some(_) => st
+                .allocs
+                .get(&base)
+                .map(|a| a.data[off..off + bytes].to_vec()),
+            None => {
+                // SAFETY: the caller guarantees `dst` is writable for `bytes` bytes (trait
+                // contract).
+                let dst = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) };
+                if let Some(a) = st.allocs.get(&base) {
+                    dst.copy_from_slice(&a.data[off..off + bytes]);
+                }
+                None
+            }
+        };
+        let queued = st.enqueue_queued(
+            FakeOp::Copy { stream, bytes },
+            Completion::After(self.config.copy_time),
+            Vec::new(),
+        );
+        if let (Some(pinned), Some(data)) = (pinned, data) {
+            match queued {
+                Queued::Pending(work) => st.pinned.land_later(work, pinned, dst.addr(), data),
+                Queued::Completed | Queued::Captured => st.pinned.land(pinned, dst.addr(), &data),
+            }
         }
-        st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time);
         self.note(&mut st, stream, base, false, "device-to-host copy");
         Ok(())
     }
@@ -461,6 +495,15 @@ impl Platform for FakePlatform {
             self.note(&mut st, stream, base, true, "memset");
         }
         Ok(())
+    }
+
+    fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
+        self.fake_host_alloc_pinned(device, bytes)
+    }
+
+    unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
+        // The double checks `ptr` itself: an unknown address or a second free is an error.
+        self.fake_host_free_pinned(device, ptr)
     }
 
     fn compiler_version(&self) -> Result<String> {

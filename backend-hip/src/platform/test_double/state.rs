@@ -7,6 +7,7 @@
 //! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
 //! double needs no worker threads.
 
+use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
 use crate::platform::codes;
 use crate::platform::{
@@ -221,6 +222,20 @@ pub(super) struct State {
     pub blas: HashMap<u64, FakeBlas>,
     pub blas_created: usize,
     pub blas_destroyed: usize,
+    /// Page-locked host memory and the copies using it that have not completed.
+    pub pinned: PinnedMemory,
+}
+
+/// What became of an operation handed to [`State::enqueue_queued`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Queued {
+    /// It went into the stream's capture.
+    Captured,
+    /// It completed at once (instant work with nothing before it), or there is no such
+    /// stream.
+    Completed,
+    /// It is the piece of work with this id, not yet completed.
+    Pending(u64),
 }
 
 impl State {
@@ -319,21 +334,34 @@ impl State {
         completion: Completion,
         deps: Vec<(u64, u64)>,
     ) -> bool {
+        self.enqueue_queued(op, completion, deps) == Queued::Captured
+    }
+
+    /// Like [`State::enqueue_work`], saying what became of the operation (copies of pinned
+    /// memory act when their work completes).
+    pub fn enqueue_queued(
+        &mut self,
+        op: FakeOp,
+        completion: Completion,
+        deps: Vec<(u64, u64)>,
+    ) -> Queued {
         let handle = op.stream();
         let Some(uid) = self.handles.get(&handle.0).copied() else {
-            return false;
+            return Queued::Completed;
         };
         if let Some(s) = self.streams.get_mut(&uid)
             && let Some(c) = s.capture.as_mut()
         {
             c.ops.push(op);
-            return true;
+            return Queued::Captured;
         }
         if self.keep_log {
             self.log.push(op);
         }
-        self.push_work(uid, completion, deps);
-        false
+        match self.push_work(uid, completion, deps) {
+            Some(id) => Queued::Pending(id),
+            None => Queued::Completed,
+        }
     }
 
     /// Queue a piece of work on stream `uid`; returns its id. Instant work with nothing
@@ -441,6 +469,8 @@ impl State {
                 break;
             };
             self.work.remove(&id);
+            // A copy of pinned memory lands (or has its source checked) now.
+            self.pinned.work_done(id);
             if let Some(s) = self.streams.get_mut(&uid) {
                 s.pending.pop_front();
                 s.last_done_at = done_at.max(s.last_done_at);

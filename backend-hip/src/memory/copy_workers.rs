@@ -1,0 +1,234 @@
+//! `CopyWorkers`: a few host threads that split one large `memcpy` between them.
+//!
+//! Why: a staged host copy moves every byte twice, once by DMA between the device and a
+//! pinned chunk, once by the CPU between that chunk and the user's pageable memory. One core
+//! copies at roughly 10–20 GB/s, below what the link carries (about 50 GB/s for PCIe 5.0
+//! x16), so the CPU half is split between threads. The driver's own pageable path does both
+//! halves with one thread, which is why it tops out near 14 GB/s on the H200 machine
+//! (docs/results/2026-12-02-h200-session6.md).
+//!
+//! Why not rayon: the caller holds its operand's use record while the pipeline runs (the
+//! whole staged copy is one ordered operation), and a rayon `join` lets the waiting thread
+//! steal unrelated work, which could try to order work on that same buffer and deadlock on
+//! the record it already holds. These workers only ever run `memcpy` pieces, take no lock
+//! but their own queue's, and so always finish.
+//!
+//! The threads are process-wide (host memory bandwidth is one resource, whatever the device),
+//! started at first use, grown on demand up to the largest count asked for, and idle on a
+//! condition variable otherwise.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+/// Pieces smaller than this are not split further: a thread hand-over costs a few
+/// microseconds, which a 256 KiB piece (about 15 µs at one core's speed) amortises.
+const MIN_PIECE: usize = 256 << 10;
+/// Pieces start at multiples of this (whole cache lines, whole 16-byte vectors).
+const PIECE_ALIGN: usize = 4096;
+
+/// One piece of a copy: `len` bytes from `src` to `dst`, and the latch of the copy it is
+/// part of.
+struct Piece {
+    dst: usize,
+    src: usize,
+    len: usize,
+    latch: Arc<Latch>,
+}
+
+/// Counts the pieces of one copy that are not done; the copy's caller waits for zero.
+struct Latch {
+    left: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Latch {
+    fn count_down(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        *left -= 1;
+        if *left == 0 {
+            self.done.notify_all();
+        }
+    }
+
+    fn wait(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        while *left > 0 {
+            left = self.done.wait(left).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    pieces: VecDeque<Piece>,
+    threads: usize,
+}
+
+/// The process-wide copy threads.
+pub struct CopyWorkers {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl CopyWorkers {
+    /// The process's workers.
+    pub fn global() -> &'static CopyWorkers {
+        static WORKERS: OnceLock<CopyWorkers> = OnceLock::new();
+        WORKERS.get_or_init(|| CopyWorkers {
+            queue: Mutex::new(Queue::default()),
+            ready: Condvar::new(),
+        })
+    }
+
+    /// Copy `len` bytes from `src` to `dst` with up to `threads` threads, the caller being
+    /// one of them. Returns when every byte is copied.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads and `dst` for writes of `len` bytes until this returns,
+    /// and the two ranges must not overlap.
+    pub unsafe fn copy(&'static self, dst: *mut u8, src: *const u8, len: usize, threads: usize) {
+        let parts = threads.min(len / MIN_PIECE).max(1);
+        if parts == 1 {
+            // SAFETY: the caller's contract.
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+            return;
+        }
+        let step = len.div_ceil(parts).next_multiple_of(PIECE_ALIGN);
+        let mut bounds: Vec<(usize, usize)> = (0..len)
+            .step_by(step)
+            .map(|start| (start, step.min(len - start)))
+            .collect();
+        let (own_start, own_len) = bounds.remove(0);
+        let latch = Arc::new(Latch {
+            left: Mutex::new(bounds.len()),
+            done: Condvar::new(),
+        });
+        {
+            let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            for &(start, n) in &bounds {
+                q.pieces.push_back(Piece {
+                    dst: dst as usize + start,
+                    src: src as usize + start,
+                    len: n,
+                    latch: latch.clone(),
+                });
+            }
+            self.grow(&mut q, threads - 1);
+        }
+        self.ready.notify_all();
+        // SAFETY: a sub-range of the caller's ranges (start + len ≤ len).
+        unsafe { std::ptr::copy_nonoverlapping(src.add(own_start), dst.add(own_start), own_len) };
+        // Help with what is still queued (this copy's pieces or another caller's: each is a
+        // plain memcpy whose caller waits for it), then wait for the pieces taken by others.
+        while let Some(piece) = self.take() {
+            run(piece);
+        }
+        latch.wait();
+    }
+
+    /// Start threads until `want` exist (a failed spawn leaves fewer: the caller and the
+    /// existing threads still do all the pieces).
+    fn grow(&'static self, q: &mut Queue, want: usize) {
+        while q.threads < want {
+            let spawned = std::thread::Builder::new()
+                .name(format!("gpuarrays-copy-{}", q.threads))
+                .spawn(move || self.work());
+            match spawned {
+                Ok(_) => q.threads += 1,
+                Err(e) => {
+                    tracing::debug!(error = %e, threads = q.threads, "no more copy threads");
+                    break;
+                }
+            }
+        }
+    }
+
+    fn take(&self) -> Option<Piece> {
+        self.queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pieces
+            .pop_front()
+    }
+
+    fn work(&self) {
+        loop {
+            let piece = {
+                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                loop {
+                    if let Some(p) = q.pieces.pop_front() {
+                        break p;
+                    }
+                    q = self.ready.wait(q).unwrap_or_else(|p| p.into_inner());
+                }
+            };
+            run(piece);
+        }
+    }
+}
+
+fn run(piece: Piece) {
+    // SAFETY: the piece lies inside the ranges of a `copy` call whose caller waits on the
+    // piece's latch before returning, so both ranges are still valid and do not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(piece.src as *const u8, piece.dst as *mut u8, piece.len)
+    };
+    piece.latch.count_down();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_byte_lands_for_odd_lengths_and_thread_counts() {
+        for &(len, threads) in &[
+            (0usize, 4usize),
+            (1, 4),
+            (MIN_PIECE * 2 + 7, 3),
+            (MIN_PIECE * 5 + 4095, 8),
+            (3 << 20, 1),
+            (3 << 20, 16),
+        ] {
+            let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4096) as u8).collect();
+            let mut dst = vec![0xAAu8; len + 64];
+            // SAFETY: both vectors hold at least `len` bytes and are distinct.
+            unsafe {
+                CopyWorkers::global().copy(dst.as_mut_ptr().add(32), src.as_ptr(), len, threads)
+            };
+            assert_eq!(&dst[32..32 + len], &src[..], "len {len}, threads {threads}");
+            assert!(
+                dst[..32].iter().all(|&b| b == 0xAA),
+                "wrote before the range"
+            );
+            assert!(
+                dst[32 + len..].iter().all(|&b| b == 0xAA),
+                "wrote past the range"
+            );
+        }
+    }
+
+    #[test]
+    fn concurrent_callers_each_get_their_own_bytes() {
+        let handles: Vec<_> = (0..6u8)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let len = (2 << 20) + t as usize * 4099;
+                    let src = vec![t.wrapping_mul(37).wrapping_add(1); len];
+                    let mut dst = vec![0u8; len];
+                    for _ in 0..20 {
+                        // SAFETY: both vectors hold `len` bytes and are distinct.
+                        unsafe {
+                            CopyWorkers::global().copy(dst.as_mut_ptr(), src.as_ptr(), len, 4)
+                        };
+                        assert_eq!(dst, src);
+                        dst.fill(0);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("a copying thread panicked");
+        }
+    }
+}
