@@ -136,6 +136,17 @@ fn finish(staging: &PinnedStaging, set: StagingSet, caller: &Stream, r: Result<(
     r
 }
 
+/// Copies smaller than `slots` full chunks are cut into `slots` smaller chunks (down to
+/// this size), so that their DMA and host copies overlap too.
+const MIN_CHUNK: usize = 1 << 20;
+
+/// The chunk size of a copy of `total` bytes through `set`: its chunks' size, or less for
+/// a copy that would not fill every slot.
+fn chunk_for(set: &StagingSet, total: usize) -> usize {
+    let even = total.div_ceil(set.slots()).next_multiple_of(64 << 10);
+    set.chunk_bytes().min(even.max(MIN_CHUNK))
+}
+
 /// Chunk `i` of a copy of `total` bytes in chunks of `chunk`: (byte offset, length).
 fn chunk_range(i: usize, chunk: usize, total: usize) -> (usize, usize) {
     let start = i * chunk;
@@ -150,7 +161,8 @@ fn read_chunks(
     stream: &Stream,
     threads: usize,
 ) -> Result<()> {
-    let (chunk, total) = (set.chunk_bytes(), dst.len());
+    let total = dst.len();
+    let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);
     let k = set.slots().min(n);
     let dma = |i: usize| -> Result<()> {
@@ -196,7 +208,8 @@ fn write_chunks(
     stream: &Stream,
     threads: usize,
 ) -> Result<()> {
-    let (chunk, total) = (set.chunk_bytes(), src.len());
+    let total = src.len();
+    let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);
     let k = set.slots().min(n);
     for i in 0..n {
