@@ -28,7 +28,9 @@ pub const HOST_STAGING_ENV: &str = "GPUARRAYS_HOST_STAGING";
 pub struct StagingConfig {
     /// Whether copies are staged at all (else every copy is the driver's pageable copy).
     pub enabled: bool,
-    /// Copies of fewer bytes take the driver's path (default 4 MiB).
+    /// Copies of fewer bytes take the driver's path (default 1 MiB: from there up both
+    /// directions were faster staged on the H200 machine; at 256 KiB host-to-device was
+    /// 0.90–0.94× the driver's, docs/results/2026-12-02-h200-session6.md).
     pub min_bytes: usize,
     /// Bytes per pinned chunk (default 8 MiB).
     pub chunk_bytes: usize,
@@ -46,7 +48,7 @@ impl Default for StagingConfig {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         StagingConfig {
             enabled: true,
-            min_bytes: 4 << 20,
+            min_bytes: 1 << 20,
             chunk_bytes: 8 << 20,
             slots: 3,
             threads: cores.clamp(1, 8),

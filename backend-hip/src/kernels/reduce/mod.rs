@@ -149,6 +149,22 @@ fn col_slice_blocks_per_sm() -> usize {
     })
 }
 
+/// `GPUARRAYS_REDUCE_BLOCKS=N` sets the blocks per multiprocessor a split row reduction
+/// aims for (default [`BLOCKS_PER_SM`]; argmin/argmax keep [`ARG_BLOCKS_PER_SM`]), to tune
+/// the grid on a new device or element size.
+pub const REDUCE_BLOCKS_ENV: &str = "GPUARRAYS_REDUCE_BLOCKS";
+
+fn reduce_blocks_per_sm() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var(REDUCE_BLOCKS_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| (1..=1024).contains(&n))
+            .unwrap_or(BLOCKS_PER_SM)
+    })
+}
+
 /// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
 /// kernels before the partials were combined in the same launch); kept as a fallback.
 pub const REDUCE_ENV: &str = "GPUARRAYS_REDUCE";
@@ -262,7 +278,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let target = sms
             * match r.op {
                 ReduceOp::ArgMin | ReduceOp::ArgMax => ARG_BLOCKS_PER_SM,
-                _ => BLOCKS_PER_SM,
+                _ => reduce_blocks_per_sm(),
             };
         let min_per_block = ROWS_BLOCK as usize * step * 8;
         let mut bpr = if outer >= target {
