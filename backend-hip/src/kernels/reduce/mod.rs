@@ -33,8 +33,14 @@ pub struct ReduceLaunch {
 const THREAD_ROW_MAX: usize = 8;
 /// Rows shorter than this get one warp each.
 const WARP_ROW_MAX: usize = 1024;
-/// Blocks per multiprocessor a split reduction aims for (132×8 measured best for the sum).
-const BLOCKS_PER_SM: usize = 8;
+/// Blocks per multiprocessor a split reduction aims for. 132×8 was measured best for the
+/// f32 sum in the first kernel study; with the kernels of session 6, 16 beat 8 in three
+/// alternated runs on the H200, on the full 1 GiB sums: f32 243.3–244.4 µs against
+/// 247.6–249.3 µs, Int64 249.2–250.6 against 253.8–256.3 µs (PyTorch's Int64 sum
+/// 250.8–251.5 µs), 4 / 6 / 12 in between (docs/results/2026-12-02-h200-session6.md). Only
+/// reductions of fewer rows than the target with long rows (≥ 32 Mi elements for one row)
+/// see the difference: shorter rows are capped by `min_per_block` below.
+const BLOCKS_PER_SM: usize = 16;
 /// The same for argmin/argmax, whose 16-byte accumulators leave fewer blocks resident: more,
 /// smaller blocks keep the last wave's idle tail short (not yet measured against 8).
 const ARG_BLOCKS_PER_SM: usize = 32;
