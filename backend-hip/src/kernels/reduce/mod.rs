@@ -38,8 +38,9 @@ const WARP_ROW_MAX: usize = 1024;
 /// alternated runs on the H200, on the full 1 GiB sums: f32 243.3–244.4 µs against
 /// 247.6–249.3 µs, Int64 249.2–250.6 against 253.8–256.3 µs (PyTorch's Int64 sum
 /// 250.8–251.5 µs), 4 / 6 / 12 in between (docs/results/2026-12-02-h200-session6.md). Only
-/// reductions of fewer rows than the target with long rows (≥ 32 Mi elements for one row)
-/// see the difference: shorter rows are capped by `min_per_block` below.
+/// reductions of fewer rows than the target whose rows are long see the difference: a block
+/// gets at least `min_per_block` (64 KiB of input), so a single row under 66 MiB
+/// (132 × 8 × 64 KiB) launches the same grid as with 8.
 const BLOCKS_PER_SM: usize = 16;
 /// The same for argmin/argmax, whose 16-byte accumulators leave fewer blocks resident: more,
 /// smaller blocks keep the last wave's idle tail short (not yet measured against 8).
