@@ -7,7 +7,7 @@ mod common;
 
 use common::{D0, Harness, fake_harness, harnesses};
 use gpuarrays_hip::memory::StagingConfig;
-use gpuarrays_hip::platform::test_double::FakeConfig;
+use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp, FakePlatform};
 use gpuarrays_hip::{DeviceBuffer, HipRuntime, RuntimeConfig};
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +38,36 @@ fn slow_copies(config: RuntimeConfig) -> Harness {
     fake_harness(fake, config)
 }
 
+/// Pin a staging set now (copies otherwise take the driver's path until the one pinned in
+/// the background after the first copy is ready).
+fn prepare(rt: &Arc<HipRuntime>) {
+    rt.device(D0)
+        .expect("device 0")
+        .staging()
+        .prepare()
+        .expect("pin a staging set");
+}
+
+/// Wait (at most 10 s) until the double holds `n` pinned allocations.
+fn wait_for_pinned(fake: &FakePlatform, n: usize) {
+    let start = std::time::Instant::now();
+    while fake.pinned_live() != n {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{} pinned allocations, expected {n}",
+            fake.pinned_live()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn copies_logged(fake: &FakePlatform) -> usize {
+    fake.log()
+        .iter()
+        .filter(|op| matches!(op, FakeOp::Copy { .. }))
+        .count()
+}
+
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| {
@@ -57,6 +87,7 @@ fn alloc(rt: &Arc<HipRuntime>, bytes: usize) -> DeviceBuffer {
 }
 
 fn check_round_trips(h: &Harness) {
+    prepare(&h.rt);
     let dev = h.rt.device(D0).expect("device 0");
     let stream = dev.thread_stream().expect("stream");
     for &len in &[
@@ -145,19 +176,52 @@ fn a_failed_pinned_allocation_falls_back_to_the_drivers_path() {
     let fake = h.fake.as_ref().expect("double");
     fake.fail_next_pinned_allocs(1);
     let dev = h.rt.device(D0).expect("device 0");
+    assert!(dev.staging().prepare().is_err(), "the injected failure");
+    assert_eq!(fake.pinned_live(), 0, "a half-made set was kept");
     let stream = dev.thread_stream().expect("stream");
     let len = 5 * CHUNK + 9;
     let buf = alloc(&h.rt, len);
     let data = pattern(len, 9);
     buf.copy_from_host(&stream, &data)
         .expect("write without staging");
-    assert_eq!(fake.pinned_live(), 0, "a half-made set was kept");
+    // That copy found no set and had one pinned in the background.
+    wait_for_pinned(fake, 3);
+    let before = copies_logged(fake);
     let mut back = vec![0u8; len];
     buf.copy_to_host(&stream, &mut back)
         .expect("read, now staged");
     assert!(back == data);
-    assert_eq!(fake.pinned_live(), 3, "the next copy makes its set");
+    assert_eq!(copies_logged(fake) - before, 6, "six chunks of 64 KiB");
     assert_eq!(fake.pinned_violations(), Vec::<String>::new());
+}
+
+/// The first large copy does not wait for a set to be pinned: it takes the driver's path
+/// (one copy), and the copies after the background pinning are staged (one per chunk).
+#[test]
+fn the_first_copy_does_not_wait_for_pinning() {
+    let h = slow_copies(staged(1, 2));
+    let fake = h.fake.as_ref().expect("double");
+    let stream =
+        h.rt.device(D0)
+            .and_then(|d| d.thread_stream())
+            .expect("stream");
+    let len = 4 * CHUNK;
+    let buf = alloc(&h.rt, len);
+    let before = copies_logged(fake);
+    buf.copy_from_host(&stream, &pattern(len, 4))
+        .expect("first write");
+    assert_eq!(
+        copies_logged(fake) - before,
+        1,
+        "the first copy was the driver's"
+    );
+    wait_for_pinned(fake, 3);
+    let before = copies_logged(fake);
+    let mut back = vec![0u8; len];
+    buf.copy_to_host(&stream, &mut back).expect("staged read");
+    assert_eq!(copies_logged(fake) - before, 4, "four chunks");
+    assert!(back == pattern(len, 4));
+    assert_eq!(fake.pinned_live(), 3, "one set sufficed");
 }
 
 #[test]
@@ -165,6 +229,7 @@ fn threads_beyond_the_set_limit_copy_correctly() {
     let mut hs = harnesses(staged(1, 2));
     hs.push(slow_copies(staged(1, 2)));
     for h in &hs {
+        prepare(&h.rt);
         std::thread::scope(|scope| {
             for t in 0..6u8 {
                 let rt = h.rt.clone();
@@ -209,6 +274,7 @@ fn a_concurrent_write_never_lands_between_the_chunks_of_a_read() {
     );
     let len = 16 * CHUNK;
     let buf = Arc::new(alloc(&h.rt, len));
+    prepare(&h.rt);
     let old = vec![1u8; len];
     let stream =
         h.rt.device(D0)
@@ -249,6 +315,8 @@ fn staging_sets_are_freed_with_the_runtime() {
     let h = slow_copies(staged(1, 2));
     let fake = h.fake.clone().expect("double");
     {
+        prepare(&h.rt);
+        assert_eq!(fake.pinned_live(), 3);
         let stream =
             h.rt.device(D0)
                 .and_then(|d| d.thread_stream())
@@ -256,7 +324,7 @@ fn staging_sets_are_freed_with_the_runtime() {
         let buf = alloc(&h.rt, 4 * CHUNK);
         buf.copy_from_host(&stream, &pattern(4 * CHUNK, 1))
             .expect("write");
-        assert_eq!(fake.pinned_live(), 3);
+        assert_eq!(fake.pinned_live(), 3, "the prepared set was used");
         assert_eq!(
             h.rt.device(D0).expect("device").staging().release_idle(),
             3 * CHUNK
@@ -264,12 +332,9 @@ fn staging_sets_are_freed_with_the_runtime() {
         assert_eq!(fake.pinned_live(), 0, "release_idle freed nothing");
         buf.copy_from_host(&stream, &pattern(4 * CHUNK, 2))
             .expect("write after release");
-        assert_eq!(fake.pinned_live(), 3, "a new set after release");
+        wait_for_pinned(&fake, 3);
     }
     drop(h);
-    assert_eq!(
-        fake.pinned_live(),
-        0,
-        "the device's sets outlived its runtime"
-    );
+    // The background thread that pinned the set may hold the staging a moment longer.
+    wait_for_pinned(&fake, 0);
 }

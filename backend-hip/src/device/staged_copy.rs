@@ -21,6 +21,10 @@
 //! completed. The test double lands copies into pinned memory only when they complete and
 //! reports a pinned source overwritten too early, so CI checks both rules.
 //!
+//! **The first copies.** A copy that finds no free set takes the driver's path; the first
+//! one also has a set pinned in the background ([`PinnedStaging::lease`]), so no copy waits
+//! the 10–20 ms that pinning takes.
+//!
 //! **Failures.** If a platform call fails part-way, the caller's stream is synchronised
 //! before the set is reused; if even that fails, the set is abandoned (never freed: a DMA
 //! may still target it), see [`PinnedStaging::abandon`].

@@ -22,7 +22,7 @@ pub struct DeviceState {
     events: Arc<EventPool>,
     memory: Arc<MemoryPool>,
     /// Pinned chunks for large copies to and from pageable host memory.
-    staging: PinnedStaging,
+    staging: Arc<PinnedStaging>,
     /// Whether the platform checks ordering (the test double): operations then declare
     /// their operands' roles to it.
     checks_ordering: bool,
@@ -90,7 +90,7 @@ impl DeviceState {
         tracing::debug!(device = %s.id, name = %properties.name, arch = %properties.arch, "device ready");
         Ok(Arc::new(DeviceState {
             checks_ordering: s.platform.checks_ordering(),
-            staging: PinnedStaging::new(s.platform.clone(), s.id, s.staging),
+            staging: Arc::new(PinnedStaging::new(s.platform.clone(), s.id, s.staging)),
             id: s.id,
             runtime_id: s.runtime_id,
             properties,
@@ -136,7 +136,7 @@ impl DeviceState {
     }
 
     /// The pinned staging of large host copies.
-    pub fn staging(&self) -> &PinnedStaging {
+    pub fn staging(&self) -> &Arc<PinnedStaging> {
         &self.staging
     }
 

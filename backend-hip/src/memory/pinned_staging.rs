@@ -9,15 +9,17 @@
 //! another ([`super::CopyWorkers`]).
 //!
 //! A set (its chunks and one event per chunk) is leased by one copy at a time. At most
-//! [`StagingConfig::max_sets`] exist per device; a copy that finds none free takes the
-//! driver's path rather than wait or allocate (pinning memory costs milliseconds and locks
-//! host RAM). Sets are kept once made, and freed with the device's state or by
+//! [`StagingConfig::max_sets`] exist per device. A copy that finds none free takes the
+//! driver's path rather than wait: if fewer than `max_sets` exist, a new one is pinned on a
+//! background thread for the copies after it (pinning costs milliseconds and locks host
+//! RAM). Sets are kept once made, and freed with the device's state or by
 //! [`PinnedStaging::release_idle`].
 
 use crate::error::{HipError, Result};
 use crate::platform::{DeviceId, EventHandle, Platform};
 use crate::sync::Mutex;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// `GPUARRAYS_HOST_STAGING`: `off`, `on`, or settings such as
 /// `chunk=8M,slots=3,threads=8,min=4M,sets=2`.
@@ -139,9 +141,16 @@ impl StagingSet {
 #[derive(Debug, Default)]
 struct Sets {
     idle: Vec<StagingSet>,
-    /// Sets that exist (idle or leased).
+    /// Sets that exist (idle, leased, or being made).
     live: usize,
+    /// A set is being made in the background.
+    making: bool,
+    /// After a failed attempt, no background attempt before this.
+    retry_after: Option<Instant>,
 }
+
+/// How long after a failed attempt to pin a set the next background attempt may start.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
 
 /// The staging sets of one device.
 #[derive(Debug)]
@@ -153,7 +162,7 @@ pub struct PinnedStaging {
 }
 
 impl PinnedStaging {
-    /// No sets yet; they are made at the first staged copy.
+    /// No sets yet; they are made when staged copies first ask for one.
     pub fn new(platform: Arc<dyn Platform>, device: DeviceId, config: StagingConfig) -> Self {
         PinnedStaging {
             platform,
@@ -168,26 +177,76 @@ impl PinnedStaging {
         &self.config
     }
 
-    /// A free set, made if fewer than `max_sets` exist; `None` when all are leased or making
-    /// one failed (the copy then takes the driver's path; the failure is logged).
-    pub fn lease(&self) -> Option<StagingSet> {
-        {
-            let mut sets = self.sets.lock();
-            if let Some(set) = sets.idle.pop() {
-                return Some(set);
-            }
-            if sets.live >= self.config.max_sets {
-                return None;
-            }
-            sets.live += 1;
+    /// A free set, or `None`: the copy then takes the driver's path.
+    ///
+    /// When every set is leased and fewer than `max_sets` exist, a new set is pinned on a
+    /// background thread and this copy does not wait for it. Pinning a set of 3 × 8 MiB took
+    /// 10.9–20.1 ms on the H200 machine (docs/results/2026-12-02-h200-session6.md), as long
+    /// as the driver's copy of about 100–300 MiB, so waiting would make the first copies of a
+    /// short program slower than no staging at all. [`PinnedStaging::prepare`] pins one up
+    /// front instead.
+    pub fn lease(self: &Arc<Self>) -> Option<StagingSet> {
+        let mut sets = self.sets.lock();
+        if let Some(set) = sets.idle.pop() {
+            return Some(set);
         }
-        // Made outside the lock: pinning memory takes milliseconds.
+        let backing_off = sets.retry_after.is_some_and(|t| Instant::now() < t);
+        if sets.live >= self.config.max_sets || sets.making || backing_off {
+            return None;
+        }
+        sets.live += 1;
+        sets.making = true;
+        drop(sets);
+        let this = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("gpuarrays-pin".into())
+            .spawn(move || {
+                let made = this.make();
+                let mut sets = this.sets.lock();
+                sets.making = false;
+                match made {
+                    Ok(set) => sets.idle.push(set),
+                    Err(e) => {
+                        sets.live -= 1;
+                        sets.retry_after = Some(Instant::now() + RETRY_AFTER);
+                        tracing::debug!(device = %this.device, error = %e, "no pinned staging set; copies use the driver's pageable copy");
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            let mut sets = self.sets.lock();
+            sets.making = false;
+            sets.live -= 1;
+            tracing::debug!(device = %self.device, error = %e, "no thread to pin a staging set");
+        }
+        None
+    }
+
+    /// Make sure a set is pinned, so the next staged copy need not take the driver's path:
+    /// waits for one being made in the background, or pins one now (if fewer than
+    /// `max_sets` exist). Returns the error of a failed attempt.
+    pub fn prepare(&self) -> Result<()> {
+        loop {
+            {
+                let mut sets = self.sets.lock();
+                if !sets.idle.is_empty() || (sets.live >= self.config.max_sets && !sets.making) {
+                    return Ok(());
+                }
+                if !sets.making {
+                    sets.live += 1;
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
         match self.make() {
-            Ok(set) => Some(set),
+            Ok(set) => {
+                self.sets.lock().idle.push(set);
+                Ok(())
+            }
             Err(e) => {
                 self.sets.lock().live -= 1;
-                tracing::debug!(device = %self.device, error = %e, "no pinned staging; using the driver's pageable copy");
-                None
+                Err(e)
             }
         }
     }
