@@ -34,6 +34,8 @@
 
 mod blas;
 mod fft;
+mod graphs;
+mod memory_ops;
 mod pinned;
 pub(crate) mod race;
 mod state;

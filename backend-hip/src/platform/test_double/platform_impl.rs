@@ -1,7 +1,6 @@
 //! `impl Platform for FakePlatform`.
 
 use super::*;
-use state::Queued;
 
 impl Platform for FakePlatform {
     fn kind(&self) -> PlatformKind {
@@ -329,56 +328,11 @@ impl Platform for FakePlatform {
     }
 
     fn alloc_async(&self, bytes: usize, stream: StreamHandle) -> Result<DevicePtr> {
-        let injected = {
-            let mut f = self.faults.lock();
-            let fail = f.fail_allocs > 0;
-            if fail {
-                f.fail_allocs -= 1;
-            }
-            fail
-        };
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "alloc_async", stream)?;
-        let device = st.stream(stream).map_or(DeviceId(0), |s| s.device);
-        let used = st.used.get(&device).copied().unwrap_or(0);
-        if injected || used + bytes > self.config.memory_per_device {
-            return Err(api("alloc_async", codes::OUT_OF_MEMORY, "out of memory"));
-        }
-        let ptr = DevicePtr(st.next_addr);
-        st.next_addr += (bytes.max(1) as u64).next_multiple_of(256);
-        let in_graph = st.enqueue(FakeOp::Alloc { stream, ptr, bytes }, Duration::ZERO);
-        st.allocs.insert(
-            ptr.0,
-            FakeAlloc {
-                device,
-                data: vec![0; bytes],
-                in_graph,
-            },
-        );
-        *st.used.entry(device).or_default() += bytes;
-        if !in_graph {
-            self.note(&mut st, stream, ptr.0, true, "allocation");
-        }
-        Ok(ptr)
+        self.fake_alloc_async(bytes, stream)
     }
 
     fn free_async(&self, ptr: DevicePtr, stream: StreamHandle) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "free_async", stream)?;
-        if !st.allocs.contains_key(&ptr.0) {
-            self.invalid_frees.fetch_add(1, Ordering::SeqCst);
-            return Err(api("free_async", codes::INVALID_VALUE, "not allocated"));
-        }
-        if st.enqueue(FakeOp::Free { stream, ptr }, Duration::ZERO) {
-            // Captured: the graph frees it when launched.
-            return Ok(());
-        }
-        self.note(&mut st, stream, ptr.0, true, "free");
-        st.races.forget(ptr.0);
-        if let Some(a) = st.allocs.remove(&ptr.0) {
-            *st.used.entry(a.device).or_default() -= a.data.len();
-        }
-        Ok(())
+        self.fake_free_async(ptr, stream)
     }
 
     unsafe fn copy_htod_async(
@@ -388,29 +342,8 @@ impl Platform for FakePlatform {
         bytes: usize,
         stream: StreamHandle,
     ) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "copy_htod_async", stream)?;
-        self.refuse_during_capture(&mut st, "copy_htod_async (pageable host memory)", stream)?;
-        let (base, off) = self.access(&mut st, dst, bytes)?;
-        let pinned = st.pinned.locate("copy_htod_async", src.addr(), bytes)?;
-        // SAFETY: the caller guarantees `src` is readable for `bytes` bytes (trait contract).
-        let src_bytes = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
-        if let Some(a) = st.allocs.get_mut(&base) {
-            a.data[off..off + bytes].copy_from_slice(src_bytes);
-        }
-        let queued = st.enqueue_queued(
-            FakeOp::Copy { stream, bytes },
-            Completion::After(self.config.copy_time),
-            Vec::new(),
-        );
-        if let (Some(pinned), Queued::Pending(work)) = (pinned, queued) {
-            // A DMA from pinned memory reads it while it runs: the source must stay as it
-            // is until the copy completes (checked then).
-            st.pinned
-                .check_later(work, pinned, src.addr(), src_bytes.to_vec(), stream.0);
-        }
-        self.note(&mut st, stream, base, true, "host-to-device copy");
-        Ok(())
+        // SAFETY: the trait's contract, passed on unchanged.
+        unsafe { self.fake_copy_htod_async(dst, src, bytes, stream) }
     }
 
     unsafe fn copy_dtoh_async(
@@ -420,40 +353,8 @@ impl Platform for FakePlatform {
         bytes: usize,
         stream: StreamHandle,
     ) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "copy_dtoh_async", stream)?;
-        self.refuse_during_capture(&mut st, "copy_dtoh_async (pageable host memory)", stream)?;
-        let (base, off) = self.access(&mut st, src, bytes)?;
-        let pinned = st.pinned.locate("copy_dtoh_async", dst.addr(), bytes)?;
-        let data = match pinned {
-            // A DMA into pinned memory: its bytes arrive when the copy completes.
-            Some(_) => st
-                .allocs
-                .get(&base)
-                .map(|a| a.data[off..off + bytes].to_vec()),
-            None => {
-                // SAFETY: the caller guarantees `dst` is writable for `bytes` bytes (trait
-                // contract).
-                let dst = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) };
-                if let Some(a) = st.allocs.get(&base) {
-                    dst.copy_from_slice(&a.data[off..off + bytes]);
-                }
-                None
-            }
-        };
-        let queued = st.enqueue_queued(
-            FakeOp::Copy { stream, bytes },
-            Completion::After(self.config.copy_time),
-            Vec::new(),
-        );
-        if let (Some(pinned), Some(data)) = (pinned, data) {
-            match queued {
-                Queued::Pending(work) => st.pinned.land_later(work, pinned, dst.addr(), data),
-                Queued::Completed | Queued::Captured => st.pinned.land(pinned, dst.addr(), &data),
-            }
-        }
-        self.note(&mut st, stream, base, false, "device-to-host copy");
-        Ok(())
+        // SAFETY: the trait's contract, passed on unchanged.
+        unsafe { self.fake_copy_dtoh_async(dst, src, bytes, stream) }
     }
 
     unsafe fn copy_dtod_async(
@@ -463,19 +364,8 @@ impl Platform for FakePlatform {
         bytes: usize,
         stream: StreamHandle,
     ) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "copy_dtod_async", stream)?;
-        let (sb, so) = self.access(&mut st, src, bytes)?;
-        let data = st.allocs[&sb].data[so..so + bytes].to_vec();
-        let (db, doff) = self.access(&mut st, dst, bytes)?;
-        if let Some(a) = st.allocs.get_mut(&db) {
-            a.data[doff..doff + bytes].copy_from_slice(&data);
-        }
-        if !st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time) {
-            self.note(&mut st, stream, sb, false, "device-to-device copy");
-            self.note(&mut st, stream, db, true, "device-to-device copy");
-        }
-        Ok(())
+        // SAFETY: the trait's contract, passed on unchanged.
+        unsafe { self.fake_copy_dtod_async(dst, src, bytes, stream) }
     }
 
     unsafe fn memset_async(
@@ -485,16 +375,8 @@ impl Platform for FakePlatform {
         bytes: usize,
         stream: StreamHandle,
     ) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "memset_async", stream)?;
-        let (base, off) = self.access(&mut st, dst, bytes)?;
-        if let Some(a) = st.allocs.get_mut(&base) {
-            a.data[off..off + bytes].fill(value);
-        }
-        if !st.enqueue(FakeOp::Copy { stream, bytes }, self.config.copy_time) {
-            self.note(&mut st, stream, base, true, "memset");
-        }
-        Ok(())
+        // SAFETY: the trait's contract, passed on unchanged.
+        unsafe { self.fake_memset_async(dst, value, bytes, stream) }
     }
 
     fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
@@ -642,112 +524,31 @@ impl Platform for FakePlatform {
     }
 
     fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
-        let mut st = self.state.lock();
-        st.usable(stream)
-            .map_err(|code| api("begin_capture", code, "stream is unusable"))?;
-        let s = st
-            .stream_mut(stream)
-            .ok_or_else(|| api("begin_capture", codes::INVALID_HANDLE, "no such stream"))?;
-        if s.capture.is_some() {
-            return Err(api(
-                "begin_capture",
-                codes::STREAM_CAPTURE_UNSUPPORTED,
-                "already capturing",
-            ));
-        }
-        s.capture = Some(Capture {
-            ops: Vec::new(),
-            mode,
-            thread: std::thread::current().id(),
-            invalidated: None,
-        });
-        Ok(())
+        self.fake_begin_capture(stream, mode)
     }
 
     fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
-        let mut st = self.state.lock();
-        let capture = st
-            .stream_mut(stream)
-            .and_then(|s| s.capture.take())
-            .ok_or_else(|| api("end_capture", codes::INVALID_VALUE, "not capturing"))?;
-        if let Some(why) = capture.invalidated {
-            return Err(api(
-                "end_capture",
-                codes::STREAM_CAPTURE_INVALIDATED,
-                &format!(
-                    "the capture was invalidated by {why} during it ({:?} mode, begun on {:?})",
-                    capture.mode, capture.thread
-                ),
-            ));
-        }
-        let h = st.handle();
-        st.graphs.insert(h, capture.ops);
-        Ok(GraphHandle(h))
+        self.fake_end_capture(stream)
     }
 
     fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
-        let st = self.state.lock();
-        st.stream(stream)
-            .map(|s| s.capture.is_some())
-            .ok_or_else(|| api("is_capturing", codes::INVALID_HANDLE, "no such stream"))
+        self.fake_is_capturing(stream)
     }
 
     fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
-        let mut st = self.state.lock();
-        let ops = st
-            .graphs
-            .get(&graph.0)
-            .cloned()
-            .ok_or_else(|| api("instantiate_graph", codes::INVALID_HANDLE, "no such graph"))?;
-        let h = st.handle();
-        st.execs.insert(h, ops);
-        Ok(GraphExecHandle(h))
+        self.fake_instantiate_graph(graph)
     }
 
     fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "launch_graph", stream)?;
-        let ops = st
-            .execs
-            .get(&graph.0)
-            .cloned()
-            .ok_or_else(|| api("launch_graph", codes::INVALID_HANDLE, "no such graph"))?;
-        for op in &ops {
-            if let FakeOp::Free { ptr, .. } = op
-                && st.allocs.get(&ptr.0).is_some_and(|a| !a.in_graph)
-            {
-                return Err(HipError::TestDouble(format!(
-                    "graph frees {ptr}, which was allocated outside the graph \
-                     (on a real device, launching such a graph crashes in hipGraphLaunch)"
-                )));
-            }
-        }
-        st.enqueue(
-            FakeOp::LaunchGraph {
-                stream,
-                nodes: ops.len(),
-            },
-            self.config.kernel_time,
-        );
-        Ok(())
+        self.fake_launch_graph(graph, stream)
     }
 
     fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        match self.state.lock().graphs.remove(&graph.0) {
-            Some(_) => Ok(()),
-            None => Err(api("destroy_graph", codes::INVALID_HANDLE, "no such graph")),
-        }
+        self.fake_destroy_graph(graph)
     }
 
     fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        match self.state.lock().execs.remove(&graph.0) {
-            Some(_) => Ok(()),
-            None => Err(api(
-                "destroy_graph_exec",
-                codes::INVALID_HANDLE,
-                "no such graph",
-            )),
-        }
+        self.fake_destroy_graph_exec(graph)
     }
 
     fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {

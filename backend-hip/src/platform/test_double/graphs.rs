@@ -1,0 +1,121 @@
+//! The test double's stream capture and graphs: begin/end a capture (operations enqueued
+//! on a capturing stream go into the graph), instantiate, launch (the captured operations
+//! run as one piece of work) and destroy. The `Platform` methods in `platform_impl.rs` call
+//! these.
+
+use super::*;
+
+impl FakePlatform {
+    pub(super) fn fake_begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
+        let mut st = self.state.lock();
+        st.usable(stream)
+            .map_err(|code| api("begin_capture", code, "stream is unusable"))?;
+        let s = st
+            .stream_mut(stream)
+            .ok_or_else(|| api("begin_capture", codes::INVALID_HANDLE, "no such stream"))?;
+        if s.capture.is_some() {
+            return Err(api(
+                "begin_capture",
+                codes::STREAM_CAPTURE_UNSUPPORTED,
+                "already capturing",
+            ));
+        }
+        s.capture = Some(Capture {
+            ops: Vec::new(),
+            mode,
+            thread: std::thread::current().id(),
+            invalidated: None,
+        });
+        Ok(())
+    }
+
+    pub(super) fn fake_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        let mut st = self.state.lock();
+        let capture = st
+            .stream_mut(stream)
+            .and_then(|s| s.capture.take())
+            .ok_or_else(|| api("end_capture", codes::INVALID_VALUE, "not capturing"))?;
+        if let Some(why) = capture.invalidated {
+            return Err(api(
+                "end_capture",
+                codes::STREAM_CAPTURE_INVALIDATED,
+                &format!(
+                    "the capture was invalidated by {why} during it ({:?} mode, begun on {:?})",
+                    capture.mode, capture.thread
+                ),
+            ));
+        }
+        let h = st.handle();
+        st.graphs.insert(h, capture.ops);
+        Ok(GraphHandle(h))
+    }
+
+    pub(super) fn fake_is_capturing(&self, stream: StreamHandle) -> Result<bool> {
+        let st = self.state.lock();
+        st.stream(stream)
+            .map(|s| s.capture.is_some())
+            .ok_or_else(|| api("is_capturing", codes::INVALID_HANDLE, "no such stream"))
+    }
+
+    pub(super) fn fake_instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let mut st = self.state.lock();
+        let ops = st
+            .graphs
+            .get(&graph.0)
+            .cloned()
+            .ok_or_else(|| api("instantiate_graph", codes::INVALID_HANDLE, "no such graph"))?;
+        let h = st.handle();
+        st.execs.insert(h, ops);
+        Ok(GraphExecHandle(h))
+    }
+
+    pub(super) fn fake_launch_graph(
+        &self,
+        graph: GraphExecHandle,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        let mut st = self.state.lock();
+        self.enqueue_check(&st, "launch_graph", stream)?;
+        let ops = st
+            .execs
+            .get(&graph.0)
+            .cloned()
+            .ok_or_else(|| api("launch_graph", codes::INVALID_HANDLE, "no such graph"))?;
+        for op in &ops {
+            if let FakeOp::Free { ptr, .. } = op
+                && st.allocs.get(&ptr.0).is_some_and(|a| !a.in_graph)
+            {
+                return Err(HipError::TestDouble(format!(
+                    "graph frees {ptr}, which was allocated outside the graph \
+                     (on a real device, launching such a graph crashes in hipGraphLaunch)"
+                )));
+            }
+        }
+        st.enqueue(
+            FakeOp::LaunchGraph {
+                stream,
+                nodes: ops.len(),
+            },
+            self.config.kernel_time,
+        );
+        Ok(())
+    }
+
+    pub(super) fn fake_destroy_graph(&self, graph: GraphHandle) -> Result<()> {
+        match self.state.lock().graphs.remove(&graph.0) {
+            Some(_) => Ok(()),
+            None => Err(api("destroy_graph", codes::INVALID_HANDLE, "no such graph")),
+        }
+    }
+
+    pub(super) fn fake_destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
+        match self.state.lock().execs.remove(&graph.0) {
+            Some(_) => Ok(()),
+            None => Err(api(
+                "destroy_graph_exec",
+                codes::INVALID_HANDLE,
+                "no such graph",
+            )),
+        }
+    }
+}
