@@ -31,6 +31,14 @@ fn stream_pool_variable_not_on_or_off() {
 }
 
 #[test]
+fn host_staging_settings_not_understood() {
+    for bad in ["chunk=0", "slots=-1", "chunk=8X", "speed=3", "fast"] {
+        let r = gpuarrays::hip::memory::StagingConfig::parse(bad);
+        expect_hip("host_staging_settings_not_understood", r);
+    }
+}
+
+#[test]
 fn max_idle_streams_not_a_number() {
     let r = gpuarrays::hip::RuntimeConfig::from_values(None, Some("many"));
     expect_hip("max_idle_streams_not_a_number", r);
