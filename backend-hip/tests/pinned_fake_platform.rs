@@ -14,6 +14,19 @@ use std::time::Duration;
 const D0: DeviceId = DeviceId(0);
 const COPY: Duration = Duration::from_millis(20);
 
+/// Free `slot` (allocated by the test, its copies completed) and check the double saw no
+/// violation.
+fn free_without_violations(p: &FakePlatform, slot: *mut u8) {
+    // SAFETY: the caller allocated `slot` with `host_alloc_pinned`, frees it once, and its
+    // copies completed.
+    unsafe { p.host_free_pinned(D0, slot) }.unwrap();
+    assert!(
+        p.pinned_violations().is_empty(),
+        "{:?}",
+        p.pinned_violations()
+    );
+}
+
 /// A double whose copies take `copy_time`, this thread bound to device 0, and a stream.
 fn setup(copy_time: Duration) -> (FakePlatform, StreamHandle) {
     let p = FakePlatform::new(FakeConfig {
@@ -191,13 +204,7 @@ fn a_copy_into_pinned_memory_lands_only_once_the_host_sees_it_complete() {
     }
     assert_eq!(read(slot, n), second);
 
-    // SAFETY: allocated above, freed once, its copies completed.
-    unsafe { p.host_free_pinned(D0, slot) }.unwrap();
-    assert!(
-        p.pinned_violations().is_empty(),
-        "{:?}",
-        p.pinned_violations()
-    );
+    free_without_violations(&p, slot);
 }
 
 #[test]
@@ -223,13 +230,7 @@ fn synchronizing_the_stream_or_device_lands_the_copy_too() {
     assert_eq!(read(upper, n), data);
     assert_eq!(read(slot, n), data, "the first half is untouched");
 
-    // SAFETY: allocated above, freed once, its copies completed.
-    unsafe { p.host_free_pinned(D0, slot) }.unwrap();
-    assert!(
-        p.pinned_violations().is_empty(),
-        "{:?}",
-        p.pinned_violations()
-    );
+    free_without_violations(&p, slot);
 }
 
 #[test]
@@ -307,13 +308,7 @@ fn a_pinned_source_refilled_after_synchronizing_is_fine() {
     write(slot, &first);
     assert_eq!(device_bytes(&p, dev, n, s), second);
 
-    // SAFETY: allocated above, freed once, its copies completed.
-    unsafe { p.host_free_pinned(D0, slot) }.unwrap();
-    assert!(
-        p.pinned_violations().is_empty(),
-        "{:?}",
-        p.pinned_violations()
-    );
+    free_without_violations(&p, slot);
 }
 
 #[test]

@@ -34,6 +34,7 @@ use crate::error::{HipError, Result};
 use crate::memory::{CopyWorkers, PinnedStaging, StagingSet};
 use crate::platform::{DevicePtr, Platform};
 use crate::stream::Stream;
+use std::sync::Arc;
 
 impl DeviceBuffer {
     /// Copy `src` into the buffer from byte `offset` on (ordered on `caller` after every use,
@@ -46,11 +47,7 @@ impl DeviceBuffer {
         refuse_capture(caller, "a host-to-device copy")?;
         let device = self.device_state();
         let staging = device.staging();
-        let set = staging
-            .config()
-            .stages(src.len())
-            .then(|| staging.lease())
-            .flatten();
+        let set = lease_for(staging, src.len());
         let dst = self.ptr().offset(offset);
         let Some(set) = set else {
             device.enqueue(caller, &[Access::write(self)], |s| {
@@ -88,11 +85,7 @@ impl DeviceBuffer {
         refuse_capture(caller, "a device-to-host copy")?;
         let device = self.device_state();
         let staging = device.staging();
-        let set = staging
-            .config()
-            .stages(dst.len())
-            .then(|| staging.lease())
-            .flatten();
+        let set = lease_for(staging, dst.len());
         let src = self.ptr().offset(offset);
         let Some(set) = set else {
             let (ptr, len) = (dst.as_mut_ptr(), dst.len());
@@ -124,6 +117,16 @@ impl DeviceBuffer {
             )));
         }
         Ok(())
+    }
+}
+
+/// A set for a copy of `bytes`, if the copy is staged and one is free (see
+/// [`PinnedStaging::lease`]).
+fn lease_for(staging: &Arc<PinnedStaging>, bytes: usize) -> Option<StagingSet> {
+    if staging.config().stages(bytes) {
+        staging.lease()
+    } else {
+        None
     }
 }
 

@@ -147,13 +147,16 @@ pub const COL_SLICE_BLOCKS_ENV: &str = "GPUARRAYS_COL_SLICE_BLOCKS";
 
 fn col_slice_blocks_per_sm() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var(COL_SLICE_BLOCKS_ENV)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| (1..=1024).contains(&n))
-            .unwrap_or(COL_SLICE_BLOCKS_PER_SM)
-    })
+    *N.get_or_init(|| blocks_from_env(COL_SLICE_BLOCKS_ENV, COL_SLICE_BLOCKS_PER_SM))
+}
+
+/// Blocks per multiprocessor from `var` (1 to 1024), else `default`.
+fn blocks_from_env(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| (1..=1024).contains(&n))
+        .unwrap_or(default)
 }
 
 /// `GPUARRAYS_REDUCE_BLOCKS=N` sets the blocks per multiprocessor a split row reduction
@@ -163,13 +166,7 @@ pub const REDUCE_BLOCKS_ENV: &str = "GPUARRAYS_REDUCE_BLOCKS";
 
 fn reduce_blocks_per_sm() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var(REDUCE_BLOCKS_ENV)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| (1..=1024).contains(&n))
-            .unwrap_or(BLOCKS_PER_SM)
-    })
+    *N.get_or_init(|| blocks_from_env(REDUCE_BLOCKS_ENV, BLOCKS_PER_SM))
 }
 
 /// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
