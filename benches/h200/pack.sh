@@ -11,7 +11,7 @@ rm -rf /tmp/h200-pack && cp -r .gpu/bin /tmp/h200-pack
   -p gpuarrays-cli --bins \
   -p gpuarrays --examples --bench hip_kernels --bench any_backend_dispatch --bench wgpu_timings \
   --bench fft_throughput --bench fft_plan_cache --bench hip_stress --bench hip_soak \
-  --bench hip_stream_take --test runtime_backend \
+  --bench hip_stream_take --bench hip_host_copies --test runtime_backend \
   -p gpuarrays-wgpu --test conformance_wgpu --test math_accuracy --test large_operands \
   --test fft_wgpu --test fft_multipass_wgpu --bench fft_timings 2>&1 | tail -1 || true
 cp -n /tmp/h200-pack/* .gpu/bin/

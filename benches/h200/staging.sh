@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Staged host copies (backend-hip/src/device/staged_copy.rs) on the H200: the copy rows of
 # `gpuarrays bench` with staging off (the driver's pageable copy) and under a sweep of
-# GPUARRAYS_HOST_STAGING settings, the link's ceiling (PyTorch, pinned memory), and the
-# same rows through PyTorch and CuPy (benches/suite_torch.py).
+# GPUARRAYS_HOST_STAGING settings, the driver's copy against the staged one by size
+# (bench-hip_host_copies), the link's ceiling (PyTorch, pinned memory), and the same rows
+# through PyTorch and CuPy (benches/suite_torch.py).
 # Run on the GPU machine after benches/h200/pack.sh, with .gpu carried: bash benches/h200/staging.sh
 source benches/h200/env.sh
 B=.gpu/bin
@@ -21,6 +22,7 @@ for cfg in "${sweep[@]}"; do
   TAIL=4 GPUARRAYS_HOST_STAGING=$cfg step "$name" 60 \
     $B/bin-gpuarrays bench --backend hip --filter array/copyto/ --samples 15 --json "$OUT/$name.json"
 done
+TAIL=14 step sizes 60 $B/bench-hip_host_copies --reps-mib 512
 # The link's ceiling: 1 GiB between the device and pinned host memory, and PyTorch's
 # pageable copies, in one process.
 TAIL=8 step link_ceiling 60 python3 - <<'EOF'
