@@ -23,6 +23,7 @@ fn staged(min_bytes: usize, max_sets: usize) -> RuntimeConfig {
             slots: 3,
             threads: 4,
             max_sets,
+            streaming_stores: false,
         },
         ..RuntimeConfig::default()
     }
@@ -144,8 +145,12 @@ fn check_round_trips(h: &Harness) {
 
 #[test]
 fn round_trips_at_every_chunk_boundary_and_offset() {
+    let mut streaming = staged(1, 2);
+    streaming.staging.streaming_stores = true;
     let mut hs = harnesses(staged(1, 2));
+    hs.extend(harnesses(streaming.clone()));
     hs.push(slow_copies(staged(1, 2)));
+    hs.push(slow_copies(streaming));
     for h in &hs {
         check_round_trips(h);
     }

@@ -31,7 +31,7 @@
 
 use super::{Access, DeviceBuffer, refuse_capture};
 use crate::error::{HipError, Result};
-use crate::memory::{CopyWorkers, PinnedStaging, StagingSet};
+use crate::memory::{CopyWorkers, PinnedStaging, StagingConfig, StagingSet};
 use crate::platform::{DevicePtr, Platform};
 use crate::stream::Stream;
 use std::sync::Arc;
@@ -66,10 +66,10 @@ impl DeviceBuffer {
             })?;
             return caller.synchronize();
         };
-        let threads = staging.config().threads;
+        let host = *staging.config();
         let r = device
             .enqueue(caller, &[Access::write(self)], |s| {
-                write_chunks(device.platform().as_ref(), &set, dst, src, s, threads)
+                write_chunks(device.platform().as_ref(), &set, dst, src, s, host)
             })
             .and_then(|()| caller.synchronize());
         finish(staging, set, caller, r)
@@ -101,10 +101,10 @@ impl DeviceBuffer {
             })?;
             return caller.synchronize();
         };
-        let threads = staging.config().threads;
+        let host = *staging.config();
         // Every chunk's event is waited for inside, so no stream synchronise is needed after.
         let r = device.enqueue(caller, &[Access::read(self)], |s| {
-            read_chunks(device.platform().as_ref(), &set, src, dst, s, threads)
+            read_chunks(device.platform().as_ref(), &set, src, dst, s, host)
         });
         finish(staging, set, caller, r)
     }
@@ -166,8 +166,9 @@ fn read_chunks(
     src: DevicePtr,
     dst: &mut [u8],
     stream: &Stream,
-    threads: usize,
+    host: StagingConfig,
 ) -> Result<()> {
+    let (threads, streaming) = (host.threads, host.streaming_stores);
     let total = dst.len();
     let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);
@@ -198,7 +199,13 @@ fn read_chunks(
         // SAFETY: the slot's DMA completed (its event, just waited for); `dst[start..][..len]`
         // lies in the exclusively borrowed `dst`; pinned and user memory do not overlap.
         unsafe {
-            CopyWorkers::global().copy(dst.as_mut_ptr().add(start), set.chunk(slot), len, threads)
+            CopyWorkers::global().copy(
+                dst.as_mut_ptr().add(start),
+                set.chunk(slot),
+                len,
+                threads,
+                streaming,
+            )
         };
         if i + k < n {
             dma(i + k)?;
@@ -213,8 +220,9 @@ fn write_chunks(
     dst: DevicePtr,
     src: &[u8],
     stream: &Stream,
-    threads: usize,
+    host: StagingConfig,
 ) -> Result<()> {
+    let (threads, streaming) = (host.threads, host.streaming_stores);
     let total = src.len();
     let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);
@@ -230,7 +238,13 @@ fn write_chunks(
         // bytes and no queued copy reads it (its previous DMA completed, or it has none yet
         // in this lease: a set is given back only after its copies completed).
         unsafe {
-            CopyWorkers::global().copy(set.chunk(slot), src.as_ptr().add(start), len, threads)
+            CopyWorkers::global().copy(
+                set.chunk(slot),
+                src.as_ptr().add(start),
+                len,
+                threads,
+                streaming,
+            )
         };
         // SAFETY: the slot stays allocated and unmodified until the event recorded next
         // completes (waited for before its refill, or by the caller's synchronise); the

@@ -41,6 +41,7 @@ struct Piece {
     dst: usize,
     src: usize,
     len: usize,
+    streaming: bool,
     latch: Arc<Latch>,
 }
 
@@ -105,16 +106,24 @@ impl CopyWorkers {
     }
 
     /// Copy `len` bytes from `src` to `dst` with up to `threads` threads, the caller being
-    /// one of them. Returns when every byte is copied.
+    /// one of them, with non-temporal stores if `streaming` (x86-64; elsewhere ignored).
+    /// Returns when every byte is copied.
     ///
     /// # Safety
     /// `src` must be valid for reads and `dst` for writes of `len` bytes until this returns,
     /// and the two ranges must not overlap.
-    pub unsafe fn copy(&'static self, dst: *mut u8, src: *const u8, len: usize, threads: usize) {
+    pub unsafe fn copy(
+        &'static self,
+        dst: *mut u8,
+        src: *const u8,
+        len: usize,
+        threads: usize,
+        streaming: bool,
+    ) {
         let parts = threads.min(len / MIN_PIECE).max(1);
         if parts == 1 {
             // SAFETY: the caller's contract.
-            unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+            unsafe { copy_piece(dst, src, len, streaming) };
             return;
         }
         let step = len.div_ceil(parts).next_multiple_of(PIECE_ALIGN);
@@ -135,6 +144,7 @@ impl CopyWorkers {
                     dst: dst as usize + start,
                     src: src as usize + start,
                     len: n,
+                    streaming,
                     latch: latch.clone(),
                 });
             }
@@ -145,7 +155,7 @@ impl CopyWorkers {
             }
         }
         // SAFETY: a sub-range of the caller's ranges (start + len ≤ len).
-        unsafe { std::ptr::copy_nonoverlapping(src.add(own_start), dst.add(own_start), own_len) };
+        unsafe { copy_piece(dst.add(own_start), src.add(own_start), own_len, streaming) };
         // Help with what is still queued (this copy's pieces or another caller's: each is a
         // plain memcpy whose caller waits for it), then wait for the pieces taken by others.
         while let Some(piece) = self.take() {
@@ -210,9 +220,63 @@ fn run(piece: Piece) {
     // SAFETY: the piece lies inside the ranges of a `copy` call whose caller waits on the
     // piece's latch before returning, so both ranges are still valid and do not overlap.
     unsafe {
-        std::ptr::copy_nonoverlapping(piece.src as *const u8, piece.dst as *mut u8, piece.len)
+        copy_piece(
+            piece.dst as *mut u8,
+            piece.src as *const u8,
+            piece.len,
+            piece.streaming,
+        )
     };
     piece.latch.count_down();
+}
+
+/// `len` bytes from `src` to `dst`, with non-temporal stores if `streaming` on x86-64.
+///
+/// # Safety
+/// As [`CopyWorkers::copy`].
+unsafe fn copy_piece(dst: *mut u8, src: *const u8, len: usize, streaming: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if streaming {
+        // SAFETY: the caller's contract.
+        unsafe { stream_copy(dst, src, len) };
+        return;
+    }
+    let _ = streaming;
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+}
+
+/// A copy whose stores bypass the caches (`movntdq`): a large copy into memory nobody reads
+/// soon (the user's buffer, or a pinned slot the DMA engine reads) then writes each line
+/// once instead of reading it first (read-for-ownership) and writing it back later.
+///
+/// # Safety
+/// As [`CopyWorkers::copy`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn stream_copy(dst: *mut u8, src: *const u8, len: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    let head = dst.align_offset(16).min(len);
+    let body = (len - head) / 64 * 64;
+    // SAFETY: every access below lies in `dst[..len]` / `src[..len]` (the caller's ranges):
+    // `head + body ≤ len`; the streamed stores are 16-byte aligned (`dst + head` is, and the
+    // body advances in 64-byte steps); SSE2 is part of every x86-64 CPU. The fence orders the
+    // streamed stores before whatever the caller does next (signalling the piece done, or a
+    // DMA reading the slot).
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, head);
+        let (mut d, mut s) = (dst.add(head), src.add(head));
+        let end = d.add(body);
+        while d < end {
+            for k in 0..4 {
+                let v = _mm_loadu_si128(s.add(16 * k).cast::<__m128i>());
+                _mm_stream_si128(d.add(16 * k).cast::<__m128i>(), v);
+            }
+            d = d.add(64);
+            s = s.add(64);
+        }
+        _mm_sfence();
+        std::ptr::copy_nonoverlapping(s, d, len - head - body);
+    }
 }
 
 #[cfg(test)]
@@ -220,30 +284,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_byte_lands_for_odd_lengths_and_thread_counts() {
+    fn every_byte_lands_for_odd_lengths_thread_counts_and_alignments() {
         for &(len, threads) in &[
             (0usize, 4usize),
             (1, 4),
+            (100, 1),
             (MIN_PIECE * 2 + 7, 3),
             (MIN_PIECE * 5 + 4095, 8),
             (3 << 20, 1),
             (3 << 20, 16),
         ] {
-            let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4096) as u8).collect();
-            let mut dst = vec![0xAAu8; len + 64];
-            // SAFETY: both vectors hold at least `len` bytes and are distinct.
-            unsafe {
-                CopyWorkers::global().copy(dst.as_mut_ptr().add(32), src.as_ptr(), len, threads)
-            };
-            assert_eq!(&dst[32..32 + len], &src[..], "len {len}, threads {threads}");
-            assert!(
-                dst[..32].iter().all(|&b| b == 0xAA),
-                "wrote before the range"
-            );
-            assert!(
-                dst[32 + len..].iter().all(|&b| b == 0xAA),
-                "wrote past the range"
-            );
+            for shift in [0usize, 1, 7, 15] {
+                for streaming in [false, true] {
+                    let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4096) as u8).collect();
+                    let mut dst = vec![0xAAu8; len + 64];
+                    let at = 32 + shift;
+                    // SAFETY: `dst` holds `at + len` bytes, `src` `len`, and they are distinct.
+                    unsafe {
+                        CopyWorkers::global().copy(
+                            dst.as_mut_ptr().add(at),
+                            src.as_ptr(),
+                            len,
+                            threads,
+                            streaming,
+                        )
+                    };
+                    let case = format!("len {len}, threads {threads}, +{shift}, {streaming}");
+                    assert_eq!(&dst[at..at + len], &src[..], "{case}");
+                    assert!(dst[..at].iter().all(|&b| b == 0xAA), "before: {case}");
+                    assert!(dst[at + len..].iter().all(|&b| b == 0xAA), "past: {case}");
+                }
+            }
         }
     }
 
@@ -258,7 +329,13 @@ mod tests {
                     for _ in 0..20 {
                         // SAFETY: both vectors hold `len` bytes and are distinct.
                         unsafe {
-                            CopyWorkers::global().copy(dst.as_mut_ptr(), src.as_ptr(), len, 4)
+                            CopyWorkers::global().copy(
+                                dst.as_mut_ptr(),
+                                src.as_ptr(),
+                                len,
+                                4,
+                                t % 2 == 0,
+                            )
                         };
                         assert_eq!(dst, src);
                         dst.fill(0);

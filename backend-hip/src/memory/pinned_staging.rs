@@ -43,6 +43,9 @@ pub struct StagingConfig {
     pub threads: usize,
     /// Sets per device: how many threads may stage at once (default 2).
     pub max_sets: usize,
+    /// Whether the host copies use non-temporal (streaming) stores on x86-64, which write
+    /// whole cache lines to memory without reading them first (default off).
+    pub streaming_stores: bool,
 }
 
 impl Default for StagingConfig {
@@ -55,6 +58,7 @@ impl Default for StagingConfig {
             slots: 3,
             threads: cores.clamp(1, 8),
             max_sets: 2,
+            streaming_stores: false,
         }
     }
 }
@@ -66,7 +70,7 @@ impl StagingConfig {
             var: HOST_STAGING_ENV,
             value: value.to_string(),
             expected: "off, on, or comma-separated chunk=SIZE, slots=N, threads=N, min=SIZE, \
-                       sets=N (SIZE in bytes or with a K/M/G suffix; N ≥ 1)",
+                       sets=N, stream=on|off (SIZE in bytes or with a K/M/G suffix; N ≥ 1)",
         };
         let mut c = StagingConfig::default();
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -75,6 +79,14 @@ impl StagingConfig {
                 "off" | "0" | "false" => c.enabled = false,
                 kv => {
                     let (key, v) = kv.split_once('=').ok_or_else(bad)?;
+                    if key.trim() == "stream" {
+                        c.streaming_stores = match v.trim() {
+                            "on" | "1" | "true" => true,
+                            "off" | "0" | "false" => false,
+                            _ => return Err(bad()),
+                        };
+                        continue;
+                    }
                     let n = parse_size(v.trim()).filter(|&n| n > 0).ok_or_else(bad)?;
                     match key.trim() {
                         "chunk" => c.chunk_bytes = n,
@@ -344,12 +356,21 @@ mod tests {
         );
         assert!(c.enabled);
         assert!(!StagingConfig::parse("off").unwrap().enabled);
+        assert!(StagingConfig::parse("stream=on").unwrap().streaming_stores);
+        assert!(!StagingConfig::parse("stream=off").unwrap().streaming_stores);
         assert_eq!(
             StagingConfig::parse("chunk=65536").unwrap().chunk_bytes,
             65536
         );
         assert_eq!(StagingConfig::parse("min=2G").unwrap().min_bytes, 2 << 30);
-        for bad in ["chunk=0", "slots=-1", "chunk=8X", "speed=3", "fast"] {
+        for bad in [
+            "chunk=0",
+            "slots=-1",
+            "chunk=8X",
+            "speed=3",
+            "fast",
+            "stream=fast",
+        ] {
             let e = StagingConfig::parse(bad).unwrap_err().to_string();
             assert!(
                 e.contains(HOST_STAGING_ENV) && e.contains("chunk=SIZE"),
