@@ -174,11 +174,11 @@ fn run() -> Result<(), String> {
 
     let (b_off, b_on) = (runtime(&platform, off)?, runtime(&platform, staged)?);
     println!(
-        "staged settings: chunk {} MiB, {} slots, {} threads, streaming stores {}; platform {which}",
+        "staged settings: chunk {} MiB, {} slots, {} threads, streaming stores {:?}; platform {which}",
         staged.chunk_bytes >> 20,
         staged.slots,
         staged.threads,
-        if staged.streaming_stores { "on" } else { "off" }
+        staged.streaming_stores
     );
     println!(
         "first 64 MiB read of the process: {:.2} ms (the driver's copy; a set is pinned in the \

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{D0, Harness, fake_harness, harnesses};
-use gpuarrays_hip::memory::StagingConfig;
+use gpuarrays_hip::memory::{StagingConfig, Streaming};
 use gpuarrays_hip::platform::test_double::{FakeConfig, FakeOp, FakePlatform};
 use gpuarrays_hip::{DeviceBuffer, HipRuntime, RuntimeConfig};
 use std::sync::Arc;
@@ -23,7 +23,7 @@ fn staged(min_bytes: usize, max_sets: usize) -> RuntimeConfig {
             slots: 3,
             threads: 4,
             max_sets,
-            streaming_stores: false,
+            streaming_stores: Streaming::Off,
         },
         ..RuntimeConfig::default()
     }
@@ -146,7 +146,7 @@ fn check_round_trips(h: &Harness) {
 #[test]
 fn round_trips_at_every_chunk_boundary_and_offset() {
     let mut streaming = staged(1, 2);
-    streaming.staging.streaming_stores = true;
+    streaming.staging.streaming_stores = Streaming::On;
     let mut hs = harnesses(staged(1, 2));
     hs.extend(harnesses(streaming.clone()));
     hs.push(slow_copies(staged(1, 2)));

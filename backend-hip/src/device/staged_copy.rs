@@ -168,7 +168,8 @@ fn read_chunks(
     stream: &Stream,
     host: StagingConfig,
 ) -> Result<()> {
-    let (threads, streaming) = (host.threads, host.streaming_stores);
+    let threads = host.threads;
+    let streaming = host.streaming_stores.applies(false, dst.len());
     let total = dst.len();
     let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);
@@ -222,7 +223,8 @@ fn write_chunks(
     stream: &Stream,
     host: StagingConfig,
 ) -> Result<()> {
-    let (threads, streaming) = (host.threads, host.streaming_stores);
+    let threads = host.threads;
+    let streaming = host.streaming_stores.applies(true, src.len());
     let total = src.len();
     let chunk = chunk_for(set, total);
     let n = total.div_ceil(chunk);

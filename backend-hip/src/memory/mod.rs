@@ -16,6 +16,6 @@ mod size_class;
 
 pub use copy_workers::CopyWorkers;
 pub use memory_pool::{DeviceAllocation, MemoryPool, MemoryStats};
-pub use pinned_staging::{HOST_STAGING_ENV, PinnedStaging, StagingConfig, StagingSet};
+pub use pinned_staging::{HOST_STAGING_ENV, PinnedStaging, StagingConfig, StagingSet, Streaming};
 pub use release_hooks::{HookId, ReleaseHook, ReleaseHooks};
 pub use size_class::{MIN_BLOCK, class_size};

@@ -43,9 +43,41 @@ pub struct StagingConfig {
     pub threads: usize,
     /// Sets per device: how many threads may stage at once (default 2).
     pub max_sets: usize,
-    /// Whether the host copies use non-temporal (streaming) stores on x86-64, which write
-    /// whole cache lines to memory without reading them first (default off).
-    pub streaming_stores: bool,
+    /// When the host copies use non-temporal (streaming) stores on x86-64 (default
+    /// [`Streaming::Auto`]).
+    pub streaming_stores: Streaming,
+}
+
+/// Whether the host half of a staged copy writes with non-temporal (streaming) stores, which
+/// send whole cache lines to memory without reading them first and without keeping them in
+/// the caches (x86-64 `movntdq`; elsewhere plain copies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streaming {
+    /// Never.
+    Off,
+    /// Always.
+    On,
+    /// Where they were faster on the H200 machine (session 6 call G, two alternated runs
+    /// each, docs/results/2026-12-02-h200-session6.md): host→device copies under 64 MiB,
+    /// whose destination is a pinned slot only the DMA engine reads (1–16 MiB: 1.5–2.6×
+    /// faster; 256 MiB: 0.7× slower), and device→host copies of 64 MiB and more, whose
+    /// destination is larger than the caches (the 1 GiB row: 24.6–27.1 against 36.4–38.1 ms;
+    /// at 8–16 MiB the user's buffer stays in cache and plain stores were 1.2–1.5× faster).
+    Auto,
+}
+
+/// Copies at least this large count as large for [`Streaming::Auto`].
+const STREAMING_SPLIT: usize = 64 << 20;
+
+impl Streaming {
+    /// Whether a copy of `bytes` in this direction streams.
+    pub fn applies(self, to_device: bool, bytes: usize) -> bool {
+        match self {
+            Streaming::Off => false,
+            Streaming::On => true,
+            Streaming::Auto => (bytes < STREAMING_SPLIT) == to_device,
+        }
+    }
 }
 
 impl Default for StagingConfig {
@@ -58,7 +90,7 @@ impl Default for StagingConfig {
             slots: 3,
             threads: cores.clamp(1, 8),
             max_sets: 2,
-            streaming_stores: false,
+            streaming_stores: Streaming::Auto,
         }
     }
 }
@@ -70,7 +102,7 @@ impl StagingConfig {
             var: HOST_STAGING_ENV,
             value: value.to_string(),
             expected: "off, on, or comma-separated chunk=SIZE, slots=N, threads=N, min=SIZE, \
-                       sets=N, stream=on|off (SIZE in bytes or with a K/M/G suffix; N ≥ 1)",
+                       sets=N, stream=auto|on|off (SIZE in bytes or with a K/M/G suffix; N ≥ 1)",
         };
         let mut c = StagingConfig::default();
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -81,8 +113,9 @@ impl StagingConfig {
                     let (key, v) = kv.split_once('=').ok_or_else(bad)?;
                     if key.trim() == "stream" {
                         c.streaming_stores = match v.trim() {
-                            "on" | "1" | "true" => true,
-                            "off" | "0" | "false" => false,
+                            "on" | "1" | "true" => Streaming::On,
+                            "off" | "0" | "false" => Streaming::Off,
+                            "auto" => Streaming::Auto,
                             _ => return Err(bad()),
                         };
                         continue;
@@ -356,8 +389,17 @@ mod tests {
         );
         assert!(c.enabled);
         assert!(!StagingConfig::parse("off").unwrap().enabled);
-        assert!(StagingConfig::parse("stream=on").unwrap().streaming_stores);
-        assert!(!StagingConfig::parse("stream=off").unwrap().streaming_stores);
+        assert_eq!(
+            StagingConfig::parse("stream=on").unwrap().streaming_stores,
+            Streaming::On
+        );
+        assert_eq!(
+            StagingConfig::parse("stream=off").unwrap().streaming_stores,
+            Streaming::Off
+        );
+        let auto = StagingConfig::default().streaming_stores;
+        assert!(auto.applies(true, 1 << 20) && !auto.applies(true, 64 << 20));
+        assert!(!auto.applies(false, 1 << 20) && auto.applies(false, 64 << 20));
         assert_eq!(
             StagingConfig::parse("chunk=65536").unwrap().chunk_bytes,
             65536
