@@ -57,17 +57,22 @@ pub enum Streaming {
     Off,
     /// Always.
     On,
-    /// Where they were faster on the H200 machine (session 6 call G, two alternated runs
-    /// each, docs/results/2026-12-02-h200-session6.md): host→device copies under 64 MiB,
-    /// whose destination is a pinned slot only the DMA engine reads (1–16 MiB: 1.5–2.6×
-    /// faster; 256 MiB: 0.7× slower), and device→host copies of 64 MiB and more, whose
-    /// destination is larger than the caches (the 1 GiB row: 24.6–27.1 against 36.4–38.1 ms;
-    /// at 8–16 MiB the user's buffer stays in cache and plain stores were 1.2–1.5× faster).
+    /// Where they were faster on the H200 machine (calls G and H of
+    /// docs/results/2026-12-02-h200-session6.md, alternated runs):
+    /// - host→device under 64 MiB. The destination is a pinned slot that only the DMA engine
+    ///   reads. From 1 to 16 MiB these copies were 1.35–2.6× faster; at 256 MiB streaming
+    ///   was 0.7× as fast.
+    /// - device→host from 256 MiB. The user's buffer is then larger than the host's caches:
+    ///   the 1 GiB copy took 24.5–25.9 ms against 28.9–38.1 ms, and 256 MiB was even. At
+    ///   64 MiB the buffer still fits the caches, and plain stores were 1.3× faster
+    ///   (1.42 against 1.89 ms); at 8–16 MiB, 1.2–1.5×.
     Auto,
 }
 
-/// Copies at least this large count as large for [`Streaming::Auto`].
-const STREAMING_SPLIT: usize = 64 << 20;
+/// [`Streaming::Auto`] streams host→device copies smaller than this.
+const STREAM_TO_DEVICE_BELOW: usize = 64 << 20;
+/// [`Streaming::Auto`] streams device→host copies at least this large.
+const STREAM_TO_HOST_FROM: usize = 256 << 20;
 
 impl Streaming {
     /// Whether a copy of `bytes` in this direction streams.
@@ -75,7 +80,8 @@ impl Streaming {
         match self {
             Streaming::Off => false,
             Streaming::On => true,
-            Streaming::Auto => (bytes < STREAMING_SPLIT) == to_device,
+            Streaming::Auto if to_device => bytes < STREAM_TO_DEVICE_BELOW,
+            Streaming::Auto => bytes >= STREAM_TO_HOST_FROM,
         }
     }
 }
@@ -399,7 +405,7 @@ mod tests {
         );
         let auto = StagingConfig::default().streaming_stores;
         assert!(auto.applies(true, 1 << 20) && !auto.applies(true, 64 << 20));
-        assert!(!auto.applies(false, 1 << 20) && auto.applies(false, 64 << 20));
+        assert!(!auto.applies(false, 64 << 20) && auto.applies(false, 256 << 20));
         assert_eq!(
             StagingConfig::parse("chunk=65536").unwrap().chunk_bytes,
             65536
