@@ -18,6 +18,10 @@
 //! Output: CSV lines `fft,<impl>,<case>,<ms>,<GB/s>` and `host,<what>,<µs>`, plus a check that
 //! ours and raw cuFFT agree on every case.
 
+#[path = "common/median.rs"]
+mod median;
+
+use median::median;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -31,11 +35,6 @@ use gpuarrays_hip::platform::FftPlanDesc;
 
 const REPS: usize = 15;
 const K: usize = 20;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Median seconds per call of `f`, `K` calls between synchronisations by `sync`.
 fn time(mut f: impl FnMut(), sync: &dyn Fn()) -> f64 {

@@ -14,11 +14,20 @@
 //! and already faulted in. The staged settings are `GPUARRAYS_HOST_STAGING`'s (or the
 //! defaults) with `min=1`, so every size is staged.
 
+// `arg` only; the rest serves the stress and soak programs.
+#[path = "common/hip_target.rs"]
+#[allow(dead_code)]
+mod hip_target;
+#[path = "common/median.rs"]
+mod median;
+
 use gpuarrays::hip::kernels::DiskCache;
 use gpuarrays::hip::memory::{HOST_STAGING_ENV, StagingConfig};
 use gpuarrays::hip::platform::select_platform;
 use gpuarrays::hip::platform::test_double::{FakeConfig, FakePlatform};
 use gpuarrays::hip::{DeviceBuffer, HipBackend, HipRuntime, Platform, RuntimeConfig};
+use hip_target::arg;
+use median::median;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -41,17 +50,6 @@ fn main() {
     }
 }
 
-fn arg<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
-    let args: Vec<String> = std::env::args().collect();
-    match args.iter().position(|a| a == name) {
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{name} needs a value")),
-        None => Ok(default),
-    }
-}
-
 fn runtime(platform: &Arc<dyn Platform>, staging: StagingConfig) -> Result<HipBackend, String> {
     let rt = HipRuntime::new(
         platform.clone(),
@@ -62,11 +60,6 @@ fn runtime(platform: &Arc<dyn Platform>, staging: StagingConfig) -> Result<HipBa
     )
     .map_err(|e| e.to_string())?;
     HipBackend::with_runtime(rt, 0, DiskCache::off()).map_err(|e| e.to_string())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Median seconds per call of `f`.

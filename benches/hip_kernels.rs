@@ -27,6 +27,7 @@ mod host_enqueue;
 #[path = "common/host_launch_split.rs"]
 mod host_launch_split;
 
+use host_enqueue::median;
 use std::time::Instant;
 
 use gpuarrays_core::kernel::ReduceOp;
@@ -41,11 +42,6 @@ const SIDE: usize = 1 << 14; // 16384 × 16384 f32 = 1 GiB
 const N26: usize = 1 << 26; // the 1-D size
 const SIDE13: usize = 1 << 13; // the 8192 × 8192
 const GIB: f64 = (1u64 << 30) as f64;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Median seconds per call of `f` (k calls between synchronisations, `reps` repetitions,
 /// after `warm` calls).

@@ -18,6 +18,10 @@
 //! ("wall"). Bandwidth counts the bytes each operation must move once, in GB/s of 10⁹
 //! bytes. `WGPU_BENCH_MIB=64` runs smaller arrays (e.g. on lavapipe).
 
+#[path = "common/median.rs"]
+mod median;
+
+use median::median;
 use std::time::Instant;
 
 #[path = "common/axpy_program.rs"]
@@ -29,11 +33,6 @@ use gpuarrays_core::kernel::{
 };
 use gpuarrays_core::{Array, Backend, DType};
 use gpuarrays_wgpu::{WgpuBackend, WgpuBuffer};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Median seconds per operation: device time of `k` operations per repetition, or wall
 /// time with a wait when the adapter has no timestamps. Returns (seconds, "device"/"wall").

@@ -8,6 +8,10 @@
 //! batch: the median over rounds of (time of the 100 calls) / 100, which excludes the
 //! timer's own cost. The first 5 rounds are warm-up (the kernel is compiled in the first).
 
+#[path = "median.rs"]
+mod median;
+
+pub use median::median;
 use std::time::Instant;
 
 #[path = "axpy_program.rs"]
@@ -29,11 +33,6 @@ pub struct Timing {
     pub per_batch: f64,
     /// Individually timed calls behind `per_call`.
     pub calls: usize,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 /// Times each path as the module documentation says; `sync` waits for the device.
