@@ -2,9 +2,9 @@
 //!
 //! Why: a staged host copy moves every byte twice, once by DMA between the device and a
 //! pinned chunk, once by the CPU between that chunk and the user's pageable memory. One core
-//! copies at roughly 10–20 GB/s, below what the link carries (about 50 GB/s for PCIe 5.0
-//! x16), so the CPU half is split between threads. The driver's own pageable path does both
-//! halves with one thread, which is why it tops out near 14 GB/s on the H200 machine
+//! of the H200 machine's host copies about 7 GB/s (a staged copy with one thread: 145–150 ms
+//! for 1 GiB), far below the 53–55 GB/s the link carries, so the CPU half is split between
+//! threads. The driver's own pageable path does its CPU half with one thread
 //! (docs/results/2026-12-02-h200-session6.md).
 //!
 //! Why not rayon: the caller holds its operand's use record while the pipeline runs (the
@@ -14,8 +14,8 @@
 //! but their own queue's, and so always finish.
 //!
 //! The threads are process-wide (host memory bandwidth is one resource, whatever the device),
-//! started at first use, grown on demand up to the largest count asked for, and idle on a
-//! condition variable otherwise.
+//! started at first use, grown on demand up to the largest count asked for; between copies
+//! they spin briefly, then sleep on a condition variable.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};

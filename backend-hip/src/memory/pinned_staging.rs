@@ -2,11 +2,9 @@
 //! pageable host memory are staged through, kept per device.
 //!
 //! Why: a DMA engine can only reach page-locked memory, so a copy from or to an ordinary
-//! `Vec` is staged by the driver through its own pinned buffers, one CPU thread copying
-//! between them and the user's memory. On the H200 machine that path moves 1 GiB in 67–80 ms
-//! (13–16 GB/s), well below the link. Our own staging ([`crate::device`]'s staged copy) keeps a
-//! set of chunks per device and overlaps the DMA of one chunk with a multi-threaded copy of
-//! another ([`super::CopyWorkers`]).
+//! `Vec` is staged through pinned buffers either way; the driver does it with one CPU thread,
+//! the staged copy of [`crate::device`] (`staged_copy.rs`, where the measured why is) through
+//! these chunks with several ([`super::CopyWorkers`]).
 //!
 //! A set (its chunks and one event per chunk) is leased by one copy at a time. At most
 //! [`StagingConfig::max_sets`] exist per device. A copy that finds none free takes the
@@ -22,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `GPUARRAYS_HOST_STAGING`: `off`, `on`, or settings such as
-/// `chunk=8M,slots=3,threads=8,min=4M,sets=2`.
+/// `chunk=8M,slots=3,threads=8,min=4M,sets=2,stream=auto`.
 pub const HOST_STAGING_ENV: &str = "GPUARRAYS_HOST_STAGING";
 
 /// How large host copies are staged.
@@ -252,16 +250,8 @@ impl PinnedStaging {
         let spawned = std::thread::Builder::new()
             .name("gpuarrays-pin".into())
             .spawn(move || {
-                let made = this.make();
-                let mut sets = this.sets.lock();
-                sets.making = false;
-                match made {
-                    Ok(set) => sets.idle.push(set),
-                    Err(e) => {
-                        sets.live -= 1;
-                        sets.retry_after = Some(Instant::now() + RETRY_AFTER);
-                        tracing::debug!(device = %this.device, error = %e, "no pinned staging set; copies use the driver's pageable copy");
-                    }
+                if let Err(e) = this.settle(this.make(), true) {
+                    tracing::debug!(device = %this.device, error = %e, "no pinned staging set; copies use the driver's pageable copy");
                 }
             });
         if let Err(e) = spawned {
@@ -290,13 +280,26 @@ impl PinnedStaging {
             }
             std::thread::sleep(Duration::from_millis(1));
         }
-        match self.make() {
+        self.settle(self.make(), false)
+    }
+
+    /// Record the outcome of making a set that `live` already counts: keep it idle, or
+    /// uncount it (and, for a background attempt, back off before the next one).
+    fn settle(&self, made: Result<StagingSet>, in_background: bool) -> Result<()> {
+        let mut sets = self.sets.lock();
+        if in_background {
+            sets.making = false;
+        }
+        match made {
             Ok(set) => {
-                self.sets.lock().idle.push(set);
+                sets.idle.push(set);
                 Ok(())
             }
             Err(e) => {
-                self.sets.lock().live -= 1;
+                sets.live -= 1;
+                if in_background {
+                    sets.retry_after = Some(Instant::now() + RETRY_AFTER);
+                }
                 Err(e)
             }
         }
