@@ -2,6 +2,7 @@
 //! oldest supported release); a missing runtime is a typed error, never a panic.
 
 use gpuarrays_hip::platform::amd::{AmdPlatform, find_arch, load_libraries};
+use gpuarrays_hip::platform::loader::is_resident;
 use gpuarrays_hip::platform::nvidia::NvidiaPlatform;
 use gpuarrays_hip::platform::{Platform, select_platform_named};
 use gpuarrays_hip::{HipBackend, HipError};
@@ -27,6 +28,43 @@ fn every_amd_symbol_resolves_against_the_installed_libamdhip64() {
             );
         }
         Err(e) => panic!("AMD symbols did not resolve: {e}"),
+    }
+}
+
+/// Dropping the platform's handle must not unload the runtime: on the H200 machine a process
+/// that loaded libamdhip64 (ROCm 5.7, linked to comgr and LLVM 17), dropped it and loaded it
+/// again aborted in LLVM ("Option 'disassemble' registered more than once").
+#[test]
+fn a_loaded_amd_runtime_stays_resident_after_its_handle_is_dropped() {
+    match load_libraries() {
+        Ok(libs) => {
+            let path = libs.hip.path.clone();
+            drop(libs);
+            assert!(
+                is_resident(&path),
+                "{path} was unloaded when its handle was dropped"
+            );
+        }
+        Err(e @ HipError::LibraryNotFound { .. }) if !require_amd_libs() => {
+            println!("skipped: libamdhip64 is not installed: {e}");
+        }
+        Err(e) => panic!("AMD symbols did not resolve: {e}"),
+    }
+}
+
+/// The sequence that aborted on the H200 machine, in one test (so it does not depend on the
+/// order the harness runs tests in): load and drop the AMD runtime twice, then let the
+/// automatic choice open a device (it tries AMD first, then NVIDIA, which compiles kernels
+/// with NVRTC's own LLVM).
+#[test]
+fn reloading_the_amd_runtime_then_opening_a_device_does_not_abort() {
+    for _ in 0..2 {
+        drop(load_libraries());
+        drop(AmdPlatform::new());
+    }
+    match first_device_name() {
+        Ok(name) => println!("opened {name} after reloading the AMD runtime"),
+        Err(e) => println!("no device here: {e}"),
     }
 }
 

@@ -1,6 +1,14 @@
 //! Run-time library loading shared by the AMD and NVIDIA platforms: open the first loadable
 //! candidate of a library, then resolve a whole symbol list at once so that a missing symbol is
 //! one typed error naming every missing symbol, never a panic at first call.
+//!
+//! **A GPU runtime, once loaded, stays loaded** (`RTLD_NODELETE`). Neither vendor supports
+//! unloading and reloading its runtime in one process, and on the H200 machine (Debian's
+//! libamdhip64, linked to `libamd_comgr` and LLVM 17, beside CUDA) doing so aborted the
+//! process: a process that loaded libamdhip64, dropped it, and loaded it again (the automatic
+//! platform choice tries AMD first) died with "LLVM ERROR: Option 'disassemble' registered
+//! more than once" (docs/results/2026-12-02-h200-session7.md). Dropping a
+//! [`LoadedLibrary`] therefore only drops our handle; the next open finds the same mapping.
 
 use crate::error::{HipError, Result};
 use crate::platform::PlatformKind;
@@ -29,10 +37,7 @@ pub fn open_first(
     let mut missing: Vec<&str> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for candidate in candidates.iter().filter(|c| seen.insert(c.as_str())) {
-        // SAFETY: loading a shared library runs its initialisers. The candidates are the GPU
-        // runtime libraries this platform is written against (the same names cudarc and the
-        // ROCm loader use); their initialisers have no preconditions on our side.
-        match unsafe { Library::new(candidate) } {
+        match open_resident(candidate) {
             Ok(lib) => {
                 tracing::debug!(%platform, library, path = %candidate, "loaded library");
                 return Ok(LoadedLibrary {
@@ -57,6 +62,35 @@ pub fn open_first(
         tried,
         hint,
     })
+}
+
+/// Open `name` so that it is never unloaded (see the module documentation).
+#[cfg(unix)]
+fn open_resident(name: &str) -> std::result::Result<Library, libloading::Error> {
+    use libloading::os::unix::{Library as UnixLibrary, RTLD_LAZY, RTLD_LOCAL};
+    // SAFETY: loading a shared library runs its initialisers. The candidates are the GPU
+    // runtime libraries this platform is written against (the same names cudarc and the
+    // ROCm loader use); their initialisers have no preconditions on our side. The flags are
+    // libloading's defaults (lazy binding, local symbols) plus RTLD_NODELETE.
+    unsafe { UnixLibrary::open(Some(name), RTLD_LAZY | RTLD_LOCAL | libc::RTLD_NODELETE) }
+        .map(Library::from)
+}
+
+/// Open `name` (no way to keep a library resident here: dropping it unloads it).
+#[cfg(not(unix))]
+fn open_resident(name: &str) -> std::result::Result<Library, libloading::Error> {
+    // SAFETY: as for the Unix version: the candidates' initialisers have no preconditions.
+    unsafe { Library::new(name) }
+}
+
+/// Whether the library `name` is mapped in this process now (`RTLD_NOLOAD`: nothing is
+/// loaded by asking). For tests of the rule above.
+#[cfg(unix)]
+pub fn is_resident(name: &str) -> bool {
+    use libloading::os::unix::{Library as UnixLibrary, RTLD_LAZY};
+    // SAFETY: with RTLD_NOLOAD nothing is loaded and no initialiser runs: the call only
+    // returns a new handle (a reference count) to a library already mapped.
+    unsafe { UnixLibrary::open(Some(name), RTLD_LAZY | libc::RTLD_NOLOAD) }.is_ok()
 }
 
 /// Which symbols a platform needs from one library.
