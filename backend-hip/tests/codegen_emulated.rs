@@ -102,6 +102,15 @@ fn permutes_match_cpu() {
             (&[40, 9, 50], &[2, 0, 1]),
             (&[3, 40, 50], &[1, 0, 2]),
             (&[2, 3, 20, 24], &[3, 1, 0, 2]),
+            // Short sides take oblong tiles: the last output axis of 8 (8 × 128 tiles, a
+            // partial one along a) and of 16 (16 × 64); a short axis a of 8 and of 12
+            // (128 × 8, 64 × 16); an odd short side rounded up (17 → 32).
+            (&[3, 5, 8, 40], &[1, 0, 3, 2]),
+            (&[8, 150], &[1, 0]),
+            (&[16, 33], &[1, 0]),
+            (&[150, 8], &[1, 0]),
+            (&[2, 40, 12], &[0, 2, 1]),
+            (&[3, 17, 70], &[0, 2, 1]),
         ],
     );
     // A permute of a view that starts inside its buffer.

@@ -139,17 +139,18 @@ fn run_transpose(
     output: &EwOperand<'_>,
     a: usize,
 ) -> Result<()> {
-    let (tl, ta, total) = transpose::tiles(shape, a);
-    let mut args = KernelArgs::with_capacity(8);
+    let tiles = transpose::tiles(shape, a);
+    let mut args = KernelArgs::with_capacity(9);
     args.ptr(input.ptr)
         .dims(input.strides.iter().map(|&s| s as i64))
         .ptr(output.ptr)
         .dims(shape.iter().map(|&n| n as i64))
         .i32(a as i32)
-        .i64(tl as i64)
-        .i64(ta as i64)
-        .i64(total as i64);
-    let blocks = total.clamp(1, i32::MAX as usize) as u32;
+        .i32(tiles.side_l_log2 as i32)
+        .i64(tiles.along_l as i64)
+        .i64(tiles.along_a as i64)
+        .i64(tiles.total as i64);
+    let blocks = tiles.total.clamp(1, i32::MAX as usize) as u32;
     // SAFETY: the parameters follow transpose::body's list and types; the caller guarantees
     // the input's strides stay inside its allocation over `shape` and that the output holds
     // the shape's elements contiguously, both alive until the kernel ran (stream order).
@@ -157,7 +158,7 @@ fn run_transpose(
         dev.launch(
             function,
             [blocks, 1, 1],
-            [transpose::TILE as u32, transpose::ROWS, 1],
+            [transpose::BLOCK, 1, 1],
             0,
             stream,
             &mut args,
