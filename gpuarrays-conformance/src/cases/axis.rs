@@ -68,6 +68,11 @@ fn permute_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![], vec![], Layout::Plain),
         (vec![5, 3, 4], vec![2, 1, 0], Layout::RowView),
         (vec![3, 5], vec![1, 0], Layout::Slice),
+        // A short side of 8-31 elements next to a long one: the GPU backends move such
+        // planes in oblong tiles (HIP: 8 x 128, 16 x 64 and 64 x 16 here).
+        (vec![3, 8, 20], vec![0, 2, 1], Layout::Plain),
+        (vec![9, 40], vec![1, 0], Layout::Plain),
+        (vec![40, 12], vec![1, 0], Layout::Plain),
         // Errors: a repeated axis; too few axes.
         (vec![2, 3, 4], vec![0, 0, 1], Layout::Plain),
         (vec![2, 3], vec![0], Layout::Plain),
@@ -76,6 +81,9 @@ fn permute_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         specs.extend([
             (vec![517, 1031], vec![1, 0], Layout::Plain),
             (vec![64, 128, 129], vec![2, 0, 1], Layout::Plain),
+            // Oblong tiles with partial ones along both sides.
+            (vec![33, 8, 300], vec![2, 0, 1], Layout::Plain),
+            (vec![1000, 12], vec![1, 0], Layout::Plain),
         ]);
     }
     specs
