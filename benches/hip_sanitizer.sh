@@ -66,8 +66,10 @@ tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform tes
 #   register sort of every short row length runs under memcheck.
 # - fft_gpu: under memcheck cuFFT did not finish one FFT row within 150 s at full size,
 #   nor within 200 s in session 7 (2026-12-02). At the quick sizes the 2-D complex f32
-#   rows pass in about 1 s (run below); the other FFT rows make no progress under the tool
-#   within 90 s (docs/results/2026-12-02-h200-session7.md, section 5).
+#   rows passed once in about 1 s, right after a run of the same rows without the tool,
+#   and stalled for 130 s in a later call on a fresh machine; every other FFT filter made no
+#   progress within 90 s (docs/results/2026-12-02-h200-session7.md, section 5). So FFT is
+#   not in this script: a step that stalls would fail every run.
 # - codegen_emulated: host-only (the kernel emulator) and 143 s under the tool, which then
 #   has nothing to check.
 elsewhere=(test-codegen_large_inputs test-fft_gpu test-codegen_emulated)
@@ -108,13 +110,6 @@ if [[ -n ${SANITIZER_VALIDATE:-} ]]; then
     LIMIT=${VALIDATE_LIMIT:-420} run "validate-quick-$f" memcheck -- \
       "$bin/bin-gpuarrays" validate --backend hip --quick "${filter[@]}"
   done
-fi
-# The FFT rows cuFFT runs under the tool: the quick 2-D complex f32 ones (fft2 and ifft2).
-if [[ -x $bin/bin-gpuarrays ]]; then
-  run validate-quick-fft2-c32 memcheck -- "$bin/bin-gpuarrays" validate --backend hip --quick \
-    --filter fft2/c32
-else
-  summary+=("memcheck validate-quick-fft2-c32: MISSING $bin/bin-gpuarrays (pack -p gpuarrays-cli --bins)"); failed=1
 fi
 run oom-tests memcheck --report-api-errors no -- "$bin/test-last_use_and_memory" --test-threads=1 out_of_memory
 run stress memcheck --leak-check full -- "$bin/bench-hip_stress" --threads 8 --rounds 60 --len 4096
