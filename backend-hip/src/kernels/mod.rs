@@ -4,7 +4,7 @@
 //!
 //! | family | file | kernels |
 //! |---|---|---|
-//! | fused elementwise (incl. casts, random) | [`elementwise`] | codegen from a `Program`, specialised on each operand's access; permuting copies through 32×32 shared-memory tiles |
+//! | fused elementwise (incl. casts, random) | [`elementwise`] | codegen from a `Program`, specialised on each operand's access; permuting copies through shared-memory tiles of 1024 elements (32×32, or 8×128 and 16×64 when a side is short) |
 //! | reductions (8 ops) | [`reduce`] | rows: thread/warp/block, partials combined by the last block; columns: split axis, partials combined by the last split |
 //! | inclusive scans | [`scan`] | rows: one pass, carries from a fixed tree of tile aggregates (or 3 passes); columns: split axis with carries |
 //! | sort | [`sort`] | LSD radix sort of order-preserving keys (onesweep, or one block per row); bitonic network for short rows |
