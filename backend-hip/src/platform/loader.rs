@@ -5,10 +5,11 @@
 //! **A GPU runtime, once loaded, stays loaded** (`RTLD_NODELETE`). Nothing is gained by
 //! unloading one (cudarc keeps its libraries for the whole process too), and reloading one
 //! can break: on the H200 machine (Debian's libamdhip64, linked to `libamd_comgr` and
-//! LLVM 17, beside CUDA) it aborted the process: a process that loaded libamdhip64, dropped it, and loaded it again (the automatic
-//! platform choice tries AMD first) died with "LLVM ERROR: Option 'disassemble' registered
-//! more than once" (docs/results/2026-12-02-h200-session7.md). Dropping a
-//! [`LoadedLibrary`] therefore only drops our handle; the next open finds the same mapping.
+//! LLVM 17, beside CUDA), a process that loaded libamdhip64, dropped it and loaded it again
+//! (the automatic platform choice tries AMD first) died with "LLVM ERROR: Option
+//! 'disassemble' registered more than once" (docs/results/2026-12-02-h200-session7.md).
+//! Dropping a [`LoadedLibrary`] therefore only drops our handle; the next open finds the
+//! same mapping.
 
 use crate::error::{HipError, Result};
 use crate::platform::PlatformKind;
