@@ -113,6 +113,7 @@ pub fn tiles(shape: &[usize], a: usize) -> Tiles {
 /// The body of the tiled copy of `dtype` over `ndim` axes.
 pub fn body(dtype: DType, ndim: u32) -> String {
     let m = mty(dtype);
+    let elems_log2 = TILE_ELEMS.trailing_zeros();
     format!(
         r#"struct GaDims {{ i64 v[{ndim}]; }};
 #define GA_TE {TILE_ELEMS}
@@ -121,7 +122,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew(const {m}* __restrict__ p0, con
   // keeps both phases' accesses on distinct banks); side_l >= {MIN_SIDE}, so side_a <= GA_TE / {MIN_SIDE}.
   __shared__ {m} tile[GA_TE + GA_TE / {MIN_SIDE}];
   const int L = {ndim} - 1;
-  const int side_a_log2 = 10 - side_l_log2;
+  const int side_a_log2 = {elems_log2} - side_l_log2;
   const int side_l = 1 << side_l_log2, side_a = 1 << side_a_log2;
   const i64 na = shape.v[a], nl = shape.v[L];
   const i64 sa = st0.v[a], sl = st0.v[L];
