@@ -32,7 +32,7 @@ fn every_amd_symbol_resolves_against_the_installed_libamdhip64() {
 }
 
 /// Dropping the platform's handle must not unload the runtime: on the H200 machine a process
-/// that loaded libamdhip64 (ROCm 5.7, linked to comgr and LLVM 17), dropped it and loaded it
+/// that loaded libamdhip64 (Debian's, linked to comgr and LLVM 17), dropped it and loaded it
 /// again aborted in LLVM ("Option 'disassemble' registered more than once").
 #[test]
 fn a_loaded_amd_runtime_stays_resident_after_its_handle_is_dropped() {
@@ -54,8 +54,7 @@ fn a_loaded_amd_runtime_stays_resident_after_its_handle_is_dropped() {
 
 /// The sequence that aborted on the H200 machine, in one test (so it does not depend on the
 /// order the harness runs tests in): load and drop the AMD runtime twice, then let the
-/// automatic choice open a device (it tries AMD first, then NVIDIA, which compiles kernels
-/// with NVRTC's own LLVM).
+/// automatic choice open a device (it tries AMD first, then NVIDIA).
 #[test]
 fn reloading_the_amd_runtime_then_opening_a_device_does_not_abort() {
     for _ in 0..2 {
