@@ -67,6 +67,7 @@ impl DType {
     }
 
     /// Size of one element in bytes (bool is stored as one byte holding 0 or 1).
+    #[inline]
     pub const fn size(self) -> usize {
         match self {
             DType::Bool | DType::U8 => 1,

@@ -105,6 +105,7 @@ impl Scalar {
     /// A literal written as f64 (what `expr * 2.5` passes), converted to `dtype` only if it
     /// is represented exactly (f32 rounding is accepted for f32). `2.5` as an integer type
     /// is an error rather than a silent truncation.
+    #[inline]
     pub fn from_f64_lit(value: f64, dtype: DType) -> Result<Scalar> {
         let s = Scalar::F64(value).cast(dtype);
         let exact = match s {
@@ -123,6 +124,7 @@ impl Scalar {
     }
 
     /// An integer literal converted to `dtype` only if exactly representable.
+    #[inline]
     pub fn from_i64_lit(value: i64, dtype: DType) -> Result<Scalar> {
         let s = Scalar::I64(value).cast(dtype);
         let exact = match s {

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 pub const MAX_DIMS: usize = 8;
 
 /// Number of elements of a shape (1 for a 0-d shape).
+#[inline]
 pub fn numel(dims: &[usize]) -> usize {
     dims.iter().product()
 }
@@ -40,6 +41,7 @@ pub fn contiguous_strides(dims: &[usize]) -> Vec<isize> {
 }
 
 /// Checks the number of dimensions against [`MAX_DIMS`].
+#[inline]
 pub fn check_rank(ndim: usize) -> Result<()> {
     if ndim > MAX_DIMS {
         Err(Error::RankTooLarge {

@@ -168,7 +168,10 @@ impl HipBackend {
                 strides: &o.strides,
             }
         }
-        let inputs: SmallVec<[EwOperand<'_>; 8]> = args.inputs.iter().map(ew).collect();
+        let mut inputs: SmallVec<[EwOperand<'_>; 8]> = SmallVec::new();
+        for o in &args.inputs {
+            inputs.push(ew(o));
+        }
         let output = ew(&args.output);
         let dev = self.kernels();
         let prepared =
@@ -177,14 +180,11 @@ impl HipBackend {
             return Ok(());
         };
         // The operands' roles straight into the protocol's form (one list, not three).
-        let accesses: SmallVec<[Access<'_>; 8]> = args
-            .inputs
-            .iter()
-            .map(|o| Access::read(o.buffer.device_buffer()))
-            .chain(std::iter::once(Access::write(
-                args.output.buffer.device_buffer(),
-            )))
-            .collect();
+        let mut accesses: SmallVec<[Access<'_>; 8]> = SmallVec::new();
+        for o in &args.inputs {
+            accesses.push(Access::read(o.buffer.device_buffer()));
+        }
+        accesses.push(Access::write(args.output.buffer.device_buffer()));
         let stream = self.device_state().thread_stream()?;
         self.device_state().enqueue(&stream, &accesses, |stream| {
             elementwise::run(dev, stream, &prepared)

@@ -31,6 +31,7 @@ impl HipBuffer {
     }
 
     /// Device address of byte 0.
+    #[inline]
     pub fn ptr(&self) -> DevicePtr {
         self.inner.ptr()
     }
@@ -41,6 +42,7 @@ impl HipBuffer {
     }
 
     /// Length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.inner.len()
     }
@@ -56,6 +58,7 @@ impl HipBuffer {
     }
 
     /// The runtime's buffer.
+    #[inline]
     pub fn device_buffer(&self) -> &DeviceBuffer {
         &self.inner
     }

@@ -46,10 +46,12 @@ impl DeviceBuffer {
     }
 
     /// Device address.
+    #[inline]
     pub fn ptr(&self) -> DevicePtr {
         self.ptr
     }
     /// Length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -58,10 +60,12 @@ impl DeviceBuffer {
         self.len == 0
     }
     /// The device.
+    #[inline]
     pub fn device(&self) -> DeviceId {
         self.device.id()
     }
     /// The device's state.
+    #[inline]
     pub fn device_state(&self) -> &Arc<DeviceState> {
         &self.device
     }
@@ -71,6 +75,7 @@ impl DeviceBuffer {
         self.uses.lock().clone()
     }
 
+    #[inline]
     pub(crate) fn uses_lock(&self) -> MutexGuard<'_, BufferUses> {
         self.uses.lock()
     }

@@ -97,13 +97,14 @@ impl DeviceState {
                     .into(),
             ));
         }
-        let mut ops: Operands<'_> = accesses
-            .iter()
-            .map(|a| {
-                let addr = a.buffer as *const DeviceBuffer as usize;
-                (addr, a.buffer, a.kind == AccessKind::Write)
-            })
-            .collect();
+        // Filled by plain pushes, as the backend's operand lists are: with `collect` through
+        // iterator adapters, `Backend::elementwise` of `a*x + y` took ~3,000 host
+        // instructions of ours instead of ~2,740 (`host_path` bench, callgrind).
+        let mut ops: Operands<'_> = SmallVec::new();
+        for a in accesses {
+            let addr = a.buffer as *const DeviceBuffer as usize;
+            ops.push((addr, a.buffer, a.kind == AccessKind::Write));
+        }
         ops.sort_unstable_by_key(|o| o.0);
         ops.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
@@ -123,8 +124,10 @@ impl DeviceState {
                 )));
             }
         }
-        let mut records: SmallVec<[MutexGuard<'_, BufferUses>; 8]> =
-            ops.iter().map(|o| o.1.uses_lock()).collect();
+        let mut records: SmallVec<[MutexGuard<'_, BufferUses>; 8]> = SmallVec::new();
+        for o in &ops {
+            records.push(o.1.uses_lock());
+        }
         let mut waited = Waited::new();
         for (uses, &(_, _, write)) in records.iter().zip(&ops) {
             if write {

@@ -25,6 +25,7 @@ pub type ArgPointers = SmallVec<[*mut c_void; 32]>;
 
 impl KernelArgs {
     /// Room for about `params` parameters (inline up to 32).
+    #[inline]
     pub fn with_capacity(params: usize) -> KernelArgs {
         let mut a = KernelArgs::default();
         a.starts.reserve(params);
@@ -47,6 +48,7 @@ impl KernelArgs {
 
     /// A parameter of one 8-byte slot holding `word` (what [`bytes`](Self::bytes) stores for
     /// up to 8 little-endian bytes, without its chunk loop: most parameters are this).
+    #[inline]
     fn word(&mut self, word: u64) -> &mut Self {
         self.starts.push(self.slots.len() as u32);
         self.slots.push(word);
@@ -54,21 +56,25 @@ impl KernelArgs {
     }
 
     /// An `i64` parameter.
+    #[inline]
     pub fn i64(&mut self, v: i64) -> &mut Self {
         self.word(v as u64)
     }
 
     /// A `u64` parameter.
+    #[inline]
     pub fn u64(&mut self, v: u64) -> &mut Self {
         self.word(v)
     }
 
     /// An `i32` parameter (its 4 little-endian bytes, then zeros).
+    #[inline]
     pub fn i32(&mut self, v: i32) -> &mut Self {
         self.word(u64::from(v as u32))
     }
 
     /// A device pointer parameter (`T*`).
+    #[inline]
     pub fn ptr(&mut self, p: DevicePtr) -> &mut Self {
         self.u64(p.0)
     }
@@ -87,6 +93,7 @@ impl KernelArgs {
     /// A scalar parameter of the scalar's memory type (bool as one byte): the bytes of
     /// `Scalar::to_le_bytes`, packed without that method's `Vec` (one allocation per scalar
     /// per launch otherwise).
+    #[inline]
     pub fn scalar(&mut self, s: &Scalar) -> &mut Self {
         match *s {
             Scalar::Bool(v) => self.word(u64::from(v)),

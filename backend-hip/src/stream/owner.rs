@@ -33,6 +33,7 @@ impl OwnerToken {
 
     /// The calling thread's token (None while the thread is exiting and its thread-locals
     /// are gone).
+    #[inline]
     pub fn current() -> Option<OwnerToken> {
         MINE.try_with(|m| {
             if m.get() == 0 {

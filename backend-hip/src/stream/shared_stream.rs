@@ -128,10 +128,12 @@ impl Stream {
     }
 
     /// The raw platform handle.
+    #[inline]
     pub fn handle(&self) -> StreamHandle {
         self.0.handle
     }
     /// The device the stream belongs to.
+    #[inline]
     pub fn device(&self) -> DeviceId {
         self.0.device
     }
@@ -140,6 +142,7 @@ impl Stream {
         self.0.priority
     }
     /// Bumped each time a pooled stream changes hands (goes to another thread).
+    #[inline]
     pub fn generation(&self) -> u64 {
         self.0.generation.load(Ordering::Acquire)
     }
@@ -148,6 +151,7 @@ impl Stream {
         self.0.origin == Origin::Pooled
     }
     /// Whether two values are the same stream object.
+    #[inline]
     pub fn same_as(&self, other: &Stream) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -156,6 +160,7 @@ impl Stream {
         self.0.state.load(Ordering::Acquire) == DESTROYED
     }
     /// Whether the stream is usable (not destroyed, no error seen).
+    #[inline]
     pub fn is_valid(&self) -> bool {
         self.0.state.load(Ordering::Acquire) == VALID
     }
@@ -329,6 +334,7 @@ impl Stream {
 
     /// Whether `owner` may enqueue on this stream as its own: any thread for explicit and
     /// borrowed streams, only the holder for a pooled one.
+    #[inline]
     pub(crate) fn usable_by(&self, owner: Option<OwnerToken>) -> bool {
         self.0.origin != Origin::Pooled
             || owner.is_some_and(|o| self.0.owner.load(Ordering::Acquire) == o.get())

@@ -54,6 +54,7 @@ impl Use {
         &self.stream
     }
     /// Its generation at the use.
+    #[inline]
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -72,6 +73,7 @@ impl Use {
         self.order_before_once(caller, events, &mut waited)
     }
 
+    #[inline]
     fn order_before_once(
         &self,
         caller: &Stream,
@@ -208,6 +210,7 @@ impl BufferUses {
     }
 
     /// Order work enqueued on `caller` after what a read must follow: the last write.
+    #[inline]
     pub(crate) fn order_read(
         &self,
         caller: &Stream,
@@ -222,6 +225,7 @@ impl BufferUses {
 
     /// Order work enqueued on `caller` after what a write must follow: the last write and
     /// every read since.
+    #[inline]
     pub(crate) fn order_write(
         &self,
         caller: &Stream,
@@ -236,6 +240,7 @@ impl BufferUses {
     }
 
     /// Record a read by `caller` (after its work was enqueued).
+    #[inline]
     pub(crate) fn record_read(&mut self, caller: &Stream) {
         self.reads.retain(|r| !r.is_recycled());
         if self.last_write.as_ref().is_some_and(|w| w.is_by(caller))
@@ -247,6 +252,7 @@ impl BufferUses {
     }
 
     /// Record a write by `caller` (after its work was enqueued): it follows every use so far.
+    #[inline]
     pub(crate) fn record_write(&mut self, caller: &Stream) {
         if !self.last_write.as_ref().is_some_and(|w| w.is_by(caller)) {
             self.last_write = Some(Use::new(caller));

@@ -100,6 +100,7 @@ impl UnaryOp {
     }
 
     /// The result type for an operand of type `t`, or the error saying why `t` is invalid.
+    #[inline]
     pub fn result_dtype(self, t: DType) -> Result<DType> {
         let ok = match self {
             UnaryOp::Neg => t.is_numeric(),
@@ -180,6 +181,7 @@ impl BinaryOp {
     }
 
     /// The result type for operands of types `l` and `r`.
+    #[inline]
     pub fn result_dtype(self, l: DType, r: DType) -> Result<DType> {
         if l != r {
             return Err(Error::DTypeMismatch {

@@ -210,12 +210,8 @@ fn run<B: Backend>(
     s: &mut Scratch,
     out: &RawArray<B>,
 ) -> Result<()> {
-    let mut checked: SmallVec<[crate::DType; 8]> = SmallVec::new();
     for dtype in s.program.computed_dtypes() {
-        if !checked.contains(&dtype) {
-            ensure_supported(backend, dtype, OpKind::Elementwise)?;
-            checked.push(dtype);
-        }
+        ensure_supported(backend, dtype, OpKind::Elementwise)?;
     }
     if backend.device().id != out.backend.device().id {
         return Err(Error::DeviceMismatch {
@@ -228,8 +224,10 @@ fn run<B: Backend>(
         return Ok(());
     }
     // Operand 0 is the output (contiguous), then the inputs broadcast to `dims`.
-    let mut new_strides: SmallVec<[Vec<isize>; 5]> =
-        (0..=inputs.len()).map(|_| s.take_strides()).collect();
+    let mut new_strides: SmallVec<[Vec<isize>; 5]> = SmallVec::new();
+    for _ in 0..=inputs.len() {
+        new_strides.push(s.take_strides());
+    }
     if inputs.iter().all(|l| l.dims.as_slice() == dims) {
         // Every operand contiguous over the same shape: what `simplify_layout` makes of it
         // (one dimension, stride 1), without computing and merging the strides.
@@ -242,10 +240,10 @@ fn run<B: Backend>(
             .collect();
         simplify_layout_into(dims, &all_strides, &mut s.shape, &mut new_strides);
     }
-    let guards = inputs
-        .iter()
-        .map(|l| l.data.read())
-        .collect::<Result<SmallVec<[_; 4]>>>()?;
+    let mut guards: SmallVec<[_; 4]> = SmallVec::new();
+    for l in inputs {
+        guards.push(l.data.read()?);
+    }
     let out_guard = out.buffer()?;
     let mut new_strides = new_strides.into_iter();
     let mut next_strides = || new_strides.next().unwrap_or_default();
@@ -255,16 +253,15 @@ fn run<B: Backend>(
         offset: out.offset,
         strides: next_strides(),
     };
-    let operands = guards
-        .iter()
-        .zip(inputs)
-        .map(|(g, l)| Operand {
+    let mut operands = recycle(std::mem::take(&mut s.operands));
+    for (g, l) in guards.iter().zip(inputs) {
+        operands.push(Operand {
             buffer: &**g,
             dtype: l.dtype,
             offset: l.offset,
             strides: next_strides(),
-        })
-        .collect();
+        });
+    }
     let args = ElementwiseArgs {
         shape: std::mem::take(&mut s.shape),
         inputs: operands,
@@ -274,10 +271,27 @@ fn run<B: Backend>(
     tracing::trace!(program = %s.program.describe(), shape = ?args.shape, "elementwise");
     let result = backend.elementwise(&s.program, &args);
     // The vectors go back to the scratch for the next call.
-    s.shape = args.shape;
-    s.scalars = args.scalars;
-    for op in args.inputs.into_iter().chain(std::iter::once(args.output)) {
+    let ElementwiseArgs {
+        shape,
+        mut inputs,
+        scalars,
+        output,
+    } = args;
+    s.shape = shape;
+    s.scalars = scalars;
+    s.give_strides(output.strides);
+    for op in inputs.drain(..) {
         s.give_strides(op.strides);
     }
+    s.operands = recycle(inputs);
     result
+}
+
+/// An empty vector of `U` in `v`'s allocation, for operand lists whose element type differs
+/// only in a borrowed lifetime or buffer type (same size and alignment). std's in-place
+/// `collect` keeps the allocation when the layouts match (otherwise this allocates, which
+/// `host_path_allocations` would report); nothing is converted, `v` is emptied first.
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }

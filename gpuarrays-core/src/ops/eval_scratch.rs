@@ -4,13 +4,14 @@
 //! (every backend reads them); filling fresh ones made 12 of the 43 heap allocations of one
 //! `Expr::eval_into` of `x * a + y` (measured on the platform test double, `cargo bench -p
 //! gpuarrays-hip --bench host_path`). Here their capacity survives from call to call: the
-//! vectors are cleared, refilled, lent to the backend for the call and taken back. Only the
-//! operand list itself (`Vec<Operand<'_, Buf>>`, which borrows the call's buffers) is new
-//! each time.
+//! vectors are cleared, refilled, lent to the backend for the call and taken back. The
+//! operand list (`Vec<Operand<'_, Buf>>`, which borrows the call's buffers) is kept empty,
+//! as a list of a lifetime-free operand type of the same layout, and re-typed each call
+//! (`eval::recycle`): the user API of `x * a + y` allocates nothing per call.
 
 use std::cell::Cell;
 
-use crate::kernel::Program;
+use crate::kernel::{Operand, Program};
 use crate::scalar::Scalar;
 
 /// Reusable vectors of one dispatch; every user clears what it fills.
@@ -24,15 +25,20 @@ pub(crate) struct Scratch {
     pub(crate) shape: Vec<usize>,
     /// Spare stride vectors (cleared), one per operand of the last call.
     pub(crate) strides: Vec<Vec<isize>>,
+    /// The operand list's allocation (empty): a dispatch borrows its buffers, so the list is
+    /// re-typed to the call's lifetime and back (`eval::recycle`), not kept filled.
+    pub(crate) operands: Vec<Operand<'static, ()>>,
 }
 
 impl Scratch {
     /// An empty stride vector, reusing a spare one's capacity where there is one.
+    #[inline]
     pub(crate) fn take_strides(&mut self) -> Vec<isize> {
         self.strides.pop().unwrap_or_default()
     }
 
     /// Gives a stride vector back for the next call.
+    #[inline]
     pub(crate) fn give_strides(&mut self, mut v: Vec<isize>) {
         v.clear();
         self.strides.push(v);

@@ -103,6 +103,7 @@ impl<B: Backend> IntoExprArg<B> for u64 {
 
 impl Literal {
     /// The literal as a scalar of type `dtype`, if it is represented exactly.
+    #[inline]
     pub fn to_scalar(self, dtype: DType) -> Result<Scalar> {
         match self {
             Literal::Float(v) => Scalar::from_f64_lit(v, dtype),
@@ -247,15 +248,47 @@ impl<B: Backend> Expr<B> {
     }
 
     /// Applies a binary operation; a literal operand takes the other operand's type.
-    pub fn binary(self, op: BinaryOp, rhs: impl IntoExprArg<B>) -> Self {
-        let rhs = Self::resolve(rhs.into_arg(), self.dtype());
-        Self::combine(op, self, rhs)
+    pub fn binary(mut self, op: BinaryOp, rhs: impl IntoExprArg<B>) -> Self {
+        match rhs.into_arg() {
+            ExprArg::Expr(rhs) => Self::combine(op, self, rhs),
+            ExprArg::Lit(lit) => {
+                self.literal_operand(op, lit, false);
+                self
+            }
+        }
     }
 
     /// `lit op rhs` with the literal typed from `rhs`.
-    pub(crate) fn binary_lit_lhs(op: BinaryOp, lhs: Literal, rhs: Self) -> Self {
-        let lhs = Self::resolve(ExprArg::Lit(lhs), rhs.dtype());
-        Self::combine(op, lhs, rhs)
+    pub(crate) fn binary_lit_lhs(op: BinaryOp, lhs: Literal, mut rhs: Self) -> Self {
+        rhs.literal_operand(op, lhs, true);
+        rhs
+    }
+
+    /// `self op lit` (or `lit op self` when `lit_first`), in place: the literal is typed from
+    /// this expression and is 0-d, so the shape and the device stay. The same nodes and
+    /// errors as combining with `Expr::scalar` of the literal, without building a second
+    /// expression (a few hundred bytes inline) and joining it.
+    fn literal_operand(&mut self, op: BinaryOp, lit: Literal, lit_first: bool) {
+        let Ok(t) = &mut self.tree else { return };
+        let typed = lit.to_scalar(t.dtype).and_then(|s| {
+            let (l, r) = if lit_first {
+                (s.dtype(), t.dtype)
+            } else {
+                (t.dtype, s.dtype())
+            };
+            Ok((s, op.result_dtype(l, r)?))
+        });
+        match typed {
+            Ok((value, dtype)) => {
+                if lit_first {
+                    t.nodes.insert(0, ExprNode::Scalar(value));
+                } else {
+                    t.nodes.push(ExprNode::Scalar(value));
+                }
+                t.push(ExprNode::Binary(op, dtype));
+            }
+            Err(e) => self.tree = Err(e),
+        }
     }
 
     fn combine(op: BinaryOp, mut lhs: Self, mut rhs: Self) -> Self {
@@ -400,6 +433,11 @@ impl<B: Backend> Expr<B> {
 /// allocation up to `INLINE_DIMS` dimensions (a `Vec` here was one allocation per operation
 /// with a literal, whose shape is 0-d). Errors are `broadcast_shapes`' own.
 fn broadcast(op: &str, a: &[usize], b: &[usize]) -> Result<Dims> {
+    if a == b {
+        // The common case (same-shape operands) without the per-dimension walk.
+        shape::check_rank(a.len())?;
+        return Ok(Dims::from_slice(a));
+    }
     let n = a.len().max(b.len());
     let dim = |s: &[usize], i: usize| {
         if i < n - s.len() {

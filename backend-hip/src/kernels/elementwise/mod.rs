@@ -14,11 +14,10 @@
 //! beyond one grid keep the grid-stride loop.
 
 pub mod codegen;
+mod launch_memo;
 pub mod layout;
 pub mod transpose;
 
-use std::cell::RefCell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::Scalar;
@@ -29,7 +28,6 @@ pub use self::layout::EwOperand;
 use self::layout::{Class, EwKey, EwLayout};
 use super::KernelSource;
 use super::args::KernelArgs;
-use super::cache::Module;
 use super::cpp::header::Dialect;
 use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
@@ -51,37 +49,15 @@ fn mismatch(msg: String) -> HipError {
     HipError::InvalidArgument(format!("elementwise launch: {msg}"))
 }
 
-/// The kernel this thread launched last: a loop of one expression skips the program clone,
-/// the hash and the lock of the [`super::cache::KernelSet`] (compared by value, so it is
-/// never stale).
-struct Memo {
-    device: u64,
-    key: EwKey,
-    function: FunctionHandle,
-    _module: Arc<Module>,
-}
-
-thread_local! {
-    static LAST: RefCell<Option<Memo>> = const { RefCell::new(None) };
-}
-
-fn remembered(dev: &DeviceKernels, program: &Program, layout: &EwLayout) -> Option<FunctionHandle> {
-    LAST.try_with(|m| match m.try_borrow().ok()?.as_ref() {
-        Some(x) if x.device == dev.id() && x.key.layout == *layout && x.key.program == *program => {
-            Some(x.function)
-        }
-        _ => None,
-    })
-    .ok()
-    .flatten()
-}
-
+/// The kernel of `program` in `layout`: the one this thread launched last when it matches
+/// (by value, so it is never stale; a loop of one expression skips the program clone, the hash
+/// and the lock of the [`super::cache::KernelSet`]), else from the cache or compiled.
 fn kernel(
     dev: &DeviceKernels,
     program: &Program,
     layout: EwLayout,
 ) -> Result<(FunctionHandle, EwLayout)> {
-    if let Some(f) = remembered(dev, program, &layout) {
+    if let Some(f) = launch_memo::recall_kernel(dev, program, &layout) {
         return Ok((f, layout));
     }
     let key = EwKey {
@@ -93,16 +69,7 @@ fn kernel(
         .get(&key, dev.modules(), || source(dev, &key))?;
     let function = module.function("ga_ew")?;
     let layout = key.layout.clone();
-    let _ = LAST.try_with(|m| {
-        if let Ok(mut m) = m.try_borrow_mut() {
-            *m = Some(Memo {
-                device: dev.id(),
-                key,
-                function,
-                _module: module,
-            });
-        }
-    });
+    launch_memo::remember_kernel(dev, key, function, module);
     Ok((function, layout))
 }
 
@@ -219,15 +186,35 @@ pub fn prepare<'a>(
     if n == 0 {
         return Ok(None);
     }
-    let mut planned = layout::plan(shape, inputs, &output);
-    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, &output, &planned);
-    if transpose_axis.is_some() {
-        planned.transpose = true;
-        planned.vec = 1;
-    } else {
-        layout::plan_steps(&mut planned, n, program.draws_random(), max_blocks(dev));
-    }
-    let (function, layout) = kernel(dev, program, planned)?;
+    let grid_limit = max_blocks(dev);
+    let recalled = match launch_memo::recall_plan(dev, program, shape, inputs, &output, grid_limit)
+    {
+        Some(r) => r,
+        None => {
+            let mut planned = layout::plan(shape, inputs, &output);
+            let transpose_axis =
+                transpose::contiguous_axis(program, shape, inputs, &output, &planned);
+            if transpose_axis.is_some() {
+                planned.transpose = true;
+                planned.vec = 1;
+            } else {
+                layout::plan_steps(&mut planned, n, program.draws_random(), grid_limit);
+            }
+            let (function, layout) = kernel(dev, program, planned)?;
+            let r = launch_memo::Recalled {
+                function,
+                layout,
+                transpose_axis,
+            };
+            launch_memo::remember_plan(dev, program, shape, inputs, &output, grid_limit, &r);
+            r
+        }
+    };
+    let launch_memo::Recalled {
+        function,
+        layout,
+        transpose_axis,
+    } = recalled;
     Ok(Some(Prepared {
         function,
         layout,
