@@ -30,7 +30,10 @@ run() {
   while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
   shift
   local log="$logs/$tool-$name.log" t0=$SECONDS
-  timeout "${LIMIT:-150}" "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
+  # RUN_ENV: space-separated VAR=value settings for this run only (see FFT below).
+  local envs
+  read -ra envs <<<"${RUN_ENV:-}"
+  timeout "${LIMIT:-150}" env "${envs[@]}" "$cs" --tool "$tool" "${sargs[@]}" "$@" >"$log" 2>&1
   local rc=$? line
   line=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
   # Host-only test binaries (code generation, header checks, fake platforms) make no CUDA
@@ -64,12 +67,13 @@ tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform tes
 # Test binaries checked another way (below), or not at all, and why:
 # - codegen_large_inputs: 2^31-element inputs take minutes even without the tool; only its
 #   register sort of every short row length runs under memcheck.
-# - fft_gpu: under memcheck cuFFT did not finish one FFT row within 150 s at full size,
-#   nor within 200 s in session 7 (2026-12-02). At the quick sizes the 2-D complex f32
-#   rows passed once in about 1 s, right after a run of the same rows without the tool,
-#   and stalled for 130 s in a later call on a fresh machine; every other FFT filter made no
-#   progress within 90 s (docs/results/2026-12-02-h200-session7.md, section 5). So FFT is
-#   not in this script: a step that stalls would fail every run.
+# - fft_gpu: runs below, with eager module loading. Under memcheck with the default lazy
+#   loading, cuFFT's rows hung (sessions 7 and 8): left 420 s, neither the tool's processes
+#   nor ours used CPU, and the FFT's thread waited on a futex inside the tool's library,
+#   called from the CUDA driver, called from cuFFT (docs/results/2026-12-02-h200-session8.md,
+#   calls C and D). With CUDA_MODULE_LOADING=EAGER (every module loaded when the library
+#   is, not at a kernel's first launch) test-fft_gpu passed under memcheck in 10 s on a fresh
+#   machine, and every FFT row of the suite, quick and full size, in 3 s and 6 s (calls E-G).
 # - codegen_emulated: host-only (the kernel emulator) and 143 s under the tool, which then
 #   has nothing to check.
 elsewhere=(test-codegen_large_inputs test-fft_gpu test-codegen_emulated)
@@ -97,8 +101,10 @@ done
 # rows, every length 1..=2048) runs.
 run large-inputs-register-sort memcheck -- "$bin/test-codegen_large_inputs" --test-threads=1 \
   register_sort_of_every_short_length
+# cuFFT under memcheck needs eager module loading (see fft_gpu above).
+RUN_ENV=CUDA_MODULE_LOADING=EAGER run fft_gpu memcheck -- "$bin/test-fft_gpu"
 # The conformance suite at its quick sizes through the CLI, under memcheck (every kernel
-# family and cuBLAS; cuFFT's rows do not progress under the tool, see fft_gpu above).
+# family, cuBLAS and cuFFT; eager module loading, for cuFFT's rows).
 # It is slow under the tool: 680 of the 850 rows took 420 s on the H200 (2026-12-02), so it
 # runs only when asked, in pieces that fit one call, each a `--filter` of the CLI:
 #   SANITIZER_VALIDATE=all bash benches/hip_sanitizer.sh           # every row, one run
@@ -107,7 +113,7 @@ if [[ -n ${SANITIZER_VALIDATE:-} ]]; then
   IFS=, read -ra pieces <<<"$SANITIZER_VALIDATE"
   for f in "${pieces[@]}"; do
     filter=(--filter "$f"); [[ $f == all ]] && filter=()
-    LIMIT=${VALIDATE_LIMIT:-420} run "validate-quick-$f" memcheck -- \
+    LIMIT=${VALIDATE_LIMIT:-420} RUN_ENV=CUDA_MODULE_LOADING=EAGER run "validate-quick-$f" memcheck -- \
       "$bin/bin-gpuarrays" validate --backend hip --quick "${filter[@]}"
   done
 fi

@@ -108,7 +108,7 @@ impl Use {
 
     /// Record an event after this use, for a free to wait for: `None` when the use is
     /// complete (recycled, or its stream destroyed). On `caller`'s own stream the record is
-    /// direct; on another's it goes through [`Stream::enqueue_foreign`]. A capturing stream
+    /// direct; on another's it goes through `Stream::enqueue_foreign`. A capturing stream
     /// gives [`HipError::StreamCapturing`] (the free must wait for the capture to end).
     pub fn record_completion(
         &self,

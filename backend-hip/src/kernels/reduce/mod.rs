@@ -142,7 +142,7 @@ pub fn col_reduce() -> ColReduce {
 }
 
 /// `GPUARRAYS_COL_SLICE_BLOCKS=N` sets the blocks per multiprocessor `ga_cols_slices` aims
-/// for (default [`COL_SLICE_BLOCKS_PER_SM`]), to tune the split count on a new device.
+/// for (default `COL_SLICE_BLOCKS_PER_SM`, 16), to tune the split count on a new device.
 pub const COL_SLICE_BLOCKS_ENV: &str = "GPUARRAYS_COL_SLICE_BLOCKS";
 
 fn col_slice_blocks_per_sm() -> usize {
@@ -160,7 +160,7 @@ fn blocks_from_env(var: &str, default: usize) -> usize {
 }
 
 /// `GPUARRAYS_REDUCE_BLOCKS=N` sets the blocks per multiprocessor a split row reduction
-/// aims for (default [`BLOCKS_PER_SM`]; argmin/argmax keep [`ARG_BLOCKS_PER_SM`]), to tune
+/// aims for (default `BLOCKS_PER_SM`, 16; argmin/argmax keep `ARG_BLOCKS_PER_SM`, 32), to tune
 /// the grid on a new device or element size.
 pub const REDUCE_BLOCKS_ENV: &str = "GPUARRAYS_REDUCE_BLOCKS";
 

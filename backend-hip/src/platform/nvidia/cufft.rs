@@ -4,7 +4,7 @@
 //! everything else), exactly as cudarc will open it (`cudarc::get_lib_name_candidates`),
 //! and every symbol below is resolved by our own loader first: a missing library or an old
 //! one is a typed error ([`HipError::LibraryNotFound`] / [`HipError::MissingSymbols`]), never
-//! cudarc's panic. Every call runs under `catch_unwind` ([`guarded`]).
+//! cudarc's panic. Every call runs under `catch_unwind` (`guarded`).
 //!
 //! Plans are made with `cufftCreate` + `cufftSetAutoAllocation(plan, 0)` +
 //! `cufftMakePlanMany64`, so a plan holds its tables but no work area; each execution sets

@@ -10,7 +10,7 @@
 //! - stream handle values are reused after a stream is destroyed (as the CUDA driver does);
 //! - graph capture rules: synchronising the device, or a stream that is capturing, and host
 //!   copies on a capturing stream fail and invalidate the capture, as on CUDA/HIP;
-//! - a race detector ([`race`]) flags a write or free of memory not ordered after another
+//! - a race detector (`race`) flags a write or free of memory not ordered after another
 //!   stream's use that may still be in flight ([`FakePlatform::races`]);
 //! - copies to and from page-locked host memory complete when their work does (below).
 //!
