@@ -1,5 +1,5 @@
 //! `WgpuBackend`: opening a device and the `Backend` implementation, delegating each
-//! kernel to its module in [`crate::kernels`].
+//! kernel to its module in `crate::kernels`.
 
 use std::sync::Arc;
 

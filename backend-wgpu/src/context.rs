@@ -3,7 +3,7 @@
 //!
 //! **Batching.** Kernels and device copies are recorded into one pending command encoder;
 //! it is submitted when a read or `synchronize` needs the results, or once it holds
-//! [`BATCH_COMMANDS`] commands (so the GPU starts on long sequences without waiting for a
+//! `BATCH_COMMANDS` commands (so the GPU starts on long sequences without waiting for a
 //! read). Nothing reads back per operation. Host writes go through staging buffers copied
 //! *inside* the encoder, so they stay ordered with the kernels around them (wgpu's
 //! `Queue::write_buffer` would run before every command still pending).

@@ -1,7 +1,7 @@
 //! gpuarrays-wgpu: the WebGPU backend of gpuarrays.
 //!
 //! WGSL compute shaders are generated from core's kernel descriptions ([`wgsl`] for the
-//! shared pieces, [`kernels`] for each operation), compiled once per distinct source and
+//! shared pieces, `kernels` for each operation), compiled once per distinct source and
 //! cached with a budget ([`pipeline`]), and recorded many to a command encoder that is
 //! submitted only when results are needed ([`context`]). See `README.md` in this crate for
 //! what runs on which adapters, the limits and how dispatches are split.

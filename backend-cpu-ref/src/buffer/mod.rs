@@ -24,9 +24,9 @@ const ZEROED_FROM: usize = 32 << 20;
 
 /// Host memory of one array buffer.
 ///
-/// Buffers below [`ZEROED_FROM`] bytes come from `alloc` (uninitialised) and are zeroed on
-/// first access ([`CpuBuffer::ptr`]), unless a kernel that writes every byte comes first
-/// ([`CpuBuffer::overwrite_ptr`], [`CpuBuffer::written`]): `Backend::alloc` promises
+/// Buffers below `ZEROED_FROM` bytes come from `alloc` (uninitialised) and are zeroed on
+/// first access (`CpuBuffer::ptr`), unless a kernel that writes every byte comes first
+/// (`CpuBuffer::overwrite_ptr`, `CpuBuffer::written`): `Backend::alloc` promises
 /// unspecified contents, and an allocating `eval` overwrites its whole output. Zeroing at
 /// allocation cost 17 % of an allocating 1 M-element `eval` (`perf`, docs/results/
 /// 2026-12-01-cpu-vs-ndarray-2.md): once glibc has raised its mmap threshold, a 4 MiB

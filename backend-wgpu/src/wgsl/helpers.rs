@@ -1,8 +1,8 @@
 //! WGSL helper functions that generated kernels call, emitted only when used.
 //!
 //! Each helper is named after what it does and the types it works on (`div_i32`,
-//! `f2i_f32_u8`, ...); [`Helpers::need`] records a name, and [`Helpers::emit`] writes the
-//! definitions (deduplicated, in a stable order, dependencies first).
+//! `f2i_f32_u8`, ...); asking for one records its name and definition once (`add`), and
+//! [`Helpers::emit`] writes the definitions in the order first needed.
 
 use std::collections::BTreeMap;
 
