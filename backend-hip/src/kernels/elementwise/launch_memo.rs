@@ -48,8 +48,8 @@ fn alignment(o: &EwOperand<'_>) -> u8 {
     (o.ptr.0 % VECTOR_BYTES as u64) as u8
 }
 
-/// What a plan was computed from, besides the program (in the key).
-struct PlanInputs {
+/// What a plan was computed from, besides the program (in the key), as kept.
+struct StoredInputs {
     shape: SmallVec<[usize; 4]>,
     /// The inputs, then the output.
     operands: SmallVec<[OperandInputs; 5]>,
@@ -64,7 +64,7 @@ struct Memo {
     /// Keeps the module (and so `function`) loaded while it is remembered.
     _module: Arc<Module>,
     /// The launch planned with this kernel last, if any.
-    plan: Option<PlanInputs>,
+    plan: Option<StoredInputs>,
 }
 
 thread_local! {
@@ -93,24 +93,26 @@ pub(super) struct Recalled {
     pub(super) transpose_axis: Option<usize>,
 }
 
-/// The last launch's plan, if this launch's inputs are the same.
-pub(super) fn recall_plan(
-    dev: &DeviceKernels,
-    program: &Program,
-    shape: &[usize],
-    inputs: &[EwOperand<'_>],
-    output: &EwOperand<'_>,
-    grid_limit: usize,
-) -> Option<Recalled> {
+/// What one launch's plan is computed from.
+pub(super) struct Launch<'a> {
+    pub(super) program: &'a Program,
+    pub(super) shape: &'a [usize],
+    pub(super) inputs: &'a [EwOperand<'a>],
+    pub(super) output: &'a EwOperand<'a>,
+    pub(super) grid_limit: usize,
+}
+
+/// The last launch's plan, if `launch`'s inputs are the same.
+pub(super) fn recall_plan(dev: &DeviceKernels, launch: &Launch<'_>) -> Option<Recalled> {
     LAST.try_with(|m| {
         let memo = m.try_borrow().ok()?;
         let x = memo.as_ref()?;
         let p = x.plan.as_ref()?;
         let same = x.device == dev.id()
-            && p.grid_limit == grid_limit
-            && p.shape[..] == *shape
-            && same_operands(&p.operands, inputs, output)
-            && x.key.program == *program;
+            && p.grid_limit == launch.grid_limit
+            && p.shape[..] == *launch.shape
+            && same_operands(&p.operands, launch.inputs, launch.output)
+            && x.key.program == *launch.program;
         same.then(|| Recalled {
             function: x.function,
             layout: x.key.layout.copied(),
@@ -159,15 +161,7 @@ pub(super) fn remember_kernel(
 
 /// Remembers what the plan of the launch just prepared was computed from, if the remembered
 /// kernel is the one it uses (it is, unless a nested launch replaced it in between).
-pub(super) fn remember_plan(
-    dev: &DeviceKernels,
-    program: &Program,
-    shape: &[usize],
-    inputs: &[EwOperand<'_>],
-    output: &EwOperand<'_>,
-    grid_limit: usize,
-    planned: &Recalled,
-) {
+pub(super) fn remember_plan(dev: &DeviceKernels, launch: &Launch<'_>, planned: &Recalled) {
     let _ = LAST.try_with(|m| {
         let Ok(mut m) = m.try_borrow_mut() else {
             return;
@@ -176,18 +170,19 @@ pub(super) fn remember_plan(
         if x.device != dev.id()
             || x.function != planned.function
             || x.key.layout != planned.layout
-            || x.key.program != *program
+            || x.key.program != *launch.program
         {
             return;
         }
-        x.plan = Some(PlanInputs {
-            shape: SmallVec::from_slice(shape),
-            operands: inputs
+        x.plan = Some(StoredInputs {
+            shape: SmallVec::from_slice(launch.shape),
+            operands: launch
+                .inputs
                 .iter()
-                .chain([output])
+                .chain([launch.output])
                 .map(OperandInputs::of)
                 .collect(),
-            grid_limit,
+            grid_limit: launch.grid_limit,
             transpose_axis: planned.transpose_axis,
         });
     });

@@ -187,8 +187,14 @@ pub fn prepare<'a>(
         return Ok(None);
     }
     let grid_limit = max_blocks(dev);
-    let recalled = match launch_memo::recall_plan(dev, program, shape, inputs, &output, grid_limit)
-    {
+    let launch = launch_memo::Launch {
+        program,
+        shape,
+        inputs,
+        output: &output,
+        grid_limit,
+    };
+    let recalled = match launch_memo::recall_plan(dev, &launch) {
         Some(r) => r,
         None => {
             let mut planned = layout::plan(shape, inputs, &output);
@@ -206,7 +212,7 @@ pub fn prepare<'a>(
                 layout,
                 transpose_axis,
             };
-            launch_memo::remember_plan(dev, program, shape, inputs, &output, grid_limit, &r);
+            launch_memo::remember_plan(dev, &launch, &r);
             r
         }
     };
