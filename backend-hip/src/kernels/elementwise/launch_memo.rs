@@ -86,8 +86,9 @@ fn same_operands(
     }
 }
 
-/// A plan recalled whole: the kernel, its layout and the tiled-copy axis.
-pub(super) struct Recalled {
+/// One launch's plan: the kernel, its layout and the tiled-copy axis (made by `prepare`, or
+/// recalled whole from here).
+pub(super) struct Planned {
     pub(super) function: FunctionHandle,
     pub(super) layout: EwLayout,
     pub(super) transpose_axis: Option<usize>,
@@ -103,7 +104,7 @@ pub(super) struct Launch<'a> {
 }
 
 /// The last launch's plan, if `launch`'s inputs are the same.
-pub(super) fn recall_plan(dev: &DeviceKernels, launch: &Launch<'_>) -> Option<Recalled> {
+pub(super) fn recall_plan(dev: &DeviceKernels, launch: &Launch<'_>) -> Option<Planned> {
     LAST.try_with(|m| {
         let memo = m.try_borrow().ok()?;
         let x = memo.as_ref()?;
@@ -113,7 +114,7 @@ pub(super) fn recall_plan(dev: &DeviceKernels, launch: &Launch<'_>) -> Option<Re
             && p.shape[..] == *launch.shape
             && same_operands(&p.operands, launch.inputs, launch.output)
             && x.key.program == *launch.program;
-        same.then(|| Recalled {
+        same.then(|| Planned {
             function: x.function,
             layout: x.key.layout.copied(),
             transpose_axis: p.transpose_axis,
@@ -161,7 +162,7 @@ pub(super) fn remember_kernel(
 
 /// Remembers what the plan of the launch just prepared was computed from, if the remembered
 /// kernel is the one it uses (it is, unless a nested launch replaced it in between).
-pub(super) fn remember_plan(dev: &DeviceKernels, launch: &Launch<'_>, planned: &Recalled) {
+pub(super) fn remember_plan(dev: &DeviceKernels, launch: &Launch<'_>, planned: &Planned) {
     let _ = LAST.try_with(|m| {
         let Ok(mut m) = m.try_borrow_mut() else {
             return;

@@ -194,33 +194,19 @@ pub fn prepare<'a>(
         output: &output,
         grid_limit,
     };
-    let recalled = match launch_memo::recall_plan(dev, &launch) {
-        Some(r) => r,
+    let planned = match launch_memo::recall_plan(dev, &launch) {
+        Some(p) => p,
         None => {
-            let mut planned = layout::plan(shape, inputs, &output);
-            let transpose_axis =
-                transpose::contiguous_axis(program, shape, inputs, &output, &planned);
-            if transpose_axis.is_some() {
-                planned.transpose = true;
-                planned.vec = 1;
-            } else {
-                layout::plan_steps(&mut planned, n, program.draws_random(), grid_limit);
-            }
-            let (function, layout) = kernel(dev, program, planned)?;
-            let r = launch_memo::Recalled {
-                function,
-                layout,
-                transpose_axis,
-            };
-            launch_memo::remember_plan(dev, &launch, &r);
-            r
+            let p = plan_launch(dev, &launch, n)?;
+            launch_memo::remember_plan(dev, &launch, &p);
+            p
         }
     };
-    let launch_memo::Recalled {
+    let launch_memo::Planned {
         function,
         layout,
         transpose_axis,
-    } = recalled;
+    } = planned;
     Ok(Some(Prepared {
         function,
         layout,
@@ -230,6 +216,36 @@ pub fn prepare<'a>(
         scalars,
         output,
     }))
+}
+
+/// Plans `launch` over its `n` elements (layout, the tiled copy or the steps) and finds or
+/// compiles its kernel.
+fn plan_launch(
+    dev: &DeviceKernels,
+    launch: &launch_memo::Launch<'_>,
+    n: usize,
+) -> Result<launch_memo::Planned> {
+    let launch_memo::Launch {
+        program,
+        shape,
+        inputs,
+        output,
+        grid_limit,
+    } = *launch;
+    let mut planned = layout::plan(shape, inputs, output);
+    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, output, &planned);
+    if transpose_axis.is_some() {
+        planned.transpose = true;
+        planned.vec = 1;
+    } else {
+        layout::plan_steps(&mut planned, n, program.draws_random(), grid_limit);
+    }
+    let (function, layout) = kernel(dev, program, planned)?;
+    Ok(launch_memo::Planned {
+        function,
+        layout,
+        transpose_axis,
+    })
 }
 
 /// Launches the prepared kernel on `stream`.
