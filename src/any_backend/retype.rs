@@ -5,9 +5,11 @@
 //! cloning the shape, the scalars and every operand's strides: five to six small
 //! allocations, about 170 ns per call on the 2-core development machine, which would show in
 //! the host-enqueue figure of a tiny op (about 1 µs on the CPU backend, 5 µs on HIP). Here
-//! those vectors come from a small per-thread stock and go back to it after the call, so the
-//! only allocation left is the operand list itself. The other kernel descriptions hold no
-//! vectors and are re-typed by `try_map_buffers` at no cost.
+//! those vectors come from a small per-thread stock and go back to it after the call. The
+//! operand list borrows the call's buffers, so its allocation is kept empty, as a list of a
+//! lifetime-free operand type of the same layout, and re-typed each call (as core's
+//! `eval_scratch` does): a call through `AnyBackend` allocates nothing. The other kernel
+//! descriptions hold no vectors and are re-typed by `try_map_buffers` at no cost.
 
 use std::cell::RefCell;
 
@@ -23,6 +25,8 @@ struct Stock {
     shapes: Vec<Vec<usize>>,
     strides: Vec<Vec<isize>>,
     scalars: Vec<Vec<Scalar>>,
+    /// Operand lists' allocations, empty (see [`recycle`]).
+    operands: Vec<Vec<Operand<'static, ()>>>,
 }
 
 thread_local! {
@@ -31,6 +35,7 @@ thread_local! {
             shapes: Vec::new(),
             strides: Vec::new(),
             scalars: Vec::new(),
+            operands: Vec::new(),
         })
     };
 }
@@ -41,6 +46,16 @@ fn copy_of<T: Copy>(stock: &mut Vec<Vec<T>>, src: &[T]) -> Vec<T> {
     v.clear();
     v.extend_from_slice(src);
     v
+}
+
+/// An empty vector of `U` in `v`'s allocation, for operand lists that differ only in a
+/// borrowed lifetime or buffer type (same size and alignment: a reference to a sized
+/// buffer). std's in-place `collect` keeps the allocation when the layouts match, and
+/// allocates otherwise (never unsound); nothing is converted, `v` is emptied first. The
+/// same three lines as core's `eval::recycle`, which is private to core.
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
 fn give_back<T>(stock: &mut Vec<Vec<T>>, v: Vec<T>) {
@@ -65,7 +80,8 @@ pub(crate) fn with_retyped<'a, A: 'a, B: 'a, R>(
                 strides: copy_of(&mut stock.strides, &o.strides),
             })
         };
-        let mut inputs = Vec::with_capacity(args.inputs.len());
+        let mut inputs: Vec<Operand<'a, B>> = recycle(stock.operands.pop().unwrap_or_default());
+        inputs.reserve(args.inputs.len());
         for input in &args.inputs {
             inputs.push(operand(input)?);
         }
@@ -81,15 +97,16 @@ pub(crate) fn with_retyped<'a, A: 'a, B: 'a, R>(
     STOCK.with_borrow_mut(|stock| {
         let ElementwiseArgs {
             shape,
-            inputs,
+            mut inputs,
             scalars,
             output,
         } = retyped;
         give_back(&mut stock.shapes, shape);
         give_back(&mut stock.scalars, scalars);
-        for o in inputs.into_iter().chain([output]) {
+        for o in inputs.drain(..).chain([output]) {
             give_back(&mut stock.strides, o.strides);
         }
+        give_back(&mut stock.operands, recycle(inputs));
     });
     result
 }
@@ -142,17 +159,14 @@ mod tests {
             }
         };
         // The first call fills the stock; later calls (with other contents) reuse it.
-        let first_shape = with_retyped(&args, own, |a| {
+        let vectors = |a: &ElementwiseArgs<'_, u64>| {
             same(a);
-            Ok(a.shape.as_ptr() as usize)
-        })
-        .unwrap();
-        let again = with_retyped(&args, own, |a| {
-            same(a);
-            Ok(a.shape.as_ptr() as usize)
-        })
-        .unwrap();
-        assert_eq!(first_shape, again, "the shape vector was not reused");
+            Ok((a.shape.as_ptr() as usize, a.inputs.as_ptr() as usize))
+        };
+        let first = with_retyped(&args, own, vectors).unwrap();
+        let again = with_retyped(&args, own, vectors).unwrap();
+        assert_eq!(first.0, again.0, "the shape vector was not reused");
+        assert_eq!(first.1, again.1, "the operand list was not reused");
         // A refused buffer is the error; the run does not happen.
         let refused = with_retyped(
             &args,
