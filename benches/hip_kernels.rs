@@ -197,6 +197,13 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("cumsum_rows_8192", 2.0 * b26, 10, &mut || {
         drop(m.cumsum(1).expect("cumsum rows"))
     });
+    // The same rows through the reduce-then-scan (the automatic choice takes one pass per
+    // row here: 8192 rows of two tiles).
+    scan::set_row_scan(Some(RowScan::ReduceScan));
+    bench("cumsum_rows_8192_reducescan", 2.0 * b26, 10, &mut || {
+        drop(m.cumsum(1).expect("cumsum rows"))
+    });
+    scan::set_row_scan(None);
     bench("argmax_2p26", b26, 10, &mut || {
         drop(x.raw().reduce(ReduceOp::ArgMax, None).expect("argmax"))
     });

@@ -1,6 +1,6 @@
 //! The sort, scan, permute, random and reduction kernels on a GPU at the sizes of the
 //! benchmarks (`benches/hip_kernels.rs`), against the CPU reference: every algorithm each
-//! operation can choose (bitonic, one block per row, onesweep; look-back and 3-pass scans),
+//! operation can choose (bitonic, one block per row, onesweep; look-back, 3-pass and one-pass-per-row scans),
 //! non-powers of two, rows, NaNs and signed zeros, every ordered type, unaligned views, and the
 //! same bits on a second run. The logic is also checked on the CPU emulation in
 //! `codegen_emulated`, at small sizes.
@@ -88,6 +88,9 @@ fn large_scans_match_cpu() {
             &[(1 << 24) + 12_345],
             &[8192, 8192],
             &[3, 1_000_003],
+            // Rows enough for one pass per row (the automatic choice), of an odd length:
+            // no 16-byte loads, a partial last tile.
+            &[2500, 4097],
         ],
     );
     eprintln!("large scans: {:.1} s", t.elapsed().as_secs_f64());

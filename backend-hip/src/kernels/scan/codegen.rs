@@ -43,6 +43,16 @@
 //! (see above): at the H200's ~4.2 TB/s, 1 GiB of f32 needs ~0.25 ms + ~0.51 ms, against
 //! PyTorch's 0.851 ms.
 //!
+//! **Many rows, one pass per row (`ga_scan_rows_regs[_vec]`, chosen automatically when
+//! there are at least four rows per resident block, `scan::rows_in_one_pass`).** One block
+//! walks its row's tiles in order, each loaded, scanned and stored as by
+//! `ga_scan_tiles_regs`, carrying the running total of the tiles before it. The input is
+//! read once (2 bytes moved per byte written, as a copy), and no block waits for another.
+//! It needs rows enough to keep every multiprocessor busy until the last wave, so one long
+//! row, or a few, keep the reduce-then-scan. Why it was added: the suite's 16384 × 8192 i64
+//! cumsum along rows (4 tiles per row) ran at 0.96× PyTorch with the reduce-then-scan,
+//! whose traffic, 3 GiB for 1 GiB of output, is what the H200 streams in that time.
+//!
 //! **Rows, 3 passes through shared memory (`GPUARRAYS_SCAN=multipass`, the previous default
 //! for long rows):** `ga_scan_tile_reduce` + `ga_scan_tiles`, reduce-then-scan through shared
 //! memory with scalar loads; the per-tile totals are scanned by the same scan one level up.
@@ -415,6 +425,49 @@ __global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs
   ga_scan_tiles_regs_impl<true>(x, y, carry, outer, len, tpr);
 }}
 
+// ---- one pass per row, one block per row (the default when there are rows enough to fill
+// the device, see `scan::rows_in_one_pass`) ----
+// The block walks its row's tiles in order, each tile loaded, scanned and stored exactly as
+// `ga_scan_tiles_regs` does, its carry the running combination of the earlier tiles' totals
+// ((T0 ⊕ T1) ⊕ T2 ...: a fixed chain, so every run gives the same bits). The input is read
+// once (2 bytes moved per output byte, against 3 for the reduce-then-scan); rows are
+// independent, so nothing waits on another block.
+template <bool VEC_IO>
+__device__ void ga_scan_rows_regs_impl(const {m}* __restrict__ x, {m}* __restrict__ y, const i64 outer, const i64 len, const i64 tpr) {{
+  __shared__ GaA s_warp[GA_MAX_WARPS];
+  const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
+  const int nw = {BLOCK} / GA_WARP;
+  const i64 seg = (i64)warp * GA_WSEG;
+  for (i64 o = blockIdx.x; o < outer; o += gridDim.x) {{
+    GaA c = ga_identity();
+    bool has_carry = false;
+    for (i64 t = 0; t < tpr; ++t) {{
+      const i64 start = t * GA_TILE;
+      const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
+      const i64 row = o * len + start;
+      GaA v[GA_NV][GA_VEC];
+      ga_reg_load<VEC_IO>(v, x + row, start, cnt, seg, lane);
+      GaA pre[GA_NV];
+      bool has_pre[GA_NV];
+      const GaA wpre = ga_reg_block_scan(v, pre, has_pre, s_warp, lane, warp);
+      // The tile's total, in warp order (s_warp is complete after the block scan).
+      GaA total = s_warp[0];
+      for (int w = 1; w < nw; ++w) total = ga_combine(total, s_warp[w]);
+      ga_reg_store<VEC_IO>(v, pre, has_pre, y + row, cnt, seg, lane, warp, c, has_carry, wpre);
+      c = ga_opt(has_carry, c, total);
+      has_carry = true;
+      __syncthreads();
+    }}
+  }}
+}}
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_rows_regs(const {m}* __restrict__ x, {m}* __restrict__ y, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_rows_regs_impl<false>(x, y, outer, len, tpr);
+}}
+// The same with 16-byte loads and stores (x, y and every row 16-byte aligned).
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_rows_regs_vec(const {m}* __restrict__ x, {m}* __restrict__ y, const i64 outer, const i64 len, const i64 tpr) {{
+  ga_scan_rows_regs_impl<true>(x, y, outer, len, tpr);
+}}
+
 __global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
@@ -454,7 +507,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ 
 }
 
 /// The kernels of a scan module.
-pub const KERNELS: [&str; 10] = [
+pub const KERNELS: [&str; 12] = [
     "ga_scan_tile_reduce",
     "ga_scan_tiles",
     "ga_scan_lookback",
@@ -463,6 +516,8 @@ pub const KERNELS: [&str; 10] = [
     "ga_scan_tile_totals_vec",
     "ga_scan_tiles_regs",
     "ga_scan_tiles_regs_vec",
+    "ga_scan_rows_regs",
+    "ga_scan_rows_regs_vec",
     "ga_scan_cols_reduce",
     "ga_scan_cols",
 ];

@@ -35,8 +35,10 @@ pub struct ScanLaunch {
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
 
-/// `GPUARRAYS_SCAN=lookback`, `=reducescan` or `=multipass` forces one row scan; unset (or
-/// anything else), every row takes the reduce-then-scan over register tiles.
+/// `GPUARRAYS_SCAN=lookback`, `=reducescan`, `=rowpass` or `=multipass` forces one row scan;
+/// unset (or anything else), the choice is automatic: one pass per row where there are rows
+/// enough to fill the device ([`rows_in_one_pass`]), else the reduce-then-scan over register
+/// tiles.
 ///
 /// Measured on the H200 (2026-12-01, `gpuarrays bench --filter accumulate` once per mode in
 /// one call; docs/results/2026-12-01-h200-session3.md): the reduce-then-scan was as fast or
@@ -64,10 +66,13 @@ pub enum RowScan {
     Multipass,
     /// The same three passes over register tiles with 16-byte loads and stores.
     ReduceScan,
+    /// One block per row walking its tiles in order with a running carry: one pass, the
+    /// input read once. Needs many rows to fill the device ([`rows_in_one_pass`]).
+    RowPass,
 }
 
-/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: the default
-/// (reduce-then-scan); 4: reduce-then-scan, forced.
+/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: automatic;
+/// 4: reduce-then-scan, forced; 5: one pass per row, forced.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// Overrides the row scan for every later scan of the process (`None`: back to
@@ -78,12 +83,13 @@ pub fn set_row_scan(choice: Option<RowScan>) {
         Some(RowScan::Lookback) => 1,
         Some(RowScan::Multipass) => 2,
         Some(RowScan::ReduceScan) => 4,
+        Some(RowScan::RowPass) => 5,
     };
     CHOSEN.store(code, Ordering::Relaxed);
 }
 
-/// The row scan in force (see [`SCAN_ENV`]).
-pub fn row_scan() -> RowScan {
+/// The row scan forced by [`set_row_scan`] or [`SCAN_ENV`]; `None`: chosen per scan.
+pub fn row_scan() -> Option<RowScan> {
     let code = match CHOSEN.load(Ordering::Relaxed) {
         0 => {
             let env = std::env::var(SCAN_ENV).unwrap_or_default();
@@ -91,6 +97,7 @@ pub fn row_scan() -> RowScan {
                 "lookback" => 1,
                 "multipass" => 2,
                 "reducescan" => 4,
+                "rowpass" => 5,
                 _ => 3,
             };
             let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
@@ -99,10 +106,30 @@ pub fn row_scan() -> RowScan {
         c => c,
     };
     match code {
-        1 => RowScan::Lookback,
-        2 => RowScan::Multipass,
-        _ => RowScan::ReduceScan,
+        1 => Some(RowScan::Lookback),
+        2 => Some(RowScan::Multipass),
+        4 => Some(RowScan::ReduceScan),
+        5 => Some(RowScan::RowPass),
+        _ => None,
     }
+}
+
+/// Rows per resident block the automatic choice asks for before it scans each row in one
+/// pass: with every block walking a whole row, the last wave of rows leaves part of the
+/// device idle, at most 1 / ROW_PASS_WAVES of the time.
+const ROW_PASS_WAVES: usize = 4;
+
+/// Whether the automatic choice scans `outer` rows of `tpr` tiles in one pass per row: rows
+/// of more than one tile (one tile is one pass already), and at least [`ROW_PASS_WAVES`]
+/// rows per block the device holds at once (`sm_count` · [`codegen::REG_MIN_BLOCKS`]).
+///
+/// Why: the reduce-then-scan reads the input twice, so it moves 3 bytes per byte written;
+/// one pass per row moves 2. Fewer, longer rows would leave multiprocessors idle while the
+/// last rows finish (a row is one block's serial walk), and a single row would run on one
+/// multiprocessor, so those keep the reduce-then-scan, whose tiles spread over the device.
+pub fn rows_in_one_pass(outer: usize, tpr: usize, sm_count: usize) -> bool {
+    let resident = sm_count.max(1) * codegen::REG_MIN_BLOCKS as usize;
+    tpr > 1 && outer >= ROW_PASS_WAVES * resident
 }
 
 /// Aggregate slots of a row of `tpr` tiles: `tpr / 2^k` at every level k.
@@ -195,7 +222,13 @@ impl Ctx<'_> {
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        let mode = row_scan();
+        let mode = row_scan().unwrap_or_else(|| {
+            if rows_in_one_pass(outer, tpr, self.dev.sm_count() as usize) {
+                RowScan::RowPass
+            } else {
+                RowScan::ReduceScan
+            }
+        });
         if mode == RowScan::Lookback {
             return self.rows_lookback(x, y, outer, len, tpr);
         }
@@ -203,6 +236,17 @@ impl Ctx<'_> {
         // that is not full, or a misaligned view, takes the element-wise path of the kernel.
         let size = self.dtype.size();
         let vec = x.0 % 16 == 0 && y.0 % 16 == 0 && (outer == 1 || (len * size) % 16 == 0);
+        if mode == RowScan::RowPass {
+            let name = if vec {
+                "ga_scan_rows_regs_vec"
+            } else {
+                "ga_scan_rows_regs"
+            };
+            let mut a = KernelArgs::with_capacity(5);
+            a.ptr(x).ptr(y);
+            a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
+            return self.launch(name, outer, &mut a);
+        }
         let (totals, scan) = match (mode, vec) {
             (RowScan::ReduceScan, true) => ("ga_scan_tile_totals_vec", "ga_scan_tiles_regs_vec"),
             (RowScan::ReduceScan, false) => ("ga_scan_tile_totals", "ga_scan_tiles_regs"),
@@ -316,5 +360,34 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Resul
         ctx.rows(s.input, s.output, s.outer, s.len)
     } else {
         ctx.cols(s.input, s.output, s.outer, s.len, s.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_pass_per_row_only_with_rows_enough_to_fill_the_device() {
+        // The H200: 132 multiprocessors, 4 resident scan blocks each, so 2,112 rows.
+        let resident = 132 * codegen::REG_MIN_BLOCKS as usize;
+        assert!(
+            rows_in_one_pass(16384, 4, 132),
+            "the suite's 16384 × 8192 i64 rows"
+        );
+        assert!(rows_in_one_pass(ROW_PASS_WAVES * resident, 2, 132));
+        assert!(!rows_in_one_pass(ROW_PASS_WAVES * resident - 1, 2, 132));
+        assert!(
+            !rows_in_one_pass(1, 1 << 14, 132),
+            "one long row spreads its tiles"
+        );
+        assert!(
+            !rows_in_one_pass(1 << 20, 1, 132),
+            "a one-tile row is one pass already"
+        );
+        assert!(
+            rows_in_one_pass(16, 2, 0),
+            "a device reporting no multiprocessors"
+        );
     }
 }
