@@ -51,8 +51,9 @@ pub const TILE: usize = (PASS_BLOCK * PASS_ITEMS) as usize;
 pub const ROWS_BLOCK: u32 = 512;
 /// Threads per block of `ga_radix_hist` and `ga_radix_fill`.
 pub const HIST_BLOCK: u32 = 256;
-/// Consecutive elements one thread of `ga_radix_hist` counts per step (runs of equal digits
-/// cost one shared-memory atomic, not one per key).
+/// The unit, in elements, of the spans the histogram blocks split a row into (a span is a
+/// multiple of it, so spans after the first of a 16-byte aligned row stay aligned for the
+/// 16-byte loads of every element size).
 pub const HIST_RUN: usize = 16;
 
 /// Significant key bits of `t`: the sort makes `key_bits / RADIX_BITS` passes.
@@ -86,6 +87,8 @@ pub fn body(t: DType) -> String {
     let passes = passes(t);
     let rows_items = rows_items(t);
     let rows_max = rows_max(t);
+    // Elements per 16-byte vector of the histogram's loads.
+    let hvec = (16 / t.size()).max(1);
     format!(
         r#"
 // ---- LSD radix sort over the keys above: 8-bit digits, {passes} pass(es) ----
@@ -101,7 +104,7 @@ pub fn body(t: DType) -> String {
 #define GA_RMAX {rows_max}
 #define GA_RWARPS (GA_RBLOCK / GA_WARP)
 #define GA_HBLOCK {HIST_BLOCK}
-#define GA_HRUN {HIST_RUN}
+#define GA_HVEC {hvec}
 // Status words of the look-back: tag (pass + 1) in bits 60..63, flag in 58..59 (1: the tile's
 // own count, 2: inclusive count of the row's tiles up to this one), count in 0..57.
 #define GA_ST_TAG_SHIFT 60
@@ -167,6 +170,22 @@ GA_INLINE void ga_radix_rank(const GaKey (&k)[ITEMS], const i64 rem, const int s
 
 // Digit counts of every pass for row r in hist[(r * GA_PASSES + pass) * GA_RADIX + digit];
 // block b counts elements [part * chunk, part * chunk + chunk) of row b / bpr.
+// Counts one key's digits of every pass into the thread's open runs, adding a run to the
+// block's counters when the digit changes (equal digits in a row cost one atomic).
+GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32 (&run)[GA_PASSES]) {{
+#pragma unroll
+  for (int p = 0; p < GA_PASSES; ++p) {{
+    const u32 d = ga_digit(k, p * GA_RADIX_BITS);
+    if (run[p] != 0u && d == cur[p]) {{
+      ++run[p];
+    }} else {{
+      if (run[p] != 0u) atomicAdd(&s_h[p * GA_RADIX + cur[p]], run[p]);
+      cur[p] = d;
+      run[p] = 1u;
+    }}
+  }}
+}}
+struct alignas(16) GaHistVec {{ {m} v[GA_HVEC]; }};
 __global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict__ x, ga_ull* hist, const i64 rows, const i64 len, const i64 bpr, const i64 chunk) {{
   __shared__ u32 s_h[GA_PASSES * GA_RADIX];
   for (i64 b = blockIdx.x; b < rows * bpr; b += gridDim.x) {{
@@ -174,30 +193,31 @@ __global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict
     __syncthreads();
     const i64 row = b / bpr, part = b % bpr;
     const i64 s0 = part * chunk;
-    const i64 s1 = s0 + chunk < len ? s0 + chunk : len;
-    const {m}* xr = x + row * len;
-    for (i64 i0 = s0 + (i64)threadIdx.x * GA_HRUN; i0 < s1; i0 += (i64)blockDim.x * GA_HRUN) {{
-      const i64 i1 = i0 + GA_HRUN < s1 ? i0 + GA_HRUN : s1;
-      u32 cur[GA_PASSES], run[GA_PASSES];
-      const GaKey k0 = ga_to_key(xr[i0]);
+    const i64 n = (s0 + chunk < len ? s0 + chunk : len) - s0;
+    const {m}* xs = x + row * len + s0;
+    // Runs stay open across the thread's keys (a histogram does not care where a key was),
+    // so a constant or sorted span costs a few atomics per thread, not one per key.
+    u32 cur[GA_PASSES], run[GA_PASSES];
 #pragma unroll
-      for (int p = 0; p < GA_PASSES; ++p) {{ cur[p] = ga_digit(k0, p * GA_RADIX_BITS); run[p] = 1u; }}
-      for (i64 i = i0 + 1; i < i1; ++i) {{
-        const GaKey k = ga_to_key(xr[i]);
+    for (int p = 0; p < GA_PASSES; ++p) {{ cur[p] = 0u; run[p] = 0u; }}
+    if ((reinterpret_cast<unsigned long long>(xs) & 15ULL) == 0ULL) {{
+      // 16-byte vectors, block-striped: each load instruction of a warp reads 512
+      // contiguous bytes (scalar loads of consecutive elements per thread, as before
+      // 2026-12-02, made every warp load touch 32 cache lines).
+      const i64 nv = n / GA_HVEC;
+      const GaHistVec* xv = reinterpret_cast<const GaHistVec*>(xs);
+      for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {{
+        const GaHistVec q = xv[v];
 #pragma unroll
-        for (int p = 0; p < GA_PASSES; ++p) {{
-          const u32 d = ga_digit(k, p * GA_RADIX_BITS);
-          if (d == cur[p]) {{
-            ++run[p];
-          }} else {{
-            atomicAdd(&s_h[p * GA_RADIX + cur[p]], run[p]);
-            cur[p] = d;
-            run[p] = 1u;
-          }}
-        }}
+        for (int i = 0; i < GA_HVEC; ++i) ga_hist_count(s_h, ga_to_key(q.v[i]), cur, run);
       }}
+      for (i64 e = nv * GA_HVEC + threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run);
+    }} else {{
+      for (i64 e = threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run);
+    }}
 #pragma unroll
-      for (int p = 0; p < GA_PASSES; ++p) atomicAdd(&s_h[p * GA_RADIX + cur[p]], run[p]);
+    for (int p = 0; p < GA_PASSES; ++p) {{
+      if (run[p] != 0u) atomicAdd(&s_h[p * GA_RADIX + cur[p]], run[p]);
     }}
     __syncthreads();
     for (int i = threadIdx.x; i < GA_PASSES * GA_RADIX; i += blockDim.x) {{
