@@ -4,7 +4,7 @@
 use gpuarrays_core::DType;
 
 use super::radix_codegen::{
-    HIST_BLOCK, HIST_RUN, PASS_BLOCK, RADIX_BITS, ROWS_BLOCK, TILE, key_bits, passes,
+    HIST_BLOCK, HIST_RUN, PASS_BLOCK, RADIX_BITS, ROWS_BLOCK, key_bits, passes, tile,
 };
 use crate::error::{HipError, Result};
 use crate::kernels::args::KernelArgs;
@@ -88,7 +88,7 @@ pub fn onesweep(
     len: usize,
 ) -> Result<()> {
     let passes = passes(dtype) as usize;
-    let tpr = len.div_ceil(TILE);
+    let tpr = len.div_ceil(tile(dtype));
     let tiles = rows * tpr;
     if tiles > i32::MAX as usize {
         return Err(HipError::InvalidArgument(format!(

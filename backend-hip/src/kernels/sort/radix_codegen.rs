@@ -10,7 +10,7 @@
 //! | kernel | job |
 //! |---|---|
 //! | `ga_radix_hist` | digit counts of every pass for every row, in one read of the input |
-//! | `ga_radix_pass` | one pass of a onesweep sort over tiles of [`TILE`] keys (below) |
+//! | `ga_radix_pass` | one pass of a onesweep sort over tiles of [`tile`] keys (below) |
 //! | `ga_radix_rows` | a whole row of at most [`rows_max`] keys sorted by one block in shared memory |
 //! | `ga_radix_fill` | one-pass types (bool, u8): the sorted row written from its histogram |
 //!
@@ -43,10 +43,33 @@ use crate::kernels::cpp::element_types::mty;
 pub const RADIX_BITS: u32 = 8;
 /// Threads per block of `ga_radix_pass` (one per digit of the block's counts).
 pub const PASS_BLOCK: u32 = 256;
-/// Keys per thread in `ga_radix_pass`.
+/// Keys per thread in `ga_radix_pass` by default.
 pub const PASS_ITEMS: u32 = 16;
-/// Keys per onesweep tile.
-pub const TILE: usize = (PASS_BLOCK * PASS_ITEMS) as usize;
+/// `GPUARRAYS_SORT_PASS_ITEMS=N` (8 to 24) sets the keys per thread of `ga_radix_pass` for
+/// keys of up to 4 bytes, for the whole process (an experiment knob: tile sizes compared in
+/// one run on the GPU). 8-byte keys keep [`PASS_ITEMS`]: their tile is 32 KiB of the 48 KiB
+/// of static shared memory a block may have.
+pub const PASS_ITEMS_ENV: &str = "GPUARRAYS_SORT_PASS_ITEMS";
+
+/// Keys per thread in `ga_radix_pass` for `t` (see [`PASS_ITEMS_ENV`]).
+pub fn pass_items(t: DType) -> u32 {
+    static SMALL_KEYS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    if t.size() > 4 {
+        return PASS_ITEMS;
+    }
+    *SMALL_KEYS.get_or_init(|| {
+        std::env::var(PASS_ITEMS_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| (8..=24).contains(n))
+            .unwrap_or(PASS_ITEMS)
+    })
+}
+
+/// Keys per onesweep tile of `t`.
+pub fn tile(t: DType) -> usize {
+    (PASS_BLOCK * pass_items(t)) as usize
+}
 /// Threads per block of `ga_radix_rows`.
 pub const ROWS_BLOCK: u32 = 512;
 /// Threads per block of `ga_radix_hist` and `ga_radix_fill`.
@@ -85,6 +108,7 @@ pub fn rows_max(t: DType) -> usize {
 pub fn body(t: DType) -> String {
     let m = mty(t);
     let passes = passes(t);
+    let pass_items = pass_items(t);
     let rows_items = rows_items(t);
     let rows_max = rows_max(t);
     // Elements per 16-byte vector of the histogram's loads.
@@ -96,7 +120,7 @@ pub fn body(t: DType) -> String {
 #define GA_RADIX (1 << GA_RADIX_BITS)
 #define GA_PASSES {passes}
 #define GA_TBLOCK {PASS_BLOCK}
-#define GA_TITEMS {PASS_ITEMS}
+#define GA_TITEMS {pass_items}
 #define GA_TTILE (GA_TBLOCK * GA_TITEMS)
 #define GA_TWARPS (GA_TBLOCK / GA_WARP)
 #define GA_RBLOCK {ROWS_BLOCK}
