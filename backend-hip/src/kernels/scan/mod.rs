@@ -129,9 +129,10 @@ const ROW_PASS_WAVES: usize = 4;
 /// call; docs/results/2026-12-02-h200-session9.md): 16384 × 8192 i64 along rows 0.54 ms
 /// against 0.83 ms (1.52×; PyTorch 0.79 ms), 16384 × 16384 f32 0.54 against 0.82 ms; Nsight
 /// Compute: the row pass at 82 % of DRAM throughput, where the reduce-then-scan spent
-/// 233 µs on tile totals, 91 µs scanning 16384 rows of 4 totals and 517 µs on the tiles. Fewer, longer rows would leave multiprocessors idle while the
-/// last rows finish (a row is one block's serial walk), and a single row would run on one
-/// multiprocessor, so those keep the reduce-then-scan, whose tiles spread over the device.
+/// 233 µs on tile totals, 91 µs scanning 16384 rows of 4 totals and 517 µs on the tiles.
+/// Fewer, longer rows would leave multiprocessors idle while the last rows finish (a row is
+/// one block's serial walk), and a single row would run on one multiprocessor, so those
+/// keep the reduce-then-scan, whose tiles spread over the device.
 pub fn rows_in_one_pass(outer: usize, tpr: usize, sm_count: usize) -> bool {
     let resident = sm_count.max(1) * codegen::REG_MIN_BLOCKS as usize;
     tpr > 1 && outer >= ROW_PASS_WAVES * resident

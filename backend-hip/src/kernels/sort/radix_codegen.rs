@@ -197,8 +197,6 @@ GA_INLINE void ga_radix_rank(const GaKey (&k)[ITEMS], const i64 rem, const int s
   }}
 }}
 
-// Digit counts of every pass for row r in hist[(r * GA_PASSES + pass) * GA_RADIX + digit];
-// block b counts elements [part * chunk, part * chunk + chunk) of row b / bpr.
 // Counts one key's digits of every pass into the thread's open runs, adding a run to the
 // block's counters when the digit changes (equal digits in a row cost one atomic).
 GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32 (&run)[GA_PASSES]) {{
@@ -215,6 +213,8 @@ GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32
   }}
 }}
 struct alignas(16) GaHistVec {{ {m} v[GA_HVEC]; }};
+// Digit counts of every pass for row r in hist[(r * GA_PASSES + pass) * GA_RADIX + digit];
+// block b counts elements [part * chunk, part * chunk + chunk) of row b / bpr.
 __global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict__ x, ga_ull* hist, const i64 rows, const i64 len, const i64 bpr, const i64 chunk) {{
   __shared__ u32 s_h[GA_PASSES * GA_RADIX];
   for (i64 b = blockIdx.x; b < rows * bpr; b += gridDim.x) {{
