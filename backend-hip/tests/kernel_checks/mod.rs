@@ -183,12 +183,7 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
 pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
     let cpu = CpuBackend::new();
     let _one = CHOICE.lock();
-    for mode in [
-        RowScan::Lookback,
-        RowScan::Multipass,
-        RowScan::ReduceScan,
-        RowScan::RowPass,
-    ] {
+    for mode in RowScan::ALL {
         scan::set_row_scan(Some(mode));
         for (k, dims) in shapes.iter().enumerate() {
             let n: usize = dims.iter().product();
@@ -305,12 +300,7 @@ pub fn scan_special_values(hip: &HipBackend, dims: &[usize]) {
             _ => row[len / 2] = -0.0,
         }
     }
-    for mode in [
-        RowScan::Lookback,
-        RowScan::Multipass,
-        RowScan::ReduceScan,
-        RowScan::RowPass,
-    ] {
+    for mode in RowScan::ALL {
         scan::set_row_scan(Some(mode));
         let on_hip = |x: &[f32]| {
             Array::from_slice(hip, dims, x)

@@ -450,9 +450,8 @@ __device__ void ga_scan_rows_regs_impl(const {m}* __restrict__ x, {m}* __restric
       GaA pre[GA_NV];
       bool has_pre[GA_NV];
       const GaA wpre = ga_reg_block_scan(v, pre, has_pre, s_warp, lane, warp);
-      // The tile's total, in warp order (s_warp is complete after the block scan).
-      GaA total = s_warp[0];
-      for (int w = 1; w < nw; ++w) total = ga_combine(total, s_warp[w]);
+      // The tile's total: every warp's, in warp order (s_warp is complete after the scan).
+      const GaA total = ga_warps_before(s_warp, nw);
       ga_reg_store<VEC_IO>(v, pre, has_pre, y + row, cnt, seg, lane, warp, c, has_carry, wpre);
       c = ga_opt(has_carry, c, total);
       has_carry = true;

@@ -71,6 +71,16 @@ pub enum RowScan {
     RowPass,
 }
 
+impl RowScan {
+    /// Every row scan, for tests and benchmarks that run each one.
+    pub const ALL: [RowScan; 4] = [
+        RowScan::Lookback,
+        RowScan::Multipass,
+        RowScan::ReduceScan,
+        RowScan::RowPass,
+    ];
+}
+
 /// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: automatic;
 /// 4: reduce-then-scan, forced; 5: one pass per row, forced.
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
