@@ -125,7 +125,7 @@ fn free_all_shared_frees_for_every_holder() {
     let rows = a.view(&[1..3, 0..4]).unwrap();
     let words = a.reinterpret::<f32>().unwrap();
     let other = a.copy().unwrap();
-    rows.free_all_shared();
+    rows.free_all_shared().unwrap();
     for d in [a.data(), rows.data()] {
         assert!(!d.is_alive());
     }
@@ -135,7 +135,7 @@ fn free_all_shared_frees_for_every_holder() {
     // Arrays with their own buffers are untouched.
     assert!(other.data().is_alive());
     assert_eq!(other.to_vec().unwrap(), (0..12).collect::<Vec<_>>());
-    a.free_all_shared();
+    a.free_all_shared().unwrap();
     drop((a, rows, words));
 }
 

@@ -245,3 +245,40 @@ fn a_buffer_of_another_variant_is_a_device_mismatch_error() {
     cpu.release(on_hip);
     hip.release(on_cpu);
 }
+
+/// What `fn main() -> gpuarrays::Result<()>` prints when the backend cannot be opened: the
+/// message and the causes it does not already say, not a structural dump of nested errors.
+#[test]
+fn a_backend_error_from_main_prints_readably() {
+    let inner = BackendChoiceError::Unavailable {
+        name: "hip",
+        source: Box::new(std::io::Error::other(
+            "no HIP runtime found (neither the CUDA driver nor libamdhip64); install one",
+        )),
+        detail: (0..40)
+            .map(|i| format!("tried /opt/lib{i}/libamdhip64.so: not found"))
+            .collect(),
+    };
+    let e: Error = BackendChoiceError::Environment {
+        var: "GPUARRAYS_BACKEND",
+        value: "hip".into(),
+        source: Box::new(inner),
+    }
+    .into();
+    let debug = format!("{e:?}");
+    println!("{debug}");
+    assert!(debug.starts_with("Backend: "), "{debug}");
+    assert!(debug.contains("install one"), "{debug}");
+    assert!(debug.contains("unset it to choose automatically"), "{debug}");
+    assert!(
+        !debug.contains("detail") && !debug.contains("{ ") && !debug.contains("tried /opt"),
+        "a structural dump: {debug}"
+    );
+    assert!(debug.len() < 400, "{} characters: {debug}", debug.len());
+    // A cause that the message does not contain is shown on its own line.
+    let wrapped = Error::backend("wgpu", std::io::Error::other("the adapter was lost"));
+    assert_eq!(
+        format!("{wrapped:?}"),
+        "Backend: wgpu: the adapter was lost"
+    );
+}

@@ -8,9 +8,10 @@ use gpuarrays_core::kernel::{
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
-use crate::buffer::CpuBuffer;
+use crate::buffer::{Accesses, CpuBuffer};
 use crate::error::CpuError;
 use crate::fft::CpuFftPlans;
+use crate::parallel;
 
 /// The CPU reference backend. Every element type and operation is supported; results never
 /// depend on the number of threads.
@@ -33,7 +34,8 @@ impl CpuBackend {
         }
     }
 
-    /// A backend with its own pool of `threads` threads.
+    /// A backend with its own pool of `threads` threads (0: rayon's default, one per
+    /// available core; the device name gives the number the pool has).
     pub fn with_threads(threads: usize) -> Result<Self> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -44,7 +46,7 @@ impl CpuBackend {
                 reason: e.to_string(),
             })?;
         Ok(CpuBackend {
-            device: Self::info(format!("cpu ({threads} threads)")),
+            device: Self::info(format!("cpu ({} threads)", pool.current_num_threads())),
             pool: Some(Arc::new(pool)),
             fft_plans: Arc::default(),
         })
@@ -60,14 +62,49 @@ impl CpuBackend {
         })
     }
 
-    /// Runs `f` on this backend's pool.
-    fn install<R: Send>(&self, f: impl FnOnce() -> Result<R, CpuError> + Send) -> Result<R> {
-        let r = match &self.pool {
-            Some(pool) => pool.install(f),
-            None => f(),
+    /// Runs the kernel `f` on this backend's pool (or, with `Here::Inline`, on this thread),
+    /// holding the access locks of the buffers it uses (`buffer::access`): calls of other
+    /// threads on the same buffers are ordered before or after it, never during it.
+    ///
+    /// On a rayon worker (a program calling gpuarrays inside `par_iter`) the locks are
+    /// taken without blocking the worker and the kernel runs serially on it
+    /// ([`crate::parallel`]).
+    fn run<R: Send>(
+        &self,
+        accesses: Accesses<'_>,
+        here: Here,
+        f: impl FnOnce() -> Result<R, CpuError> + Send,
+    ) -> Result<R> {
+        let r = if parallel::on_rayon_worker() {
+            let _locks = accesses.acquire_polling();
+            parallel::serially(f)
+        } else {
+            let _locks = accesses.acquire_blocking();
+            match (&self.pool, here) {
+                (Some(pool), Here::Pool) => pool.install(f),
+                _ => f(),
+            }
         };
         r.map_err(Into::into)
     }
+}
+
+/// Where a kernel runs when the caller is not a rayon worker.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Here {
+    /// In the backend's pool (its own, or rayon's global one).
+    Pool,
+    /// On the calling thread: the kernel is small and splits no work (entering a pool
+    /// would only add a hand-over to another thread).
+    Inline,
+}
+
+/// The accesses of an elementwise call: its inputs read, its output written.
+fn elementwise_accesses<'a>(args: &ElementwiseArgs<'a, CpuBuffer>) -> Accesses<'a> {
+    args.inputs
+        .iter()
+        .fold(Accesses::default(), |acc, o| acc.read(o.buffer))
+        .write(args.output.buffer)
 }
 
 impl Default for CpuBackend {
@@ -106,11 +143,13 @@ impl Backend for CpuBackend {
     }
 
     fn write(&self, dst: &CpuBuffer, byte_offset: usize, src: &[u8]) -> Result<()> {
-        Ok(dst.write_bytes(byte_offset, src)?)
+        let acc = Accesses::default().write(dst);
+        self.run(acc, Here::Inline, || dst.write_bytes(byte_offset, src))
     }
 
     fn read(&self, src: &CpuBuffer, byte_offset: usize, dst: &mut [u8]) -> Result<()> {
-        Ok(src.read_bytes(byte_offset, dst)?)
+        let acc = Accesses::default().read(src);
+        self.run(acc, Here::Inline, || src.read_bytes(byte_offset, dst))
     }
 
     fn copy(
@@ -121,7 +160,8 @@ impl Backend for CpuBackend {
         dst_off: usize,
         bytes: usize,
     ) -> Result<()> {
-        self.install(|| src.copy_to(src_off, dst, dst_off, bytes))
+        let acc = Accesses::default().read(src).write(dst);
+        self.run(acc, Here::Pool, || src.copy_to(src_off, dst, dst_off, bytes))
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -129,36 +169,51 @@ impl Backend for CpuBackend {
     }
 
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, CpuBuffer>) -> Result<()> {
-        if crate::elementwise::single_task(args) {
-            return Ok(crate::elementwise::run(program, args)?);
-        }
-        self.install(|| crate::elementwise::run(program, args))
+        let here = if crate::elementwise::single_task(args) {
+            Here::Inline
+        } else {
+            Here::Pool
+        };
+        self.run(elementwise_accesses(args), here, || {
+            crate::elementwise::run(program, args)
+        })
     }
 
     fn reduce(&self, args: &ReduceArgs<'_, CpuBuffer>) -> Result<()> {
-        if crate::reduce::runs_inline(args) {
-            return Ok(crate::reduce::run(args)?);
-        }
-        self.install(|| crate::reduce::run(args))
+        let here = if crate::reduce::runs_inline(args) {
+            Here::Inline
+        } else {
+            Here::Pool
+        };
+        let acc = Accesses::default().read(args.input).write(args.output);
+        self.run(acc, here, || crate::reduce::run(args))
     }
 
     fn scan(&self, args: &ScanArgs<'_, CpuBuffer>) -> Result<()> {
-        self.install(|| crate::scan::run(args))
+        let acc = Accesses::default().read(args.input).write(args.output);
+        self.run(acc, Here::Pool, || crate::scan::run(args))
     }
 
     fn sort(&self, args: &SortArgs<'_, CpuBuffer>) -> Result<()> {
-        self.install(|| crate::sort::run(args))
+        let acc = Accesses::default().write(args.buffer);
+        self.run(acc, Here::Pool, || crate::sort::run(args))
     }
 
     fn find(&self, args: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
-        self.install(|| crate::sort::find(args))
+        let acc = Accesses::default().read(args.input);
+        self.run(acc, Here::Pool, || crate::sort::find(args))
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
-        self.install(|| crate::matmul::run(args))
+        let acc = Accesses::default()
+            .read(args.a)
+            .read(args.b)
+            .write(args.output);
+        self.run(acc, Here::Pool, || crate::matmul::run(args))
     }
 
     fn fft(&self, args: &FftArgs<'_, CpuBuffer>) -> Result<()> {
-        self.install(|| crate::fft::run(&self.fft_plans, args))
+        let acc = Accesses::default().read(args.input).write(args.output);
+        self.run(acc, Here::Pool, || crate::fft::run(&self.fft_plans, args))
     }
 }

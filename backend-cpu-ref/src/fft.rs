@@ -158,7 +158,7 @@ fn run_typed<T: Precision>(
     let dir = a.direction;
     let results: Vec<Complex<T>> = match a.kind {
         FftKind::C2C | FftKind::R2C => {
-            data.par_chunks_mut(block).for_each(|x| {
+            data.par_chunks_mut(block).with_min_len(crate::parallel::min_len()).for_each(|x| {
                 for axis in 0..rank {
                     along_axis(plans, x, lengths, axis, dir);
                 }
@@ -175,6 +175,7 @@ fn run_typed<T: Precision>(
             let mut out = vec![zero; full * a.batch];
             data.par_chunks_mut(block)
                 .zip(out.par_chunks_mut(full))
+                .with_min_len(crate::parallel::min_len())
                 .for_each(|(x, y)| {
                     for axis in 0..rank - 1 {
                         along_axis(plans, x, &half, axis, dir);

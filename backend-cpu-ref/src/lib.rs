@@ -9,7 +9,8 @@
 //! | file | what |
 //! |---|---|
 //! | `backend.rs` | `CpuBackend`, the `Backend` impl |
-//! | `buffer.rs` | `CpuBuffer`, aligned host memory with checked raw access; `Stored<T>`, how it holds each element type |
+//! | `buffer/` | `CpuBuffer`, aligned host memory with checked raw access; `Stored<T>`, how it holds each element type; `access.rs`, the ordering of calls of several threads on one buffer |
+//! | `parallel.rs` | whether a kernel may split its work over the pool (not on a rayon worker holding locks) |
 //! | `elementwise/` | the block evaluator of fused expressions (`plan.rs`: a program compiled per call; `instructions.rs`: each instruction's kernel; `kernel.rs`: the kernels' loops; `layout.rs`: gather and scatter) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
 //! | `fft.rs` | FFTs with rustfft, plans in a bounded `HandleCache` |
@@ -21,6 +22,7 @@ mod elementwise;
 mod error;
 mod fft;
 mod matmul;
+mod parallel;
 mod reduce;
 mod scan;
 mod semantics;

@@ -21,7 +21,10 @@ fn matmul<T: Arith>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     let rhs: &[T] = unsafe { a.b.slice(a.b_offset, span(a.b_batch_stride, k * n))? };
     // SAFETY: as above.
     let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, a.batch * m * n)? };
-    out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
+    out.par_chunks_mut(n)
+        .enumerate()
+        .with_min_len(crate::parallel::min_len())
+        .for_each(|(r, row)| {
         let (b, i) = (r / m, r % m);
         let ar = &lhs[b * a.a_batch_stride + i * k..][..k];
         let bm = &rhs[b * a.b_batch_stride..];

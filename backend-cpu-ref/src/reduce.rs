@@ -4,7 +4,7 @@
 use gpuarrays_core::kernel::{ReduceArgs, ReduceOp};
 use rayon::prelude::*;
 
-use gpuarrays_core::dispatch_dtype;
+use gpuarrays_core::{DType, dispatch_dtype};
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
@@ -45,9 +45,14 @@ pub(crate) fn runs_inline(a: &ReduceArgs<'_, CpuBuffer>) -> bool {
 }
 
 /// The least number of items a parallel iterator hands to one task: all of them (no split,
-/// so no hand-over to the pool) for small reductions, else any number.
+/// so no hand-over to the pool) for small reductions and on threads that must not split
+/// ([`crate::parallel`]), else any number.
 fn min_len(a: &ReduceArgs<'_, CpuBuffer>) -> usize {
-    if runs_inline(a) { usize::MAX } else { 1 }
+    if runs_inline(a) {
+        usize::MAX
+    } else {
+        crate::parallel::min_len()
+    }
 }
 
 /// Reduces `x` (non-empty) with `map`/`combine`, lane-parallel, in a fixed order: lane `j`
@@ -259,17 +264,29 @@ fn sum<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 fn prod<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| x, |p, q| p.mul(q), |p| p)
 }
-fn min<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.min_(q), |p| p)
+fn min<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| load(x), |p, q| p.min_(q), |p| p)
 }
-fn max<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.max_(q), |p| p)
+fn max<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| load(x), |p, q| p.max_(q), |p| p)
 }
-fn any<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.or(q), |p| p)
+fn any<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| load(x), |p, q| p.or(q), |p| p)
 }
-fn all<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.and(q), |p| p)
+fn all<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+    fold::<T, T, T>(a, |x, _| load(x), |p, q| p.and(q), |p| p)
+}
+
+/// A value as read: itself.
+fn same<T>(x: T) -> T {
+    x
+}
+
+/// A stored bool as read: byte 0 is false (0), any other byte true (1). A bool array's
+/// bytes can be written through a u8 view, and reductions compare and combine the bytes
+/// (byte 2 is true, but `2 & 1` is 0 and `2 > 1`), so they read every byte through this.
+fn bool_byte(b: u8) -> u8 {
+    (b != 0) as u8
 }
 
 /// The better of two (value, index) candidates: NaN beats numbers, then the smaller (or
@@ -286,11 +303,17 @@ fn better<T: Ordered>(a: (T, i64), b: (T, i64), want_min: bool) -> (T, i64) {
     }
 }
 
-fn argmin<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, (T, i64), i64>(a, |x, k| (x, k as i64), |p, q| better(p, q, true), |p| p.1)
+fn argmin<T: Ordered>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
+    fold::<T, (T, i64), i64>(a, |x, k| (load(x), k as i64), |p, q| better(p, q, true), |p| p.1)
 }
-fn argmax<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, (T, i64), i64>(a, |x, k| (x, k as i64), |p, q| better(p, q, false), |p| p.1)
+fn argmax<T: Ordered>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
+    fold::<T, (T, i64), i64>(a, |x, k| (load(x), k as i64), |p, q| better(p, q, false), |p| p.1)
 }
 
 /// Runs a reduction.
@@ -301,17 +324,20 @@ pub(crate) fn run(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
             T => sum::<Stored<T>>(a), else other => invalid_dtype(name, other)),
         ReduceOp::Prod => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
             T => prod::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::Min => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
-            T => min::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::Max => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
-            T => max::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
-            T => argmin::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
-            T => argmax::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::Any => dispatch_dtype!(a.dtype, [Bool],
-            T => any::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::All => dispatch_dtype!(a.dtype, [Bool],
-            T => all::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Min if a.dtype == DType::Bool => min::<u8>(a, bool_byte),
+        ReduceOp::Max if a.dtype == DType::Bool => max::<u8>(a, bool_byte),
+        ReduceOp::ArgMin if a.dtype == DType::Bool => argmin::<u8>(a, bool_byte),
+        ReduceOp::ArgMax if a.dtype == DType::Bool => argmax::<u8>(a, bool_byte),
+        ReduceOp::Min => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+            T => min::<T>(a, same), else other => invalid_dtype(name, other)),
+        ReduceOp::Max => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+            T => max::<T>(a, same), else other => invalid_dtype(name, other)),
+        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+            T => argmin::<T>(a, same), else other => invalid_dtype(name, other)),
+        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+            T => argmax::<T>(a, same), else other => invalid_dtype(name, other)),
+        ReduceOp::Any if a.dtype == DType::Bool => any::<u8>(a, bool_byte),
+        ReduceOp::All if a.dtype == DType::Bool => all::<u8>(a, bool_byte),
+        ReduceOp::Any | ReduceOp::All => invalid_dtype(name, a.dtype),
     }
 }

@@ -70,7 +70,10 @@ fn scan_columns<T: Arith>(
     let out = Out(a.output.ptr::<T>(a.output_offset, outer * len * inner)?);
     let width = STRIP.min(inner);
     let strips = inner.div_ceil(width);
-    (0..outer * strips).into_par_iter().for_each(|t| {
+    (0..outer * strips)
+        .into_par_iter()
+        .with_min_len(crate::parallel::min_len())
+        .for_each(|t| {
         let c0 = (t % strips) * width;
         let w = width.min(inner - c0);
         let base = (t / strips) * len * inner + c0;
@@ -129,6 +132,7 @@ fn scan_with<T: Arith>(
     if len <= BLOCK {
         y.par_chunks_mut(len)
             .zip(x.par_chunks(len))
+            .with_min_len(crate::parallel::min_len())
             .for_each(|(ys, xs)| scan_run(xs, ys, None, combine));
         return Ok(());
     }
@@ -142,6 +146,7 @@ fn scan_with<T: Arith>(
         .collect();
     let totals: Vec<T> = xs
         .par_iter()
+        .with_min_len(crate::parallel::min_len())
         .map(|b| crate::reduce::fold_run(b, 0, &|v, _| v, &combine))
         .collect();
     let mut carries: Vec<Option<T>> = Vec::with_capacity(totals.len());
@@ -158,6 +163,7 @@ fn scan_with<T: Arith>(
     ys.into_par_iter()
         .zip(xs)
         .zip(carries)
+        .with_min_len(crate::parallel::min_len())
         .for_each(|((ys, xs), carry)| scan_run(xs, ys, carry, combine));
     Ok(())
 }

@@ -83,21 +83,36 @@ pub(crate) trait Ordered: Copy + PartialOrd + Send + Sync + 'static {
             self
         }
     }
-    /// Total order for sorting: NaN after everything, NaNs equal to each other.
+    /// Total order for sorting: NaN after everything; values that compare equal (-0 and +0,
+    /// NaNs) in the order of their bits (-0 first; NaNs by payload), so that every sorting
+    /// algorithm, parallel or serial, puts the same bits in the same place.
     #[inline]
     fn sort_cmp(&self, o: &Self) -> std::cmp::Ordering {
-        match (self.is_nan(), o.is_nan()) {
+        let by_value = match (self.is_nan(), o.is_nan()) {
             (true, true) => std::cmp::Ordering::Equal,
             (true, false) => std::cmp::Ordering::Greater,
             (false, true) => std::cmp::Ordering::Less,
             _ => self.partial_cmp(o).unwrap_or(std::cmp::Ordering::Equal),
-        }
+        };
+        by_value.then_with(|| self.tie_order(*o))
     }
+    /// The order of two values that compare equal: their bits, with the sign first.
+    fn tie_order(self, o: Self) -> std::cmp::Ordering;
 }
 
 macro_rules! ordered {
-    (int: $($t:ty),*) => {$( impl Ordered for $t { #[inline] fn is_nan(self) -> bool { false } } )*};
-    (float: $($t:ty),*) => {$( impl Ordered for $t { #[inline] fn is_nan(self) -> bool { <$t>::is_nan(self) } } )*};
+    (int: $($t:ty),*) => {$( impl Ordered for $t {
+        #[inline] fn is_nan(self) -> bool { false }
+        #[inline] fn tie_order(self, _: Self) -> std::cmp::Ordering { std::cmp::Ordering::Equal }
+    } )*};
+    (float: $($t:ty),*) => {$( impl Ordered for $t {
+        #[inline] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+        #[inline] fn tie_order(self, o: Self) -> std::cmp::Ordering {
+            o.is_sign_negative()
+                .cmp(&self.is_sign_negative())
+                .then_with(|| self.to_bits().cmp(&o.to_bits()))
+        }
+    } )*};
 }
 ordered!(int: bool, u8, i32, u32, i64, u64);
 ordered!(float: f32, f64);

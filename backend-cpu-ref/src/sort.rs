@@ -12,10 +12,13 @@ use crate::semantics::Ordered;
 fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     // SAFETY: core passes a fresh copy that only this call touches.
     let v: &mut [T] = unsafe { a.buffer.slice_mut(a.offset, a.rows * a.len)? };
-    if a.rows == 1 {
+    // `sort_cmp` is a total order of the stored values (ties only between equal bits), so
+    // the parallel and the serial sort give the same result.
+    if a.rows == 1 && !crate::parallel::is_serial() {
         v.par_sort_unstable_by(T::sort_cmp);
     } else {
         v.par_chunks_mut(a.len)
+            .with_min_len(crate::parallel::min_len())
             .for_each(|row| row.sort_unstable_by(T::sort_cmp));
     }
     Ok(())
@@ -37,6 +40,7 @@ pub(crate) fn find(a: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize), Cp
     let mask: &[u8] = unsafe { a.input.slice(a.offset, a.len)? };
     let counts: Vec<usize> = mask
         .par_chunks(FIND_BLOCK)
+        .with_min_len(crate::parallel::min_len())
         .map(|c| c.iter().filter(|&&b| b != 0).count())
         .collect();
     let mut total = 0usize;
@@ -58,6 +62,7 @@ pub(crate) fn find(a: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize), Cp
             .into_par_iter()
             .zip(mask.par_chunks(FIND_BLOCK))
             .enumerate()
+            .with_min_len(crate::parallel::min_len())
             .for_each(|(b, (dst, chunk))| {
                 let base = b * FIND_BLOCK;
                 let hits = chunk

@@ -1,7 +1,7 @@
 //! Quick checks of each CPU kernel against plain loops written in the test. The thorough
 //! checks are the conformance suite (scalar oracle) and the NumPy cross-check.
 
-use gpuarrays_core::{Array, DType, Error};
+use gpuarrays_core::{Array, Backend, DType, Error};
 use gpuarrays_cpu_ref::CpuBackend;
 
 fn data(n: usize) -> Vec<f32> {
@@ -123,4 +123,14 @@ fn find_first_is_the_first_true_or_none() {
     // Non-bool: the first non-zero, in a 2-D array.
     let x = Array::from_slice(&b, &[2, 3], &[0.0f32, 0.0, -0.0, 0.0, 2.5, 0.0]).unwrap();
     assert_eq!(x.find_first().unwrap(), Some(4));
+}
+
+#[test]
+fn the_device_name_gives_the_threads_the_pool_has() {
+    let default = CpuBackend::with_threads(0).unwrap();
+    let name = &default.device().name;
+    assert!(!name.contains("(0 threads)"), "{name}");
+    let want = format!("({} threads)", rayon::current_num_threads());
+    assert!(name.contains(&want), "{name}, expected {want}");
+    assert!(CpuBackend::with_threads(3).unwrap().device().name.contains("(3 threads)"));
 }

@@ -466,7 +466,7 @@ fn derived_arrays_freed_across_threads() {
             .collect();
         let results: Vec<_> = handles.into_iter().map(|t| t.join().unwrap()).collect();
         let sum_before: Array<f32, HipBackend> = (reshaped.ex() * 1.0).eval().unwrap();
-        let freer = std::thread::spawn(move || reshaped.free_all_shared());
+        let freer = std::thread::spawn(move || reshaped.free_all_shared().unwrap());
         freer.join().unwrap();
         assert!(base.to_vec().is_err(), "the base sees the release");
         drop(base);

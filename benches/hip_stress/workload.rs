@@ -280,7 +280,7 @@ impl Worker<'_> {
         let inner = std::thread::spawn(move || -> Result<Option<f32>, String> {
             let y: Array<f32, HipBackend> =
                 (theirs.ex() + 1.0).eval().map_err(|e| e.to_string())?;
-            theirs.free_all_shared();
+            theirs.free_all_shared().map_err(|e| e.to_string())?;
             let got = y.to_vec().map_err(|e| e.to_string())?;
             Ok(computes.then(|| got[255]))
         })

@@ -191,6 +191,9 @@ pub enum Layout {
     RowView,
     /// The bytes of elements `1..=n` of a u8 buffer, reinterpreted and reshaped (not bool).
     Reinterpret,
+    /// Bool only: elements `1..=n` of a bool buffer whose bytes were written through its u8
+    /// view, each true as some byte of 1 to 255 (any nonzero byte is true).
+    BoolBytes,
 }
 
 impl Layout {
@@ -200,6 +203,7 @@ impl Layout {
             Layout::Slice => "slice",
             Layout::RowView => "rowview",
             Layout::Reinterpret => "reinterpret",
+            Layout::BoolBytes => "boolbytes",
         }
     }
 
@@ -212,7 +216,7 @@ impl Layout {
                 let row = dims.iter().skip(1).product();
                 (row, row)
             }
-            Layout::Reinterpret => (1, 1),
+            Layout::Reinterpret | Layout::BoolBytes => (1, 1),
         }
     }
 }

@@ -94,6 +94,13 @@ impl<B: Backend> RawArray<B> {
         self.data.read()
     }
 
+    /// Fails with [`Error::Freed`] if the buffer was released. Operations on empty arrays
+    /// read no element and call no kernel, but an empty view of a freed buffer is still a
+    /// use of it: they check this before returning their (empty or identity) result.
+    pub(crate) fn ensure_alive(&self) -> Result<()> {
+        self.data.read().map(drop)
+    }
+
     /// Copies the elements to host bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut out = vec![0u8; self.len() * self.dtype.size()];
@@ -255,8 +262,10 @@ impl<T: Element, B: Backend> Array<T, B> {
     }
 
     /// Releases the buffer for every array that shares it. Later use of any of them returns
-    /// [`Error::Freed`].
-    pub fn free_all_shared(&self) {
+    /// [`Error::Freed`]. Fails with [`Error::InvalidArgument`], releasing nothing, if this
+    /// thread holds a borrow of the buffer ([`RawArray::buffer`]); see
+    /// [`DataRef::free_all_shared`].
+    pub fn free_all_shared(&self) -> Result<()> {
         self.raw.data.free_all_shared()
     }
 

@@ -23,8 +23,11 @@
 //! destructor runs after the lock is released (a destructor may take a while, and must not
 //! hold up other holders, who will see [`Error::Freed`]).
 //!
-//! A thread that holds a [`BufferGuard`] must not call [`DataRef::free_all_shared`] on the
-//! same buffer: the release would wait for that thread's own borrow.
+//! A thread that holds a [`BufferGuard`] and calls [`DataRef::free_all_shared`] on the same
+//! buffer would wait for its own borrow forever. Each thread therefore keeps the list of
+//! buffers it borrows (a thread-local list of ids, pushed by [`DataRef::read`] and popped
+//! when the guard drops), and `free_all_shared` refuses with [`Error::InvalidArgument`]
+//! instead of hanging when the calling thread is among the borrowers.
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -86,9 +89,64 @@ pub struct DataRef<B> {
     shared: Arc<Shared<B>>,
 }
 
-/// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot).
+/// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot). While it
+/// lives, [`DataRef::free_all_shared`] of the same buffer on this thread is refused.
 #[cfg(not(loom))]
-pub type BufferGuard<'a, B> = parking_lot::MappedRwLockReadGuard<'a, B>;
+pub struct BufferGuard<'a, B> {
+    guard: parking_lot::MappedRwLockReadGuard<'a, B>,
+    _borrow: this_thread::Borrow,
+}
+
+#[cfg(not(loom))]
+impl<B> std::ops::Deref for BufferGuard<'_, B> {
+    type Target = B;
+
+    fn deref(&self) -> &B {
+        &self.guard
+    }
+}
+
+/// The buffers the current thread borrows (by [`DataRef::id`]), so that a release on the
+/// same thread can be refused instead of waiting for itself.
+#[cfg(not(loom))]
+mod this_thread {
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// Ids of the buffers this thread borrows, once per live guard.
+        static BORROWED: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// One live borrow of buffer `id` by this thread; forgotten when dropped. Guards are
+    /// not `Send` (parking_lot's read guards are not), so it drops on the thread that made it.
+    pub(super) struct Borrow(usize);
+
+    impl Borrow {
+        pub(super) fn new(id: usize) -> Borrow {
+            BORROWED.with(|b| b.borrow_mut().push(id));
+            Borrow(id)
+        }
+    }
+
+    impl Drop for Borrow {
+        fn drop(&mut self) {
+            // `try_with`: during thread teardown the list may already be gone; nothing to do.
+            let _ = BORROWED.try_with(|b| {
+                let mut b = b.borrow_mut();
+                if let Some(i) = b.iter().rposition(|&x| x == self.0) {
+                    b.swap_remove(i);
+                }
+            });
+        }
+    }
+
+    /// Whether this thread holds a guard of buffer `id`.
+    pub(super) fn borrows(id: usize) -> bool {
+        BORROWED
+            .try_with(|b| b.borrow().contains(&id))
+            .unwrap_or(false)
+    }
+}
 
 /// A borrowed buffer, valid while the guard lives (a read lock on the buffer slot). This is
 /// the model-checking build's form (`--cfg loom`); ordinary builds map parking_lot's guard.
@@ -133,10 +191,15 @@ impl<B> DataRef<B> {
     /// while another thread waits to release it.
     #[cfg(not(loom))]
     pub fn read(&self) -> Result<BufferGuard<'_, B>> {
-        parking_lot::RwLockReadGuard::try_map(self.shared.slot.read_recursive(), |slot| {
-            slot.as_ref().map(|live| &live.buffer)
+        let guard =
+            parking_lot::RwLockReadGuard::try_map(self.shared.slot.read_recursive(), |slot| {
+                slot.as_ref().map(|live| &live.buffer)
+            })
+            .map_err(|_| Error::Freed)?;
+        Ok(BufferGuard {
+            guard,
+            _borrow: this_thread::Borrow::new(self.id()),
         })
-        .map_err(|_| Error::Freed)
     }
 
     /// Borrows the buffer for one backend call, or fails with [`Error::Freed`] (the
@@ -160,8 +223,22 @@ impl<B> DataRef<B> {
     /// then runs the destructor (on this thread, after the lock is released). Later access
     /// through any clone returns [`Error::Freed`]. Calling it again, from any holder and on
     /// any thread, concurrently or later, or dropping the holders afterwards, does nothing.
-    pub fn free_all_shared(&self) {
+    ///
+    /// Fails with [`Error::InvalidArgument`] (and releases nothing) if the calling thread
+    /// itself holds a [`BufferGuard`] of this buffer: waiting for that borrow would never end.
+    pub fn free_all_shared(&self) -> Result<()> {
+        #[cfg(not(loom))]
+        if this_thread::borrows(self.id()) {
+            return Err(Error::InvalidArgument {
+                op: "free_all_shared".into(),
+                reason: "this thread still borrows the buffer (a guard from `RawArray::buffer()` \
+                         or `DataRef::read()` is alive), and the release would wait for that \
+                         borrow forever; drop the guard first"
+                    .into(),
+            });
+        }
         self.shared.release();
+        Ok(())
     }
 
     /// Number of live handles (arrays) sharing this buffer.
@@ -231,10 +308,10 @@ mod tests {
     fn force_release_frees_for_every_holder_once() {
         let (a, runs) = counted();
         let b = a.clone();
-        b.free_all_shared();
+        b.free_all_shared().unwrap();
         assert_eq!(runs.load(Ordering::SeqCst), 1);
         assert!(matches!(a.read(), Err(Error::Freed)));
-        a.free_all_shared();
+        a.free_all_shared().unwrap();
         drop(a);
         drop(b);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
@@ -251,7 +328,7 @@ mod tests {
         let c = DataRef::new(vec![1u8], |_| {
             panic!("destructor failure (expected by test)")
         });
-        c.free_all_shared();
+        c.free_all_shared().unwrap();
         assert!(matches!(c.read(), Err(Error::Freed)));
     }
 
@@ -264,7 +341,7 @@ mod tests {
                     let h = a.clone();
                     s.spawn(move || {
                         if i == 3 {
-                            h.free_all_shared();
+                            h.free_all_shared().unwrap();
                         } else if let Ok(g) = h.read() {
                             assert_eq!(g.len(), 3);
                         }
@@ -274,5 +351,44 @@ mod tests {
             drop(a);
             assert_eq!(runs.load(Ordering::SeqCst), 1);
         }
+    }
+
+    #[test]
+    fn freeing_a_buffer_this_thread_borrows_is_an_error_not_a_hang() {
+        let (a, runs) = counted();
+        let b = a.clone();
+        let guard = a.read().unwrap();
+        // Two guards of one buffer, and a guard of another buffer, on this thread.
+        let again = b.read().unwrap();
+        let (other, _) = counted();
+        let other_guard = other.read().unwrap();
+        let err = b.free_all_shared().unwrap_err();
+        assert!(err.to_string().contains("drop the guard first"), "{err}");
+        assert_eq!(runs.load(Ordering::SeqCst), 0);
+        drop(guard);
+        assert!(b.free_all_shared().is_err(), "one guard is still alive");
+        drop(again);
+        // Another buffer's guard does not stand in the way.
+        b.free_all_shared().unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert!(matches!(a.read(), Err(Error::Freed)));
+        drop(other_guard);
+        other.free_all_shared().unwrap();
+        // A borrow on another thread is waited for, not refused.
+        let (c, c_runs) = counted();
+        let c2 = c.clone();
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            let g = c2.read().unwrap();
+            held_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            drop(g);
+        });
+        held_rx.recv().unwrap();
+        go_tx.send(()).unwrap();
+        c.free_all_shared().unwrap();
+        t.join().unwrap();
+        assert_eq!(c_runs.load(Ordering::SeqCst), 1);
     }
 }

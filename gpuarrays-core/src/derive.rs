@@ -103,15 +103,11 @@ impl<B: Backend> RawArray<B> {
     }
 
     /// The same bytes as elements of `to`. The last dimension scales by the size ratio; the
-    /// byte offset must be a multiple of the new element size.
+    /// byte offset must be a multiple of the new element size. Any bytes are valid bools: a
+    /// bool is false for byte 0 and true for any other byte, on every backend.
     pub fn reinterpret(&self, to: DType) -> Result<Self> {
         let from = self.dtype;
         let err = |reason: String| Error::Reinterpret { from, to, reason };
-        if to == DType::Bool && from != DType::Bool {
-            return Err(err(
-                "bytes other than 0 and 1 are not valid bools; compare instead, e.g. `x.ex().ne(0)`".into(),
-            ));
-        }
         let byte_offset = self.byte_offset();
         if byte_offset % to.size() != 0 || byte_offset % to.align() != 0 {
             return Err(err(format!(

@@ -15,7 +15,12 @@ use crate::dtype::DType;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in a gpuarrays operation.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints what `Display` prints, after the variant's name, with the causes that the
+/// message does not already contain, one per line: it is what a `main` returning
+/// `Result<(), Error>` shows, so it is written for people (the fields of nested backend
+/// errors, dumped structurally, ran to thousands of characters).
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The backend cannot run this element type for this kind of operation.
@@ -42,9 +47,10 @@ pub enum Error {
         hint: String,
     },
 
-    /// Two operands of a binary operation have different element types.
+    /// Two values that must share an element type do not (the operands of a binary
+    /// operation, an array and the value written into it, an array and the type asked for).
     #[error(
-        "{op} needs operands of one element type, got {lhs} and {rhs}; cast one side first (e.g. `.cast(DType::{lhs:?})`)"
+        "{op}: element types {lhs} and {rhs} differ, and they must be the same; cast one side first (e.g. `.cast(DType::{lhs:?})`)"
     )]
     DTypeMismatch { op: String, lhs: DType, rhs: DType },
 
@@ -169,6 +175,23 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {self}", self.kind().name())?;
+        let mut parent = self.to_string();
+        let mut next = std::error::Error::source(self);
+        while let Some(cause) = next {
+            let message = cause.to_string();
+            if !parent.contains(&message) {
+                write!(f, "\n  caused by: {message}")?;
+            }
+            parent = message;
+            next = cause.source();
+        }
+        Ok(())
+    }
 }
 
 impl Error {

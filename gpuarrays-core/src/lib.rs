@@ -38,6 +38,8 @@ pub mod scalar;
 pub mod shape;
 pub mod support;
 mod sync;
+#[cfg(test)]
+mod test_backend;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;

@@ -103,49 +103,91 @@ impl Scalar {
     }
 
     /// A literal written as f64 (what `expr * 2.5` passes), converted to `dtype` only if it
-    /// is represented exactly (f32 rounding is accepted for f32). `2.5` as an integer type
-    /// is an error rather than a silent truncation.
+    /// is in range and represented exactly: an integer type takes only whole numbers
+    /// within its range (`2.5`, `2^64` for u64 and `2^63` for i64 are errors, not a
+    /// truncation or saturation); bool takes 0 and 1; f32 (and c32) accept rounding but not
+    /// a finite value beyond its range (`1e300` would silently become infinity); NaN and
+    /// infinities convert to every float type.
     #[inline]
     pub fn from_f64_lit(value: f64, dtype: DType) -> Result<Scalar> {
-        let s = Scalar::F64(value).cast(dtype);
-        let exact = match s {
-            Scalar::F32(_) | Scalar::F64(_) | Scalar::C32(_) | Scalar::C64(_) => true,
-            Scalar::Bool(b) => value == 0.0 || (b && value == 1.0),
-            other => other.cast(DType::F64) == Scalar::F64(value),
+        Self::float_lit(value, dtype, || shown_f64(value))
+    }
+
+    /// A literal written as f32: the rules of [`from_f64_lit`](Self::from_f64_lit) for its
+    /// exact value (every f32 is an f64), reported as the f32 the user wrote.
+    #[inline]
+    pub fn from_f32_lit(value: f32, dtype: DType) -> Result<Scalar> {
+        if dtype == DType::F32 {
+            return Ok(Scalar::F32(value));
+        }
+        Self::float_lit(value as f64, dtype, || {
+            if shown_f64(value as f64).contains('e') {
+                format!("{value:e}")
+            } else {
+                value.to_string()
+            }
+        })
+    }
+
+    fn float_lit(value: f64, dtype: DType, shown: impl FnOnce() -> String) -> Result<Scalar> {
+        let fits = match dtype {
+            DType::F64 | DType::C64 => true,
+            DType::F32 | DType::C32 => !value.is_finite() || (value as f32).is_finite(),
+            DType::Bool => value == 0.0 || value == 1.0,
+            _ => match int_range(dtype) {
+                // Both bounds are powers of two (or zero), exact in f64.
+                Some((lo, hi)) => value.fract() == 0.0 && value >= lo as f64 && value < hi as f64,
+                None => false,
+            },
         };
-        if exact {
-            Ok(s)
+        if fits {
+            Ok(Scalar::F64(value).cast(dtype))
         } else {
             Err(Error::ScalarOutOfRange {
-                value: value.to_string(),
+                value: shown(),
                 dtype,
             })
         }
     }
 
-    /// An integer literal converted to `dtype` only if exactly representable.
+    /// An integer literal converted to `dtype` only if exactly representable (checked in
+    /// i128, so no value near a type's bound passes by rounding or saturation).
     #[inline]
     pub fn from_i64_lit(value: i64, dtype: DType) -> Result<Scalar> {
-        let s = Scalar::I64(value).cast(dtype);
-        let exact = match s {
-            Scalar::F32(v) => v as f64 == value as f64 && (v as i64) == value,
-            Scalar::F64(v) => v as i64 == value && value.unsigned_abs() <= 1 << 53,
-            Scalar::C32(v) => v.re as i64 == value && value.unsigned_abs() <= 1 << 24,
-            Scalar::C64(v) => v.re as i64 == value && value.unsigned_abs() <= 1 << 53,
-            Scalar::Bool(_) => value == 0 || value == 1,
-            other => {
-                other.cast(DType::I64) == Scalar::I64(value)
-                    && (value >= 0 || dtype.is_signed_integer())
-            }
+        Self::from_int_lit(value as i128, dtype)
+    }
+
+    /// An integer literal of any Rust integer type up to 64 bits (as i128), converted to
+    /// `dtype` only if exactly representable: within an integer type's range; 0 or 1 for
+    /// bool; for floats (and the real part of complex), only if the float holds exactly
+    /// that integer (`2^53 + 2` is an f64, `2^53 + 1` is not).
+    pub fn from_int_lit(value: i128, dtype: DType) -> Result<Scalar> {
+        let exact_in = |as_float: f64| as_float.is_finite() && as_float as i128 == value;
+        let fits = match dtype {
+            DType::Bool => value == 0 || value == 1,
+            DType::F32 | DType::C32 => exact_in(value as f32 as f64),
+            DType::F64 | DType::C64 => exact_in(value as f64),
+            _ => int_range(dtype).is_some_and(|(lo, hi)| value >= lo && value < hi),
         };
-        if exact {
-            Ok(s)
-        } else {
-            Err(Error::ScalarOutOfRange {
+        if !fits {
+            return Err(Error::ScalarOutOfRange {
                 value: value.to_string(),
                 dtype,
-            })
+            });
         }
+        // In range: the casts below are exact.
+        Ok(match dtype {
+            DType::Bool => Scalar::Bool(value == 1),
+            DType::U8 => Scalar::U8(value as u8),
+            DType::I32 => Scalar::I32(value as i32),
+            DType::U32 => Scalar::U32(value as u32),
+            DType::I64 => Scalar::I64(value as i64),
+            DType::U64 => Scalar::U64(value as u64),
+            DType::F32 => Scalar::F32(value as f32),
+            DType::F64 => Scalar::F64(value as f64),
+            DType::C32 => Scalar::C32(Complex32::new(value as f32, 0.0)),
+            DType::C64 => Scalar::C64(Complex64::new(value as f64, 0.0)),
+        })
     }
 
     /// Little-endian bytes of the value, as kernels receive it (bool as one byte).
@@ -171,6 +213,29 @@ impl Scalar {
             _ => f64::NAN,
         }
     }
+}
+
+/// A float as a message shows it: as written for ordinary magnitudes (`0.1`, `2.5`), in
+/// exponent form beyond them (`1e300`, not three hundred digits).
+fn shown_f64(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// The range `lo..hi` (half-open) of an integer type, in i128; `None` for other types.
+fn int_range(dtype: DType) -> Option<(i128, i128)> {
+    Some(match dtype {
+        DType::U8 => (0, 1 << 8),
+        DType::I32 => (-(1 << 31), 1 << 31),
+        DType::U32 => (0, 1 << 32),
+        DType::I64 => (-(1 << 63), 1 << 63),
+        DType::U64 => (0, 1 << 64),
+        _ => return None,
+    })
 }
 
 impl fmt::Display for Scalar {
@@ -233,5 +298,64 @@ mod tests {
             Scalar::F32(7.0)
         );
         assert!(Scalar::from_f64_lit(0.5, DType::Bool).is_err());
+    }
+
+    /// Literals at and beyond each integer type's bounds, and floats beyond f32's range:
+    /// refused, never saturated or turned into infinity; exact values accepted.
+    #[test]
+    fn literals_near_the_bounds_are_exact_or_refused() {
+        let two_64 = 18_446_744_073_709_551_616.0_f64;
+        let two_63 = 9_223_372_036_854_775_808.0_f64;
+        assert!(Scalar::from_f64_lit(two_64, DType::U64).is_err());
+        assert!(Scalar::from_f64_lit(two_63, DType::I64).is_err());
+        assert_eq!(
+            Scalar::from_f64_lit(-two_63, DType::I64).unwrap(),
+            Scalar::I64(i64::MIN)
+        );
+        assert_eq!(
+            Scalar::from_f64_lit(two_63, DType::U64).unwrap(),
+            Scalar::U64(1 << 63)
+        );
+        assert!(Scalar::from_f64_lit(4_294_967_296.0, DType::U32).is_err());
+        assert!(Scalar::from_f64_lit(-1.0, DType::U8).is_err());
+        assert!(Scalar::from_f64_lit(f64::NAN, DType::I32).is_err());
+        assert!(Scalar::from_f64_lit(f64::INFINITY, DType::I64).is_err());
+        // f32: rounding is fine, overflow to infinity is not; infinities and NaN pass.
+        assert!(Scalar::from_f64_lit(1e300, DType::F32).is_err());
+        assert!(Scalar::from_f64_lit(-1e39, DType::C32).is_err());
+        assert_eq!(
+            Scalar::from_f64_lit(0.1, DType::F32).unwrap(),
+            Scalar::F32(0.1)
+        );
+        assert_eq!(
+            Scalar::from_f64_lit(f64::INFINITY, DType::F32).unwrap(),
+            Scalar::F32(f32::INFINITY)
+        );
+        assert!(matches!(
+            Scalar::from_f64_lit(f64::NAN, DType::F32).unwrap(),
+            Scalar::F32(v) if v.is_nan()
+        ));
+        // Integers as floats: exact ones pass, whatever their size.
+        let big = (1i64 << 53) + 2;
+        assert_eq!(
+            Scalar::from_i64_lit(big, DType::F64).unwrap(),
+            Scalar::F64(big as f64)
+        );
+        assert!(Scalar::from_i64_lit((1 << 53) + 1, DType::F64).is_err());
+        assert!(Scalar::from_i64_lit(i64::MAX, DType::F32).is_err());
+        assert!(Scalar::from_i64_lit(i64::MAX, DType::F64).is_err());
+        assert_eq!(
+            Scalar::from_i64_lit(i64::MIN, DType::F32).unwrap(),
+            Scalar::F32(i64::MIN as f32)
+        );
+        assert_eq!(
+            Scalar::from_int_lit(u64::MAX as i128, DType::U64).unwrap(),
+            Scalar::U64(u64::MAX)
+        );
+        assert!(Scalar::from_int_lit(u64::MAX as i128, DType::I64).is_err());
+        assert!(Scalar::from_int_lit(1 << 64, DType::U64).is_err());
+        // An f32 literal is reported as written, not as its f64 expansion.
+        let e = Scalar::from_f32_lit(0.1, DType::I32).unwrap_err();
+        assert!(e.to_string().contains("scalar 0.1 "), "{e}");
     }
 }

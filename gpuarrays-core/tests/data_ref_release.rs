@@ -93,7 +93,7 @@ fn race(
 
 #[test]
 fn two_concurrent_free_all_shared_run_the_destructor_exactly_once() {
-    let wrong = race(ROUNDS, |a| a.free_all_shared(), |b| b.free_all_shared());
+    let wrong = race(ROUNDS, |a| a.free_all_shared().unwrap(), |b| b.free_all_shared().unwrap());
     assert!(
         wrong.is_empty(),
         "{} of {ROUNDS} rounds ran the destructor a wrong number of times (round, runs): {:?}",
@@ -106,7 +106,7 @@ fn two_concurrent_free_all_shared_run_the_destructor_exactly_once() {
 fn free_all_shared_racing_the_last_drop_runs_the_destructor_exactly_once() {
     // One holder frees for everyone while the other drops its reference; whichever
     // thread finishes last drops the shared state.
-    let wrong = race(ROUNDS, |a| a.free_all_shared(), drop);
+    let wrong = race(ROUNDS, |a| a.free_all_shared().unwrap(), drop);
     assert!(
         wrong.is_empty(),
         "{} of {ROUNDS} rounds ran the destructor a wrong number of times (round, runs): {:?}",
@@ -121,12 +121,12 @@ fn free_all_shared_then_drop_racing_a_free_all_shared_runs_it_exactly_once() {
     let wrong = race(
         ROUNDS,
         |a| {
-            a.free_all_shared();
+            a.free_all_shared().unwrap();
             drop(a);
         },
         |b| {
-            b.free_all_shared();
-            b.free_all_shared();
+            b.free_all_shared().unwrap();
+            b.free_all_shared().unwrap();
         },
     );
     assert!(
@@ -143,7 +143,7 @@ fn readers_racing_free_all_shared_see_the_buffer_or_freed_and_nothing_else() {
     // `Error::Freed`; the destructor never runs while a borrow is alive.
     let wrong = race(
         ROUNDS / 4,
-        |a| a.free_all_shared(),
+        |a| a.free_all_shared().unwrap(),
         |b| {
             for _ in 0..4 {
                 match b.read() {
@@ -176,13 +176,13 @@ fn after_free_all_shared_every_holder_gets_freed() {
             let barrier = &barrier;
             s.spawn(move || {
                 if i == freed_by {
-                    holder.free_all_shared();
+                    holder.free_all_shared().unwrap();
                 }
                 barrier.wait();
                 assert!(matches!(holder.read(), Err(Error::Freed)), "holder {i}");
                 assert!(!holder.is_alive(), "holder {i}");
                 // Releasing again from any holder does nothing.
-                holder.free_all_shared();
+                holder.free_all_shared().unwrap();
             });
         }
     });

@@ -76,8 +76,8 @@ fn two_free_all_shared_run_the_destructor_exactly_once() {
         let (a, runs) = probe();
         let b = a.clone();
         let c = a.clone();
-        let t1 = thread::spawn(move || a.free_all_shared());
-        let t2 = thread::spawn(move || b.free_all_shared());
+        let t1 = thread::spawn(move || a.free_all_shared().unwrap());
+        let t2 = thread::spawn(move || b.free_all_shared().unwrap());
         t1.join().unwrap();
         t2.join().unwrap();
         assert_eq!(runs.load(Ordering::SeqCst), 1, "after both releases");
@@ -93,7 +93,7 @@ fn free_all_shared_racing_the_last_drop_runs_it_exactly_once() {
         let (a, runs) = probe();
         let b = a.clone();
         let t1 = thread::spawn(move || {
-            a.free_all_shared();
+            a.free_all_shared().unwrap();
             drop(a);
         });
         let t2 = thread::spawn(move || drop(b));
@@ -117,7 +117,7 @@ fn a_borrow_racing_free_all_shared_never_sees_a_released_buffer() {
             drop(b);
         });
         let releaser = thread::spawn(move || {
-            a.free_all_shared();
+            a.free_all_shared().unwrap();
             assert!(!borrow(&a), "a borrow after free_all_shared returned");
             drop(a);
         });
@@ -159,7 +159,7 @@ fn free_all_shared_against_a_borrow_and_a_drop_on_three_threads() {
             drop(b);
         });
         let t2 = thread::spawn(move || {
-            c.free_all_shared();
+            c.free_all_shared().unwrap();
         });
         drop(a);
         t1.join().unwrap();

@@ -1,5 +1,6 @@
 //! Rows of `docs/bad-inputs.md`: Devices and backends, element types and scalars.
 
+use gpuarrays::Scalar;
 use gpuarrays::conformance::Restricted;
 
 use super::*;
@@ -117,5 +118,63 @@ fn type_the_device_cannot_run() {
     expect(
         "type_the_device_cannot_run",
         Array::<u64, _>::zeros(&r, &[2]),
+    );
+}
+
+#[test]
+fn literal_just_past_the_largest_u64() {
+    let u = Array::<u64, _>::from_vec(&cpu(), vec![1, 2]).unwrap();
+    // 2^64 as an f64 literal used to saturate to u64::MAX silently.
+    expect(
+        "literal_just_past_the_largest_u64",
+        (u.ex() + 18_446_744_073_709_551_616.0).eval::<u64>(),
+    );
+}
+
+#[test]
+fn literal_just_past_the_largest_i64() {
+    let i = Array::<i64, _>::from_vec(&cpu(), vec![1, 2]).unwrap();
+    expect(
+        "literal_just_past_the_largest_i64",
+        (i.ex() + 9_223_372_036_854_775_808.0).eval::<i64>(),
+    );
+}
+
+#[test]
+fn literal_beyond_the_range_of_f32() {
+    let x = Array::<f32, _>::from_vec(&cpu(), vec![1.0, 2.0]).unwrap();
+    expect(
+        "literal_beyond_the_range_of_f32",
+        (x.ex() + 1e300).eval::<f32>(),
+    );
+}
+
+#[test]
+fn large_integer_literal_that_f64_holds_exactly() {
+    expect_handled("large_integer_literal_that_f64_holds_exactly");
+    let x = Array::<f64, _>::from_vec(&cpu(), vec![0.0, 1.0]).unwrap();
+    let big = (1i64 << 53) + 2;
+    let y: Array<f64, _> = (x.ex() + big).eval().unwrap();
+    assert_eq!(y.to_vec().unwrap(), [big as f64, big as f64 + 1.0]);
+    // One more is not an f64: refused, not rounded.
+    assert!((x.ex() + (big - 1)).eval::<f64>().is_err());
+}
+
+#[test]
+fn f32_literal_for_an_integer_array() {
+    let i = Array::<i32, _>::from_vec(&cpu(), vec![1, 2]).unwrap();
+    // Reported as the f32 the program wrote (0.1), not its f64 expansion.
+    expect(
+        "f32_literal_for_an_integer_array",
+        (i.ex() + 0.1f32).eval::<i32>(),
+    );
+}
+
+#[test]
+fn fill_with_a_value_of_another_type() {
+    let a = iota(&cpu(), &[3]).into_raw();
+    expect(
+        "fill_with_a_value_of_another_type",
+        a.fill(Scalar::F64(1.0)),
     );
 }

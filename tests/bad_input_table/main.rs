@@ -17,12 +17,14 @@ mod environment;
 mod freed;
 mod operations;
 mod shapes;
+mod sizes_and_ffts;
 
 const TABLE: &str = include_str!("../../docs/bad-inputs.md");
 
 /// The files whose `#[test]`s are the rows (this one holds the harness).
-const SOURCES: [&str; 5] = [
+const SOURCES: [&str; 6] = [
     include_str!("shapes.rs"),
+    include_str!("sizes_and_ffts.rs"),
     include_str!("freed.rs"),
     include_str!("devices_and_types.rs"),
     include_str!("operations.rs"),

@@ -180,8 +180,18 @@ fn reinterpret_misaligned_start() {
 
 #[test]
 fn reinterpret_bytes_as_bool() {
-    let bytes = Array::<u8, _>::from_vec(&cpu(), vec![0, 1, 2]).unwrap();
-    expect("reinterpret_bytes_as_bool", bytes.reinterpret::<bool>());
+    expect_handled("reinterpret_bytes_as_bool");
+    let bytes = Array::<u8, _>::from_vec(&cpu(), vec![0, 1, 2, 255, 0]).unwrap();
+    let b = bytes.reinterpret::<bool>().unwrap();
+    assert_eq!(b.to_vec().unwrap(), [false, true, true, true, false]);
+    // Every operation reads a nonzero byte as true, and computed bools are 0 or 1.
+    assert_eq!(b.find_first().unwrap(), Some(1));
+    assert_eq!(b.argmax().unwrap(), 1);
+    assert!(!b.all().unwrap());
+    let not: Array<bool, _> = (!b.ex()).eval().unwrap();
+    assert_eq!(not.reinterpret::<u8>().unwrap().to_vec().unwrap(), [1, 0, 0, 0, 1]);
+    let same: Array<bool, _> = b.ex().eq(true).eval().unwrap();
+    assert_eq!(same.reinterpret::<u8>().unwrap().to_vec().unwrap(), [0, 1, 1, 1, 0]);
 }
 
 #[test]

@@ -218,7 +218,7 @@ fn run_derive(
             Step::Reinterpret(to) => (m.reinterpret(*to), a.reinterpret(*to)),
             Step::Slice(range) => (m.slice(range.clone()), slice(&a, range.clone())),
             Step::FreeAll => {
-                a.data().free_all_shared();
+                a.data().free_all_shared().unwrap();
                 m.freed = true;
                 base_freed = true;
                 (Ok(m.clone()), Ok(a.clone()))

@@ -13,7 +13,10 @@ use rayon::prelude::*;
 
 use crate::error::CpuError;
 
+mod access;
 mod storage;
+pub(crate) use access::Accesses;
+use access::AccessLock;
 pub(crate) use storage::{Stored, distinct};
 
 /// Alignment of a buffer's base.
@@ -54,6 +57,8 @@ pub struct CpuBuffer {
     /// `FRESH` (never accessed, bytes uninitialised), `ZEROING` (a first access is zeroing
     /// them) or `READY` (zeroed, or written whole).
     state: AtomicU8,
+    /// Orders the backend calls of different threads that use this buffer ([`access`]).
+    access: AccessLock,
 }
 
 /// Never accessed: the bytes are uninitialised.
@@ -63,9 +68,12 @@ const ZEROING: u8 = 1;
 /// The bytes are initialised.
 const READY: u8 = 2;
 
-// SAFETY: the buffer is plain bytes; concurrent access goes through raw pointers to ranges
-// that core keeps disjoint between writers (outputs never overlap inputs except element for
-// element, and rayon tasks write disjoint chunks).
+// SAFETY: the buffer is plain bytes, accessed through raw pointers. Backend calls of
+// different threads are ordered by the buffer's access lock (`access`: shared for calls that
+// only read it, exclusive for calls that write it, held for the whole kernel), so a write
+// never runs at the same time as another call's access. Within one call, core keeps writers
+// disjoint (outputs never overlap inputs except element for element) and rayon tasks write
+// disjoint chunks.
 unsafe impl Sync for CpuBuffer {}
 // SAFETY: owning plain bytes; nothing is tied to a thread.
 unsafe impl Send for CpuBuffer {}
@@ -86,6 +94,7 @@ impl CpuBuffer {
                 base,
                 len,
                 state: AtomicU8::new(READY),
+                access: AccessLock::default(),
             });
         }
         let layout = Self::layout(len).ok_or(CpuError::OutOfMemory { bytes: len })?;
@@ -112,6 +121,7 @@ impl CpuBuffer {
             base,
             len,
             state: AtomicU8::new(if zeroed { READY } else { FRESH }),
+            access: AccessLock::default(),
         })
     }
 
@@ -288,7 +298,7 @@ impl CpuBuffer {
 /// `s..s + bytes` must be readable and `d..d + bytes` writable for the whole call.
 unsafe fn copy_raw(s: *const u8, d: *mut u8, bytes: usize) {
     let disjoint = (s as usize + bytes <= d as usize) || (d as usize + bytes <= s as usize);
-    if bytes < PAR_COPY || !disjoint {
+    if bytes < PAR_COPY || !disjoint || crate::parallel::is_serial() {
         // SAFETY: the caller's contract; `copy` allows overlap.
         unsafe { std::ptr::copy(s, d, bytes) };
         return;

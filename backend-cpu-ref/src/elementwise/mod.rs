@@ -161,7 +161,10 @@ pub(crate) fn run_with(
         // elements, most of it in the scheduler).
         run_task(&plan, (0, n), &mut scratch(&plan))?;
     } else {
-        (0..n.div_ceil(TASK)).into_par_iter().try_for_each_init(
+        (0..n.div_ceil(TASK))
+            .into_par_iter()
+            .with_min_len(crate::parallel::min_len())
+            .try_for_each_init(
             || scratch(&plan),
             |cols, t| {
                 let begin = t * TASK;

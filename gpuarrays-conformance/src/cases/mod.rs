@@ -99,10 +99,10 @@ pub fn derived(dtype: DType) -> Vec<(Vec<usize>, Layout)> {
     ]
 }
 
-/// `Reinterpret`, except for bool (no type reinterprets into bool).
+/// `Reinterpret`, except for bool: `BoolBytes` (true written as bytes other than 1).
 pub fn reinterpret_or_slice(dtype: DType) -> Layout {
     if dtype == DType::Bool {
-        Layout::Slice
+        Layout::BoolBytes
     } else {
         Layout::Reinterpret
     }

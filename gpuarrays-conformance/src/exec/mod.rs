@@ -72,7 +72,45 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
             return dispatch_dtype!(dtype, T => execute_typed::<T, B>(typed_op, &placed));
         }
     };
+    if computes_bools(&case.op) {
+        check_canonical_bools(&out)?;
+    }
     download(&out)
+}
+
+/// Whether the operation computes its bool results (rather than moving stored bytes, as
+/// copies, sorts and reorderings do): those must be written as byte 0 or 1.
+fn computes_bools(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Unary(_)
+            | Op::Binary(_)
+            | Op::BinaryLit(_)
+            | Op::Cast(_)
+            | Op::Select
+            | Op::Fused
+            | Op::Reduce(..)
+            | Op::AnyAll { .. }
+    )
+}
+
+/// Fails unless every byte of a computed bool array is 0 or 1 (any nonzero byte reads as
+/// true, so a value check alone would not see a backend writing, say, 2 for true).
+fn check_canonical_bools<B: Backend>(out: &RawArray<B>) -> Result<()> {
+    if out.dtype() != DType::Bool {
+        return Ok(());
+    }
+    let bytes = out.to_bytes()?;
+    match bytes.iter().position(|&b| b > 1) {
+        None => Ok(()),
+        Some(k) => Err(gpuarrays_core::Error::InvalidArgument {
+            op: "computed bool".into(),
+            reason: format!(
+                "element {k} holds byte {}: operations that compute bools must write 0 or 1",
+                bytes[k]
+            ),
+        }),
+    }
 }
 
 /// The operations of the typed API (`Array<T, B>` methods).
@@ -117,11 +155,13 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
             all,
             axis: Some(ax),
         } => {
-            if *all {
+            let out = if *all {
                 a.all_axis(*ax)?.into_raw()
             } else {
                 a.any_axis(*ax)?.into_raw()
-            }
+            };
+            check_canonical_bools(&out)?;
+            out
         }
         Op::Mean(None) => {
             let m = a.mean()?;

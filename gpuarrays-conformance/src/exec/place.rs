@@ -78,6 +78,25 @@ pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
                 .reshape(&signed(dims))?;
             Placed { base, array }
         }
+        Layout::BoolBytes if dtype == DType::Bool => {
+            let len = base_data.len();
+            let trues = base_data
+                .as_slice::<bool>()
+                .ok_or_else(|| internal("bool bytes: wrong host type"))?;
+            let bytes: Vec<u8> = trues
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| if t { true_byte(i) } else { 0 })
+                .collect();
+            let base = Array::<bool, B>::zeros(backend, &[len])?;
+            let src = Array::<u8, B>::from_vec(backend, bytes)?;
+            base.reinterpret::<u8>()?.assign(&src)?;
+            let base = base.into_raw();
+            let array = base
+                .view(std::slice::from_ref(&(pre..pre + n)))?
+                .reshape(&signed(dims))?;
+            Placed { base, array }
+        }
         other => {
             return Err(internal(&format!(
                 "layout {} does not apply to {dtype}{dims:?}",
@@ -86,6 +105,12 @@ pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
         }
     };
     Ok(placed)
+}
+
+/// The byte that stands for true at element `i` of a `BoolBytes` input: every value from 1
+/// to 255 in turn (1, the canonical byte, is one of them).
+fn true_byte(i: usize) -> u8 {
+    1 + ((i * 37 + 11) % 255) as u8
 }
 
 fn signed(dims: &[usize]) -> Vec<isize> {

@@ -56,7 +56,8 @@ pub(crate) fn strided_copy<B: Backend>(
     ensure_supported(&src.backend, src.dtype, OpKind::Elementwise)?;
     src.same_device("copy", dst)?;
     if dst.is_empty() {
-        return Ok(());
+        src.ensure_alive()?;
+        return dst.ensure_alive();
     }
     let program = Program {
         inputs: vec![src.dtype],

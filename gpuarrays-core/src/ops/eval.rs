@@ -80,6 +80,10 @@ fn lower<'t, B: Backend>(tree: &'t Postfix<B>, s: &mut Scratch) -> Result<Inputs
                 let b = pop()?;
                 Node::Binary(*op, pop()?, b)
             }
+            ExprNode::BinaryReversed(op, _) => {
+                let a = pop()?;
+                Node::Binary(*op, a, pop()?)
+            }
             ExprNode::Cast(to) => Node::Cast(*to, pop()?),
             ExprNode::Select(_) => {
                 let b = pop()?;
@@ -221,7 +225,11 @@ fn run<B: Backend>(
         });
     }
     if shape::numel(dims) == 0 {
-        return Ok(());
+        // No kernel, but every array the expression reads must still be alive.
+        for l in inputs {
+            l.data.read()?;
+        }
+        return out.ensure_alive();
     }
     // Operand 0 is the output (contiguous), then the inputs broadcast to `dims`.
     let mut new_strides: SmallVec<[Vec<isize>; 5]> = SmallVec::new();

@@ -38,8 +38,13 @@ pub struct Expr<B: Backend> {
 /// A literal operand, typed from the other operand of the operation.
 #[derive(Debug, Clone, Copy)]
 pub enum Literal {
+    /// An f64 (Rust `2.5` with no suffix is one).
     Float(f64),
-    Int(i64),
+    /// An f32, kept as written so that messages show it (not its f64 expansion) and it is
+    /// f32 where nothing else gives a type.
+    Float32(f32),
+    /// Any Rust integer up to 64 bits, signed or not.
+    Int(i128),
     Bool(bool),
     /// A value of an exact type (no conversion).
     Typed(Scalar),
@@ -89,17 +94,9 @@ macro_rules! lit_arg {
         }
     )*};
 }
-lit_arg!(Float, f64: f32, f64);
-lit_arg!(Int, i64: u8, i32, u32, i64);
-
-impl<B: Backend> IntoExprArg<B> for u64 {
-    fn into_arg(self) -> ExprArg<B> {
-        match i64::try_from(self) {
-            Ok(v) => ExprArg::Lit(Literal::Int(v)),
-            Err(_) => ExprArg::Lit(Literal::Typed(Scalar::U64(self))),
-        }
-    }
-}
+lit_arg!(Float, f64: f64);
+lit_arg!(Float32, f32: f32);
+lit_arg!(Int, i128: u8, i32, u32, i64, u64);
 
 impl Literal {
     /// The literal as a scalar of type `dtype`, if it is represented exactly.
@@ -107,7 +104,8 @@ impl Literal {
     pub fn to_scalar(self, dtype: DType) -> Result<Scalar> {
         match self {
             Literal::Float(v) => Scalar::from_f64_lit(v, dtype),
-            Literal::Int(v) => Scalar::from_i64_lit(v, dtype),
+            Literal::Float32(v) => Scalar::from_f32_lit(v, dtype),
+            Literal::Int(v) => Scalar::from_int_lit(v, dtype),
             Literal::Bool(v) if dtype == DType::Bool => Ok(Scalar::Bool(v)),
             Literal::Bool(v) => Err(Error::ScalarOutOfRange {
                 value: v.to_string(),
@@ -115,18 +113,22 @@ impl Literal {
             }),
             Literal::Typed(s) if s.dtype() == dtype => Ok(s),
             Literal::Typed(s) => Err(Error::DTypeMismatch {
-                op: "literal".into(),
+                op: "a typed scalar operand".into(),
                 lhs: dtype,
                 rhs: s.dtype(),
             }),
         }
     }
 
-    /// The literal's own type when nothing gives it one.
+    /// The literal's own type when nothing gives it one: f64, f32, i64 (u64 beyond it).
     fn natural(self) -> Scalar {
         match self {
             Literal::Float(v) => Scalar::F64(v),
-            Literal::Int(v) => Scalar::I64(v),
+            Literal::Float32(v) => Scalar::F32(v),
+            Literal::Int(v) => match i64::try_from(v) {
+                Ok(v) => Scalar::I64(v),
+                Err(_) => Scalar::U64(v as u64),
+            },
             Literal::Bool(v) => Scalar::Bool(v),
             Literal::Typed(s) => s,
         }
@@ -280,12 +282,15 @@ impl<B: Backend> Expr<B> {
         });
         match typed {
             Ok((value, dtype)) => {
-                if lit_first {
-                    t.nodes.insert(0, ExprNode::Scalar(value));
+                // Appended in both cases: the literal of `lit op self` goes after this
+                // expression's nodes, with a node that takes its operands in reverse order
+                // (inserting it in front would move every node, quadratic in chains).
+                t.nodes.push(ExprNode::Scalar(value));
+                t.push(if lit_first {
+                    ExprNode::BinaryReversed(op, dtype)
                 } else {
-                    t.nodes.push(ExprNode::Scalar(value));
-                }
-                t.push(ExprNode::Binary(op, dtype));
+                    ExprNode::Binary(op, dtype)
+                });
             }
             Err(e) => self.tree = Err(e),
         }
@@ -463,5 +468,29 @@ impl<T: Element, B: Backend> Array<T, B> {
     /// Starts an elementwise expression reading this array.
     pub fn ex(&self) -> Expr<B> {
         Expr::array(&self.raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::expr_nodes::ExprNode;
+
+    /// `lit op e` appends two nodes and moves none of `e`'s: a chain of N such steps builds
+    /// in O(N). (It used to insert the literal at the front, moving every node each step.)
+    #[test]
+    fn a_literal_on_the_left_is_appended_not_inserted() {
+        let cpu = crate::test_backend::NoDevice::new();
+        let x = Expr::index(&cpu, &[3]).cast(DType::F64);
+        let before = x.tree.as_ref().map(|t| t.nodes.len()).unwrap_or(0);
+        let y: Expr<crate::test_backend::NoDevice> = 1.0 - x;
+        let t = y.tree.as_ref().expect("well-formed");
+        assert_eq!(t.nodes.len(), before + 2);
+        assert!(matches!(t.nodes[0], ExprNode::Index(_)), "the first node stays first");
+        assert!(matches!(t.nodes[before], ExprNode::Scalar(Scalar::F64(v)) if v == 1.0));
+        assert!(matches!(
+            t.nodes[before + 1],
+            ExprNode::BinaryReversed(BinaryOp::Sub, DType::F64)
+        ));
     }
 }

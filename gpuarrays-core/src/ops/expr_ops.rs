@@ -23,8 +23,9 @@ macro_rules! binary_operator {
                 self.ex().binary($op, rhs)
             }
         }
-        binary_operator!(@lit $Trait, $method, $op, Float: f32, f64);
-        binary_operator!(@lit $Trait, $method, $op, Int: u8, i32, u32, i64);
+        binary_operator!(@lit $Trait, $method, $op, Float: f64);
+        binary_operator!(@lit $Trait, $method, $op, Float32: f32);
+        binary_operator!(@lit $Trait, $method, $op, Int: u8, i32, u32, i64, u64);
     };
     (@lit $Trait:ident, $method:ident, $op:expr, $variant:ident: $($t:ty),*) => {$(
         impl<B: Backend> $Trait<Expr<B>> for $t {

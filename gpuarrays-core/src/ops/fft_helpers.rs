@@ -5,36 +5,72 @@
 //! - `rfftfreq(n, d)`: `[0, 1, ..., ⌊n/2⌋] / (d·n)`;
 //!   both computed in f64 (`i · (1/(d·n))`, as NumPy does) and rounded once to `T`.
 //! - `fftshift(axes)`: rolls each axis (default: all) by `⌊len/2⌋`; `ifftshift` by
-//!   `−⌊len/2⌋`. Any element type; the result is a new array (one box copy per combination
+//!   `−⌊len/2⌋`; an axis listed twice is rolled twice, as NumPy does. Any element type; the result is a new array (one box copy per combination
 //!   of the two halves of the shifted axes).
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
-use crate::element::Element;
+use crate::element::{self, Element};
 use crate::error::{Error, Result};
 use crate::ops::region::copy_box;
 use crate::scalar::Scalar;
 use crate::shape;
 
-/// The frequencies as f64, before rounding to the element type.
-fn frequencies(op: &str, n: usize, d: f64, half: bool) -> Result<Vec<f64>> {
-    if n == 0 || !(d.is_finite() && d != 0.0) {
-        return Err(Error::invalid_arg(
-            op,
-            format!("needs n ≥ 1 and a finite, non-zero spacing d; got n = {n}, d = {d}"),
-        ));
-    }
-    let val = 1.0 / (n as f64 * d);
-    let ints: Vec<i64> = if half {
-        (0..=(n / 2) as i64).collect()
-    } else {
-        let positive = (n - 1) / 2 + 1;
-        (0..positive as i64).chain(-((n / 2) as i64)..0).collect()
-    };
-    Ok(ints.into_iter().map(|i| i as f64 * val).collect())
+/// Frequencies are computed on the host and written in pieces of this many elements, so a
+/// transform of any length needs no host buffer of its size.
+const PIECE: usize = 1 << 16;
+
+/// The bins of an `n`-point transform with spacing `d`: how many (`len`), how many count up
+/// from zero before the negative ones start (`positive`), and `1/(d·n)`.
+struct Bins {
+    n: usize,
+    len: usize,
+    positive: usize,
+    val: f64,
 }
 
-fn upload<T: Element, B: Backend>(op: &str, backend: &B, values: Vec<f64>) -> Result<Array<T, B>> {
+impl Bins {
+    fn new(op: &str, n: usize, d: f64, half: bool) -> Result<Bins> {
+        if n == 0 || !(d.is_finite() && d != 0.0) {
+            return Err(Error::invalid_arg(
+                op,
+                format!("needs n ≥ 1 and a finite, non-zero spacing d; got n = {n}, d = {d}"),
+            ));
+        }
+        let (len, positive) = if half {
+            (n / 2 + 1, n / 2 + 1)
+        } else {
+            (n, (n - 1) / 2 + 1)
+        };
+        Ok(Bins {
+            n,
+            len,
+            positive,
+            val: 1.0 / (n as f64 * d),
+        })
+    }
+
+    /// Bin `i`'s frequency in f64: `k · (1/(d·n))` with `k = i` or `i − n`, as NumPy.
+    fn frequency(&self, i: usize) -> f64 {
+        let k = if i < self.positive {
+            i as f64
+        } else {
+            -((self.n - i) as f64)
+        };
+        k * self.val
+    }
+}
+
+/// The frequencies as a new array of `T` (f32 or f64). The type is checked first and the
+/// device array allocated before anything is computed, so a length that cannot be held
+/// is an error (out of memory, or a byte count past `usize`), never an abort of the host.
+fn frequencies<T: Element, B: Backend>(
+    op: &str,
+    backend: &B,
+    n: usize,
+    d: f64,
+    half: bool,
+) -> Result<Array<T, B>> {
     if !T::DTYPE.is_float() {
         return Err(Error::invalid_dtype(
             op,
@@ -42,24 +78,35 @@ fn upload<T: Element, B: Backend>(op: &str, backend: &B, values: Vec<f64>) -> Re
             "frequencies are f32 or f64",
         ));
     }
-    let data = values
-        .into_iter()
-        .map(|v| T::from_scalar(Scalar::F64(v).cast(T::DTYPE)))
-        .collect::<Option<Vec<T>>>()
-        .ok_or_else(|| Error::invalid_dtype(op, T::DTYPE, "frequencies are f32 or f64"))?;
-    Array::from_slice(backend, &[data.len()], &data)
+    let bins = Bins::new(op, n, d, half)?;
+    let out = RawArray::alloc(backend, T::DTYPE, &[bins.len])?;
+    let size = T::DTYPE.size();
+    {
+        let buf = out.buffer()?;
+        let mut piece = Vec::with_capacity(PIECE.min(bins.len));
+        for start in (0..bins.len).step_by(PIECE) {
+            piece.clear();
+            for i in start..(start + PIECE).min(bins.len) {
+                let v = T::from_scalar(Scalar::F64(bins.frequency(i)).cast(T::DTYPE))
+                    .ok_or_else(|| Error::invalid_dtype(op, T::DTYPE, "frequencies are f32 or f64"))?;
+                piece.push(v);
+            }
+            backend.write(&buf, start * size, element::as_bytes(&piece))?;
+        }
+    }
+    Ok(Array::from_raw(out))
 }
 
 impl<T: Element, B: Backend> Array<T, B> {
     /// NumPy's `fftfreq(n, d)`: the frequency of each bin of an `n`-point transform with
     /// sample spacing `d` (f32 or f64).
     pub fn fftfreq(backend: &B, n: usize, d: f64) -> Result<Self> {
-        upload("fftfreq", backend, frequencies("fftfreq", n, d, false)?)
+        frequencies("fftfreq", backend, n, d, false)
     }
 
     /// NumPy's `rfftfreq(n, d)`: the frequencies of the `n/2 + 1` bins of an `rfft`.
     pub fn rfftfreq(backend: &B, n: usize, d: f64) -> Result<Self> {
-        upload("rfftfreq", backend, frequencies("rfftfreq", n, d, true)?)
+        frequencies("rfftfreq", backend, n, d, true)
     }
 
     /// NumPy's `fftshift`: the zero frequency moved to the centre of each axis in `axes`
@@ -99,11 +146,14 @@ impl<B: Backend> RawArray<B> {
         for &ax in &axes {
             shape::check_axis(op, ax, ndim)?;
             let n = self.dims[ax];
-            // A roll by k: out[(j + k) mod n] = in[j].
-            shift[ax] = (if inverse { n - n / 2 } else { n / 2 }) % n.max(1);
+            // A roll by k: out[(j + k) mod n] = in[j]. An axis listed twice rolls twice
+            // (NumPy's `roll` sums the shifts of a repeated axis).
+            let k = (if inverse { n - n / 2 } else { n / 2 }) % n.max(1);
+            shift[ax] = (shift[ax] + k) % n.max(1);
         }
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
         if self.is_empty() {
+            self.ensure_alive()?;
             return Ok(out);
         }
         // Each axis splits into the part that moves forward and the part that wraps around.
@@ -133,15 +183,19 @@ mod tests {
 
     #[test]
     fn frequencies_follow_numpy() {
-        let f = frequencies("t", 5, 0.5, false).unwrap();
-        assert_eq!(f, vec![0.0, 0.4, 0.8, -0.8, -0.4]);
-        let f = frequencies("t", 4, 1.0, false).unwrap();
-        assert_eq!(f, vec![0.0, 0.25, -0.5, -0.25]);
-        assert_eq!(
-            frequencies("t", 4, 1.0, true).unwrap(),
-            vec![0.0, 0.25, 0.5]
-        );
-        assert!(frequencies("t", 0, 1.0, false).is_err());
-        assert!(frequencies("t", 3, 0.0, true).is_err());
+        let all = |n: usize, d: f64, half: bool| {
+            let b = Bins::new("t", n, d, half).unwrap();
+            (0..b.len).map(|i| b.frequency(i)).collect::<Vec<f64>>()
+        };
+        assert_eq!(all(5, 0.5, false), vec![0.0, 0.4, 0.8, -0.8, -0.4]);
+        assert_eq!(all(4, 1.0, false), vec![0.0, 0.25, -0.5, -0.25]);
+        assert_eq!(all(4, 1.0, true), vec![0.0, 0.25, 0.5]);
+        assert!(Bins::new("t", 0, 1.0, false).is_err());
+        assert!(Bins::new("t", 3, 0.0, true).is_err());
+        // The largest lengths are described without overflow (the array is another matter).
+        let b = Bins::new("t", usize::MAX, 1.0, false).unwrap();
+        assert_eq!(b.len, usize::MAX);
+        assert!(b.frequency(usize::MAX - 1) < 0.0);
+        assert_eq!(Bins::new("t", usize::MAX, 1.0, true).unwrap().len, usize::MAX / 2 + 1);
     }
 }

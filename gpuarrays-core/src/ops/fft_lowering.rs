@@ -122,6 +122,11 @@ pub(crate) fn transform<B: Backend>(
         }
     }
     let out_dtype = if t == Transform::Irfft { real } else { complex };
+    if numel(&out_dims) == 0 || a.is_empty() {
+        // No element of the input is read (a zero-padded transform of nothing still has
+        // outputs), but a freed input is an error, not an empty or zero result.
+        a.ensure_alive()?;
+    }
     if numel(&out_dims) == 0 {
         return RawArray::alloc(&a.backend, out_dtype, &out_dims);
     }
@@ -199,7 +204,16 @@ fn resolve_lengths(
         && s.is_none()
         && let (Some(last), Some(&ax)) = (lengths.last_mut(), axes.last())
     {
-        *last = 2 * dims[ax].saturating_sub(1);
+        let m = dims[ax];
+        *last = m.saturating_sub(1).checked_mul(2).ok_or_else(|| {
+            Error::invalid_arg(
+                op,
+                format!(
+                    "the default output length 2·(m − 1) for m = {m} along axis {ax} \
+                     overflows usize; give the output length explicitly"
+                ),
+            )
+        })?;
     }
     if let Some(k) = lengths.iter().position(|&n| n == 0) {
         return Err(Error::invalid_arg(

@@ -14,6 +14,7 @@ impl<B: Backend> RawArray<B> {
         shape::check_axis("reverse", axis, self.ndim())?;
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
         if self.is_empty() {
+            self.ensure_alive()?;
             return Ok(out);
         }
         let mut strides = shape::contiguous_strides(&self.dims);

@@ -53,6 +53,8 @@ impl<B: Backend> RawArray<B> {
         };
         let out = RawArray::alloc(&self.backend, self.dtype, &dims)?;
         if out.is_empty() {
+            self.ensure_alive()?;
+            rhs.ensure_alive()?;
             return Ok(out);
         }
         let (a, b, o) = (self.buffer()?, rhs.buffer()?, out.buffer()?);

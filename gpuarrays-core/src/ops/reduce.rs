@@ -29,6 +29,11 @@ impl<B: Backend> RawArray<B> {
             }
         };
         let out = RawArray::alloc(&self.backend, out_dtype, &out_dims)?;
+        if outer * inner * len == 0 {
+            // No element is read, but a freed buffer is still an error (also when the
+            // result is empty or an identity).
+            self.ensure_alive()?;
+        }
         if outer * inner == 0 {
             return Ok(out);
         }
@@ -136,6 +141,7 @@ impl<T: Element, B: Backend> Array<T, B> {
     pub fn mean(&self) -> Result<T> {
         mean_check::<T>()?;
         if self.is_empty() {
+            self.raw.ensure_alive()?;
             return Err(Error::EmptyReduction { op: "mean".into() });
         }
         let s = self.raw.reduce(ReduceOp::Sum, None)?;

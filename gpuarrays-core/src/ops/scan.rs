@@ -16,6 +16,7 @@ impl<B: Backend> RawArray<B> {
         ensure_supported(&self.backend, self.dtype, OpKind::Scan)?;
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
         if self.is_empty() {
+            self.ensure_alive()?;
             return Ok(out);
         }
         let (outer, len, inner) = shape::split_at_axis(&self.dims, axis);

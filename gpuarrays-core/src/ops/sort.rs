@@ -57,6 +57,7 @@ impl<B: Backend> RawArray<B> {
         ensure_supported(&self.backend, DType::Bool, OpKind::Find)?;
         ensure_supported(&self.backend, DType::I64, OpKind::Find)?;
         if mask.is_empty() {
+            mask.ensure_alive()?;
             return RawArray::alloc(&self.backend, DType::I64, &[0]);
         }
         let src = mask.buffer()?;
@@ -97,6 +98,7 @@ impl<T: Element, B: Backend> Array<T, B> {
             });
         }
         if self.is_empty() {
+            self.raw.ensure_alive()?;
             return Ok(None);
         }
         let mask: Array<bool, B> = if T::DTYPE == DType::Bool {
