@@ -24,15 +24,22 @@
 //! ([`FakePlatform::pinned_violations`]). That catches a staging pipeline that reads a slot
 //! before its copy completed (it sees stale bytes) or refills or frees a slot too early.
 //!
+//! - graph memory as CUDA's stream-ordered allocator has it: an allocation made on a
+//!   capturing stream belongs to the graph; work outside the graph may touch it only once the
+//!   graph has run and not freed it (else the address is illegal), and a graph whose previous
+//!   launch left allocations unfreed cannot be launched again; a capture begun in global or
+//!   thread-local mode is ended only by the thread that began it.
+//!
 //! Faults to inject: slow or failing stream creation, streams in an error state, streams
-//! destroyed behind the pool's back, out-of-memory (device or pinned host memory), slow or
-//! gated kernel compilation (to hold a thread between ordering an operation and enqueueing
-//! it).
+//! destroyed behind the pool's back, out-of-memory (device or pinned host memory; FFT plans
+//! and BLAS handles hold device memory of their own), failing event records, slow or gated
+//! kernel compilation (to hold a thread between ordering an operation and enqueueing it).
 //!
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
+mod events;
 mod fft;
 mod graphs;
 mod memory_ops;
@@ -53,7 +60,7 @@ use super::{
 };
 use crate::error::{HipError, Result};
 use parking_lot::{Condvar, Mutex};
-use state::{Capture, FakeAlloc, FakeEvent, State, StreamLife};
+use state::{Capture, FakeAlloc, FakeEvent, FakeExec, State, StreamLife};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -127,6 +134,7 @@ struct Faults {
     fail_creations: u32,
     fail_allocs: u32,
     fail_pinned_allocs: u32,
+    fail_event_records: u32,
     compile_delay: Duration,
 }
 
@@ -237,6 +245,20 @@ impl FakePlatform {
     /// The next `n` allocations fail with out-of-memory.
     pub fn fail_next_allocs(&self, n: u32) {
         self.faults.lock().fail_allocs = n;
+    }
+    /// The next `n` event records fail (an API error, nothing recorded), as a driver out of
+    /// resources would.
+    pub fn fail_next_event_records(&self, n: u32) {
+        self.faults.lock().fail_event_records = n;
+    }
+    /// Whether an injected event-record failure is due (and count it).
+    fn event_record_fails(&self) -> bool {
+        let mut f = self.faults.lock();
+        let fail = f.fail_event_records > 0;
+        if fail {
+            f.fail_event_records -= 1;
+        }
+        fail
     }
     /// Every compilation sleeps this long first (outside any lock of the double).
     pub fn set_compile_delay(&self, delay: Duration) {
@@ -442,6 +464,34 @@ impl FakePlatform {
                 "memory access",
                 codes::ILLEGAL_ADDRESS,
                 "out of bounds",
+            ));
+        }
+        Ok((base, off))
+    }
+
+    /// [`FakePlatform::access`] by an operation enqueued on `stream`, which fails as on a
+    /// device if the memory is a graph allocation not live outside its graph (its graph has
+    /// not run, or freed it) and the operation is not captured into a graph itself.
+    fn access_on(
+        &self,
+        st: &mut State,
+        stream: StreamHandle,
+        ptr: DevicePtr,
+        bytes: usize,
+    ) -> Result<(u64, usize)> {
+        let (base, off) = self.access(st, ptr, bytes)?;
+        let graph_only = st
+            .allocs
+            .get(&base)
+            .is_some_and(|a| a.in_graph && !a.graph_ran);
+        if graph_only && !st.capturing(stream) {
+            return Err(api(
+                "memory access",
+                codes::ILLEGAL_ADDRESS,
+                &format!(
+                    "{ptr} lies in memory allocated inside a graph capture, used outside \
+                     the graph before the graph ran (or after it freed it)"
+                ),
             ));
         }
         Ok((base, off))

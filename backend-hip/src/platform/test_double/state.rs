@@ -187,14 +187,29 @@ pub(super) struct FakeBlas {
     pub device: DeviceId,
     /// Products run with it.
     pub uses: usize,
+    /// Device memory it holds (its workspace), counted in the device's use.
+    pub bytes: usize,
 }
 
 #[derive(Debug)]
 pub(super) struct FakeAlloc {
     pub device: DeviceId,
     pub data: Vec<u8>,
-    /// Allocated inside a graph capture (freed by the graph itself).
+    /// Allocated inside a graph capture: a graph allocation. Work outside the graph may touch
+    /// it only once `graph_ran` (as on a device, where its memory exists only from the
+    /// graph's launch until it is freed).
     pub in_graph: bool,
+    /// Its graph has run and did not free it: it is live outside the graph until freed.
+    pub graph_ran: bool,
+}
+
+/// An instantiated graph.
+#[derive(Debug)]
+pub(super) struct FakeExec {
+    pub ops: Vec<FakeOp>,
+    /// The allocations its last launch made and left unfreed (it may not be launched again
+    /// while one of them is still allocated).
+    pub left_unfreed: Vec<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -214,7 +229,7 @@ pub(super) struct State {
     pub modules: HashMap<u64, String>,
     pub functions: HashMap<u64, String>,
     pub graphs: HashMap<u64, Vec<FakeOp>>,
-    pub execs: HashMap<u64, Vec<FakeOp>>,
+    pub execs: HashMap<u64, FakeExec>,
     pub log: Vec<FakeOp>,
     pub keep_log: bool,
     pub bound: HashMap<std::thread::ThreadId, DeviceId>,
@@ -222,6 +237,8 @@ pub(super) struct State {
     pub blas: HashMap<u64, FakeBlas>,
     pub blas_created: usize,
     pub blas_destroyed: usize,
+    /// Device memory each new BLAS handle holds (0 unless a test sets it).
+    pub blas_workspace_bytes: usize,
     /// Page-locked host memory and the copies using it that have not completed.
     pub pinned: PinnedMemory,
 }
