@@ -202,3 +202,31 @@ fn a_reused_handle_value_is_never_taken_for_a_destroyed_pooled_stream() {
         p.destroy_stream(raw).unwrap();
     }
 }
+
+/// A buffer last written by a stream that the pool then dropped as unusable (it reported an
+/// error) can be written, read and freed again: the drop ends the stream's generation, so its
+/// use is no longer charged to the buffer (before, every later write failed for good).
+#[test]
+fn a_buffer_last_written_by_a_dropped_unusable_stream_is_writable_again() {
+    let h = fake_harness(FakeConfig::default(), RuntimeConfig::default());
+    let (rt, f) = (h.rt.clone(), h.fake().clone());
+    let (buf, errored) = on_thread(move || {
+        let d = rt.device(D0).unwrap();
+        let s = d.thread_stream().unwrap();
+        let b = d.alloc(4096).unwrap();
+        b.copy_from_host(&s, &[1u8; 4096]).unwrap();
+        f.set_stream_error(s.handle(), 719);
+        assert!(matches!(s.query(), WorkStatus::Error(_)));
+        (b, s)
+    });
+    assert_eq!(normal_stats(&h).dropped_bad, 1, "the pool dropped it");
+    assert!(!errored.is_valid());
+    let caller = h.rt.stream(D0).unwrap();
+    buf.copy_from_host(&caller, &[2u8; 4096])
+        .expect("a write after the stream was dropped");
+    let mut back = vec![0u8; 4096];
+    buf.copy_to_host(&caller, &mut back).unwrap();
+    assert!(back.iter().all(|&b| b == 2));
+    buf.free_on(&caller).unwrap();
+    assert!(h.fake().races().is_empty(), "{:?}", h.fake().races());
+}
