@@ -225,8 +225,8 @@ impl MemoryPool {
             let owner = CaptureOwner::of(stream);
             return Ok(self.handed_out(ptr, bytes, block, Some(owner)));
         }
-        // No size class above 2^63 bytes: such a request fails like any beyond the device.
-        let class = class_size(bytes).unwrap_or(usize::MAX);
+        // No size class above 2^63 bytes: no device holds such a request.
+        let class = class_size(bytes).ok_or_else(|| self.unsatisfiable(bytes))?;
         self.check_satisfiable(class, bytes)?;
         if let Some(ptr) = self.take_cached(class, stream) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);

@@ -110,7 +110,7 @@ fn user_destroyed_pooled_stream_is_not_handed_out() {
     }
 }
 
-/// Finding 4: a pooled stream belongs to the thread that holds it; no other thread can
+/// A pooled stream belongs to the thread that holds it; no other thread can
 /// destroy it (through a clone or a wrapped raw handle).
 #[test]
 fn a_pooled_stream_cannot_be_destroyed_by_another_thread() {
@@ -147,7 +147,7 @@ fn a_pooled_stream_cannot_be_destroyed_by_another_thread() {
     }
 }
 
-/// Finding 4: an explicit stream is not destroyed while a `with_stream` scope uses it.
+/// An explicit stream is not destroyed while a `with_stream` scope uses it.
 #[test]
 fn an_explicit_stream_in_use_is_not_destroyed() {
     for h in default_harnesses() {
@@ -174,7 +174,7 @@ fn an_explicit_stream_in_use_is_not_destroyed() {
     }
 }
 
-/// Finding 6: a handle value the driver reused for a new stream never maps to the destroyed
+/// A handle value the driver reused for a new stream never maps to the destroyed
 /// pooled stream that had it before.
 #[test]
 fn a_reused_handle_value_is_never_taken_for_a_destroyed_pooled_stream() {

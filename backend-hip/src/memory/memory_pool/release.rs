@@ -27,20 +27,26 @@ use std::sync::atomic::Ordering;
 
 impl MemoryPool {
     /// Fail at once with out-of-memory when a block of `block` bytes (for a request of
-    /// `requested`) cannot exist on this device.
+    /// `requested`) cannot exist on this device (a total of 0 means the platform did not
+    /// say).
     pub(super) fn check_satisfiable(&self, block: usize, requested: usize) -> Result<()> {
-        if block <= self.total_bytes {
+        if self.total_bytes == 0 || block <= self.total_bytes {
             return Ok(());
         }
+        Err(self.unsatisfiable(requested))
+    }
+
+    /// The out-of-memory error of a request no device memory can hold.
+    pub(super) fn unsatisfiable(&self, requested: usize) -> HipError {
         let free = self.platform.mem_info(self.device).map_or(0, |m| m.free);
         tracing::debug!(device = %self.device, requested, total = self.total_bytes, "a request larger than the device's memory");
-        Err(HipError::OutOfMemory {
+        HipError::OutOfMemory {
             device: self.device,
             requested,
             free,
             total: self.total_bytes,
             released: 0,
-        })
+        }
     }
 
     /// The platform's allocation, with one release-and-retry on out-of-memory.
