@@ -288,8 +288,11 @@ impl Stream {
     /// begun through [`Stream::begin_capture`] that the platform no longer reports (ended
     /// through the raw platform, or its stream gone) stops counting here.
     pub fn is_capturing(&self) -> Result<bool> {
+        // Our flag first: `begin_capture` sets it after the platform began, so a capture
+        // being begun meanwhile is never taken for one that ended.
+        let ours = self.0.capturing.load(Ordering::Acquire);
         let platform = self.0.platform.is_capturing(self.0.handle);
-        if self.0.capturing.load(Ordering::Acquire) && !matches!(platform, Ok(true)) {
+        if ours && !matches!(platform, Ok(true)) {
             drop(self.forget_capture());
         }
         platform
