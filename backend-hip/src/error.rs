@@ -136,6 +136,45 @@ pub enum HipError {
         released: usize,
     },
 
+    /// A library could not create one of its objects (a BLAS handle, an FFT plan) for lack of
+    /// device memory, even after idle resources and cached memory were released and creation
+    /// retried once. The libraries do not say how much memory they wanted.
+    #[error(
+        "out of device memory on device {device} creating {what}: {free} bytes free of {total} \
+         (after releasing {released} bytes of idle resources and cached memory and retrying); \
+         free arrays you no longer need, or use smaller problems"
+    )]
+    LibraryOutOfMemory {
+        /// The device.
+        device: DeviceId,
+        /// What was being created, e.g. "a BLAS handle".
+        what: &'static str,
+        /// Bytes free after the retry, as the platform reports.
+        free: usize,
+        /// Total device memory.
+        total: usize,
+        /// Bytes released before the retry.
+        released: usize,
+    },
+
+    /// A pooled stream that belongs to another thread (or is idle in its pool) was passed to
+    /// an operation: work, an allocation or a free on it could land between that thread's
+    /// own work, or inside its graph capture.
+    #[error(
+        "stream {stream:#x} on device {device} is a pooled stream of another thread (or idle in \
+         its pool); {what} must not use it. Use the calling thread's own stream \
+         (HipRuntime::stream / DeviceState::thread_stream) or an explicit stream \
+         (HipRuntime::create_stream) to share one between threads"
+    )]
+    StreamNotOwned {
+        /// The device.
+        device: DeviceId,
+        /// The raw stream handle.
+        stream: u64,
+        /// What was attempted.
+        what: &'static str,
+    },
+
     /// A stream is in an error state (a kernel failed, or the stream was destroyed).
     #[error(
         "stream {stream:#x} on device {device} is unusable: {reason}; work queued on it may be lost, recreate the data it produced"
@@ -215,8 +254,10 @@ impl HipError {
 
     /// Whether this error means "out of memory" at the platform level.
     pub fn is_out_of_memory(&self) -> bool {
-        matches!(self, HipError::OutOfMemory { .. })
-            || self.api_code() == Some(codes::OUT_OF_MEMORY)
+        matches!(
+            self,
+            HipError::OutOfMemory { .. } | HipError::LibraryOutOfMemory { .. }
+        ) || self.api_code() == Some(codes::OUT_OF_MEMORY)
     }
 }
 
@@ -299,6 +340,9 @@ pub mod codes {
     /// The capture was invalidated by an operation not permitted during it (e.g. a device
     /// synchronisation); ending it fails with this code.
     pub const STREAM_CAPTURE_INVALIDATED: i32 = 901;
+    /// A global or thread-local capture was ended by a thread other than the one that began
+    /// it (the capture goes on).
+    pub const STREAM_CAPTURE_WRONG_THREAD: i32 = 908;
 }
 
 #[cfg(test)]

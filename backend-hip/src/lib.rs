@@ -35,9 +35,11 @@
 //! | a device allocation with the record of every stream that may still use it | [`DeviceBuffer`] | `device/buffer.rs` |
 //! | the ordering protocol: order operands, enqueue, record uses, in one step | [`DeviceState::enqueue`], [`Access`] | `device/enqueue.rs` |
 //! | caching, stream-ordered memory pool | [`MemoryPool`], [`DeviceAllocation`] | `memory/memory_pool.rs`, `memory/block_cache.rs` |
+//! | the pool's out-of-memory retry, and memory allocated during a graph capture | [`MemoryPool`] | `memory/memory_pool/release.rs`, `memory/memory_pool/capture_frees.rs` |
 //! | releasing idle resources when memory runs out | [`ReleaseHook`] | `memory/release_hooks.rs` |
 //! | large copies to and from pageable host memory, staged through pinned chunks by several threads | [`memory::PinnedStaging`], [`memory::CopyWorkers`], [`DeviceBuffer::copy_to_host_at`] | `memory/pinned_staging.rs`, `memory/copy_workers.rs`, `device/staged_copy.rs` |
 //! | a stream, its generation, state and owner | [`Stream`], [`stream::OwnerToken`] | `stream/shared_stream.rs`, `stream/owner.rs` |
+//! | graph captures begun through a stream, and the count of running ones | [`Stream::begin_capture`], [`stream::active_captures`] | `stream/capture.rs` |
 //! | recycled streams per device × priority | [`StreamPool`], [`StreamPriority`] | `stream/stream_pool.rs`, `stream/priority.rs` |
 //! | the calling thread's stream, and scoped overrides | [`with_stream`], [`with_priority`] | `stream/thread.rs` |
 //! | the streams that may still use a buffer, and the generation rule | [`BufferUses`], [`Use`] | `stream/use_record.rs` |

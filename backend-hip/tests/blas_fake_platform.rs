@@ -359,6 +359,65 @@ fn idle_handles_go_first_when_memory_runs_out() {
     assert_eq!(p.blas_handle_counts(), (1, 1));
 }
 
+/// Creating a handle that runs out of device memory (its workspace does not fit beside the
+/// pool's cached blocks) releases idle resources and cached memory and retries once; when
+/// nothing can be released, the error is core's out-of-memory naming the BLAS handle.
+#[test]
+fn handle_creation_out_of_memory_releases_and_retries_once() {
+    let (p, hip) = fake_with(FakeConfig {
+        memory_per_device: 8 << 20,
+        ..FakeConfig::default()
+    });
+    p.set_blas_workspace_bytes(2 << 20);
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c = calls.clone();
+    hip.device_state().memory().release_hooks().register(
+        "counting",
+        Arc::new(move |_| {
+            c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            0
+        }),
+    );
+    // 7 MiB of freed blocks kept by the pool's cache: the 2 MiB workspace does not fit.
+    drop(hip.alloc(7 << 20).expect("alloc"));
+    assert!(hip.device_state().memory().stats().cached_bytes >= 7 << 20);
+    let h = hip.clone();
+    on_thread(move || {
+        let a = Array::<f32, _>::from_slice(&h, &[1, 1], &[3.0]).expect("a");
+        let c = a.matmul(&a).expect("matmul after releasing the cache");
+        assert_eq!(c.to_vec().expect("read"), vec![9.0]);
+    });
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // The 7 MiB block went back to the platform (the product's small arrays are cached now).
+    assert!(hip.device_state().memory().stats().cached_bytes < 7 << 20);
+    // Memory held by live arrays cannot be released: one retry, then out of memory.
+    let _full = Array::<f32, _>::zeros(&hip, &[(7 << 20) / 4]).expect("fill");
+    p.set_blas_workspace_bytes(4 << 20);
+    hip.blas().cache().clear();
+    let before = calls.load(std::sync::atomic::Ordering::SeqCst);
+    let h = hip.clone();
+    let err = std::thread::spawn(move || {
+        let a = Array::<f32, _>::from_slice(&h, &[1, 1], &[3.0]).expect("a");
+        a.matmul(&a)
+            .map(|_| ())
+            .expect_err("no memory for a workspace")
+    })
+    .join()
+    .expect("thread");
+    match &err {
+        gpuarrays_core::Error::OutOfMemory { hint, .. } => {
+            let hint = hint.clone().unwrap_or_default();
+            assert!(hint.contains("BLAS handle"), "{hint}");
+        }
+        other => panic!("expected OutOfMemory, got {other}"),
+    }
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::SeqCst),
+        before + 1,
+        "released once, retried once"
+    );
+}
+
 #[test]
 fn routes_auto_blas_and_kernel() {
     let (p, hip) = fake_with(FakeConfig {

@@ -381,3 +381,56 @@ fn work_areas_are_per_stream_and_grow() {
     assert!(hip.fft_state().work_areas().release() > 0);
     assert_eq!(hip.fft_state().work_areas().bytes(), 0);
 }
+
+/// An idle plan is counted in the byte budget by what it holds itself (its tables: 512 bytes
+/// on the double here), not by the work area it asks for at each execution (which comes from
+/// the memory pool per stream, so idle plans hold none): two plans whose work areas exceed
+/// the 2 KiB budget stay cached.
+#[test]
+fn the_byte_budget_counts_what_an_idle_plan_holds_not_its_work_area() {
+    let (platform, hip) = fake();
+    platform.set_fft_plan_bytes(512);
+    let cache = hip.fft_state().plan_cache();
+    cache.set_limits(Limits {
+        max_entries: 4,
+        max_idle: 64,
+        max_idle_bytes: 2048,
+    });
+    let bufs = buffers(&hip);
+    for len in [128, 96] {
+        run_c2c(&hip, &bufs, len, 1);
+    }
+    let s = cache.stats();
+    assert_eq!((s.idle, s.idle_bytes, s.evictions), (2, 1024, 0), "{s:?}");
+}
+
+/// Out of memory: the work areas the release hook drops are freed through the memory pool,
+/// which returns them to the platform before the retry, so an allocation that fits only
+/// without them succeeds.
+#[test]
+fn out_of_memory_returns_dropped_work_areas_to_the_platform_before_the_retry() {
+    let (platform, mut hips) = fake_with(FakeConfig {
+        memory_per_device: 1 << 20,
+        ..FakeConfig::default()
+    });
+    let hip = hips.remove(0);
+    platform.set_fft_plan_bytes(0);
+    let bufs = buffers(&hip);
+    run_c2c(&hip, &bufs, POINTS, 1);
+    let area = hip.fft_state().work_areas().bytes();
+    assert!(area > 0);
+    let free = hip
+        .runtime()
+        .platform()
+        .mem_info(DeviceId(0))
+        .expect("mem info")
+        .free;
+    // All that is free, and the work area.
+    let big = hip
+        .device_state()
+        .alloc(free + area)
+        .expect("the retry gets the work area's memory");
+    assert_eq!(hip.fft_state().work_areas().bytes(), 0);
+    assert_eq!(hip.device_state().memory().stats().oom_recovered, 1);
+    drop(big);
+}

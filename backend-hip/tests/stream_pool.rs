@@ -10,6 +10,8 @@ mod creation;
 mod devices_and_sync;
 #[path = "stream_pool/explicit_streams.rs"]
 mod explicit_streams;
+#[path = "stream_pool/ownership.rs"]
+mod ownership;
 #[path = "stream_pool/priorities.rs"]
 mod priorities;
 #[path = "stream_pool/reuse.rs"]

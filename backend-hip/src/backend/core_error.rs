@@ -21,6 +21,13 @@ impl From<HipError> for Error {
                 total,
                 released,
             } => out_of_memory(format!("hip:{device}"), requested, free, total, released),
+            HipError::LibraryOutOfMemory {
+                device,
+                what,
+                free,
+                total,
+                released,
+            } => library_out_of_memory(format!("hip:{device}"), what, free, total, released),
             other => Error::backend("hip", other),
         }
     }
@@ -36,6 +43,13 @@ pub fn to_core(device: &DeviceInfo, e: HipError) -> Error {
             released,
             ..
         } => out_of_memory(device.to_string(), requested, free, total, released),
+        HipError::LibraryOutOfMemory {
+            what,
+            free,
+            total,
+            released,
+            ..
+        } => library_out_of_memory(device.to_string(), what, free, total, released),
         other => Error::from(other),
     }
 }
@@ -54,6 +68,28 @@ fn out_of_memory(
         hint: Some(format!(
             "{total} bytes in total; {released} cached bytes were released and the \
              allocation retried; free arrays you no longer need or use smaller batches"
+        )),
+    }
+}
+
+/// A library object (BLAS handle, FFT plan) that found no device memory. The libraries do
+/// not say how much they wanted: `requested` is 0 and the hint names what was created.
+fn library_out_of_memory(
+    device: String,
+    what: &str,
+    free: usize,
+    total: usize,
+    released: usize,
+) -> Error {
+    Error::OutOfMemory {
+        device,
+        requested: 0,
+        free,
+        hint: Some(format!(
+            "creating {what} (the library does not report how much memory it needs) failed; \
+             {total} bytes in total; {released} bytes of idle resources and cached memory \
+             were released and creation retried; free arrays you no longer need or use \
+             smaller problems"
         )),
     }
 }
@@ -103,6 +139,29 @@ mod tests {
         }
         let e = to_core(&dev(), HipError::InvalidArgument("x".into()));
         assert!(matches!(e, Error::Backend { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_library_out_of_memory_is_cores_out_of_memory_naming_the_object() {
+        let e = HipError::LibraryOutOfMemory {
+            device: DeviceId(0),
+            what: "a BLAS handle",
+            free: 5,
+            total: 9,
+            released: 2,
+        };
+        assert!(e.is_out_of_memory());
+        match to_core(&dev(), e) {
+            Error::OutOfMemory { free, hint, .. } => {
+                assert_eq!(free, 5);
+                let hint = hint.unwrap_or_default();
+                assert!(
+                    hint.contains("a BLAS handle") && hint.contains("9 bytes"),
+                    "{hint}"
+                );
+            }
+            other => panic!("expected OutOfMemory, got {other}"),
+        }
     }
 
     #[test]

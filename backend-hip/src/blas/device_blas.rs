@@ -11,7 +11,7 @@ use super::policy::parse_math;
 use super::row_major::RowMajorProduct;
 use super::thread_leases;
 use crate::device::DeviceState;
-use crate::error::Result;
+use crate::error::{HipError, Result};
 use crate::memory::HookId;
 use crate::platform::BlasMath;
 use crate::stream::Stream;
@@ -58,8 +58,8 @@ impl DeviceBlas {
             Arc::new(move |_device| {
                 let freed = weak.upgrade().map(|c| c.evict_idle(usize::MAX));
                 tracing::debug!(?freed, "released idle BLAS handles on memory pressure");
-                // The libraries do not report their workspaces' sizes.
-                0
+                // What the handles took when they were created (measured).
+                freed.map_or(0, |f| f.bytes)
             }),
         );
         DeviceBlas {
@@ -107,20 +107,8 @@ impl DeviceBlas {
     /// (creating one takes milliseconds): the ordering protocol calls this before it locks
     /// the operands, so no thread waits for another's handle creation.
     pub fn prepare_thread_handle(&self) -> Result<()> {
-        let device = self.state.id();
-        let handle = match thread_leases::take(self.id) {
-            Some(h) => h,
-            None => {
-                self.cache
-                    .pop_or_create(&device, || {
-                        OwnedBlasHandle::create(&self.state).map(|h| (h, 0))
-                    })?
-                    .0
-            }
-        };
-        if let Some(h) = thread_leases::keep(self.id, Arc::downgrade(&self.cache), handle) {
-            self.cache.push(device, h, 0);
-        }
+        let handle = self.take_handle()?;
+        self.keep_handle(handle);
         Ok(())
     }
 
@@ -129,22 +117,63 @@ impl DeviceBlas {
         stream: &Stream,
         f: impl FnOnce(&OwnedBlasHandle) -> Result<R>,
     ) -> Result<R> {
-        let device = self.state.id();
-        let mut handle = match thread_leases::take(self.id) {
-            Some(h) => h,
-            None => {
-                self.cache
-                    .pop_or_create(&device, || {
-                        OwnedBlasHandle::create(&self.state).map(|h| (h, 0))
-                    })?
-                    .0
-            }
-        };
+        let mut handle = self.take_handle()?;
         let result = handle.use_on(stream).and_then(|()| f(&handle));
-        if let Some(h) = thread_leases::keep(self.id, Arc::downgrade(&self.cache), handle) {
-            self.cache.push(device, h, 0);
-        }
+        self.keep_handle(handle);
         result
+    }
+
+    /// The calling thread's handle, else an idle one, else a new one.
+    fn take_handle(&self) -> Result<OwnedBlasHandle> {
+        if let Some(h) = thread_leases::take(self.id) {
+            return Ok(h);
+        }
+        let create = || {
+            self.create_handle().map(|h| {
+                let bytes = h.bytes();
+                (h, bytes)
+            })
+        };
+        Ok(self.cache.pop_or_create(&self.state.id(), create)?.0)
+    }
+
+    /// Keep `handle` as the calling thread's (or give it to the idle cache).
+    fn keep_handle(&self, handle: OwnedBlasHandle) {
+        if let Some(h) = thread_leases::keep(self.id, Arc::downgrade(&self.cache), handle) {
+            let bytes = h.bytes();
+            self.cache.push(self.state.id(), h, bytes);
+        }
+    }
+
+    /// A new handle. Creation that runs out of device memory (a handle allocates its
+    /// workspace) releases what the device's memory pool can — its release hooks, this
+    /// cache's idle handles among them, then its cached blocks — and is retried once; a
+    /// second failure is [`HipError::LibraryOutOfMemory`].
+    fn create_handle(&self) -> Result<OwnedBlasHandle> {
+        match OwnedBlasHandle::create(&self.state) {
+            Err(e) if e.is_out_of_memory() => {
+                tracing::debug!(device = %self.state.id(), error = %e, "BLAS handle creation ran out of memory; releasing idle resources and retrying");
+                let released = self.state.memory().release_for_retry(false);
+                OwnedBlasHandle::create(&self.state).map_err(|e| {
+                    if !e.is_out_of_memory() {
+                        return e;
+                    }
+                    let info = self
+                        .state
+                        .platform()
+                        .mem_info(self.state.id())
+                        .unwrap_or_default();
+                    HipError::LibraryOutOfMemory {
+                        device: self.state.id(),
+                        what: "a BLAS handle",
+                        free: info.free,
+                        total: info.total,
+                        released,
+                    }
+                })
+            }
+            other => other,
+        }
     }
 
     /// Enqueues `product` on `stream` through the library. The caller has ordered `stream`

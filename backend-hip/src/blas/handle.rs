@@ -24,6 +24,9 @@ pub struct OwnedBlasHandle {
     events: Arc<EventPool>,
     /// The stream (and generation) of the last product run with the handle.
     last_use: Option<Use>,
+    /// Device memory the handle took when it was created (its workspace; measured, as the
+    /// libraries do not report it).
+    bytes: usize,
 }
 
 impl std::fmt::Debug for OwnedBlasHandle {
@@ -36,17 +39,33 @@ impl std::fmt::Debug for OwnedBlasHandle {
 }
 
 impl OwnedBlasHandle {
-    /// A new handle on `state`'s device.
+    /// A new handle on `state`'s device. The device memory it takes is measured as the drop
+    /// of the device's free memory across its creation (another thread's allocation at that
+    /// moment can inflate it).
     pub fn create(state: &DeviceState) -> Result<OwnedBlasHandle> {
-        let raw = state.platform().blas_create(state.id())?;
-        tracing::debug!(device = %state.id(), handle = %raw, "BLAS handle created");
+        let platform = state.platform();
+        let free = || platform.mem_info(state.id()).map(|m| m.free);
+        let before = free();
+        let raw = platform.blas_create(state.id())?;
+        let bytes = match (before, free()) {
+            (Ok(before), Ok(after)) => before.saturating_sub(after),
+            _ => 0,
+        };
+        tracing::debug!(device = %state.id(), handle = %raw, bytes, "BLAS handle created");
         Ok(OwnedBlasHandle {
             raw,
             device: state.id(),
-            platform: state.platform().clone(),
+            platform: platform.clone(),
             events: state.events().clone(),
             last_use: None,
+            bytes,
         })
+    }
+
+    /// Device memory the handle took when it was created (what the idle cache counts, and
+    /// what evicting it on memory pressure gives back).
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The library handle.

@@ -22,7 +22,11 @@
 //!   binds the device it was created on (it carries device and platform by value, never
 //!   "the current device" at destruction time), after its last product completed;
 //! - **evicted first when memory runs out**: the device's memory pool calls a release hook
-//!   that destroys every idle handle before it retries an allocation.
+//!   that destroys every idle handle before it retries an allocation (the hook reports the
+//!   memory each handle took when it was created, measured: the libraries do not say);
+//! - **created again after releasing memory**: a creation that runs out of device memory
+//!   (the handle's workspace) runs the pool's whole release (hooks, cached blocks) and is
+//!   retried once, as FFT plans are; then [`crate::HipError::LibraryOutOfMemory`].
 //!
 //! **Layout.** The libraries are column-major; gpuarrays arrays are row-major. A row-major
 //! `m × n` matrix is the column-major `n × m` matrix of its transpose, so `C = A·B` is

@@ -26,8 +26,8 @@ impl Drop for ThreadLease {
         };
         match self.cache.upgrade() {
             Some(cache) => {
-                let device = handle.device();
-                cache.push(device, handle, 0);
+                let (device, bytes) = (handle.device(), handle.bytes());
+                cache.push(device, handle, bytes);
             }
             // The device's BLAS state is gone: the handle destroys itself.
             None => drop(handle),

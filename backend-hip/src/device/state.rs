@@ -6,10 +6,10 @@ use crate::error::Result;
 use crate::memory::{MemoryPool, PinnedStaging, StagingConfig};
 use crate::platform::{DeviceId, DeviceProperties, Platform, PriorityRange};
 use crate::stream::{
-    EventPool, Stream, StreamPool, StreamPriority, StreamRegistry, streams_to_synchronize,
-    thread_stream,
+    CaptureEndListener, EventPool, Stream, StreamPool, StreamPriority, StreamRegistry,
+    on_capture_end, streams_to_synchronize, thread_stream,
 };
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// Per-device runtime state.
 pub struct DeviceState {
@@ -72,8 +72,12 @@ impl DeviceState {
             events.clone(),
             s.id,
             s.runtime_id,
+            properties.total_memory,
             s.max_cached_bytes,
         ));
+        // Frees that waited for a capture on this device are done when it ends.
+        let listener: Weak<dyn CaptureEndListener> = Arc::downgrade(&memory) as _;
+        on_capture_end(s.runtime_id, s.id, listener);
         let weak_pools: Vec<_> = pools.iter().map(Arc::downgrade).collect();
         memory.release_hooks().register(
             "idle streams",

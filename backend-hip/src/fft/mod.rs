@@ -9,8 +9,11 @@
 //! The plan goes back to the cache when the [`FftLaunch`] is dropped, after the enqueue.
 //!
 //! The device's memory pool runs [`FftState`]'s release hook when an allocation runs out of
-//! memory: idle plans are destroyed and cached work areas dropped, then the allocation is
-//! retried. Plan creation that runs out of memory does the same and retries once.
+//! memory: idle plans are destroyed (the hook reports the memory they held) and cached work
+//! areas dropped (freed through the pool, which returns and counts them after the hooks),
+//! then the allocation is retried. Plan creation that runs out of memory releases the same
+//! way (the whole pool's release, `MemoryPool::release_for_retry`) and retries once; a
+//! second failure is [`crate::HipError::LibraryOutOfMemory`].
 
 mod plan_cache;
 mod work_area;
@@ -68,8 +71,10 @@ impl FftState {
                 let plans = weak_plans
                     .upgrade()
                     .map_or(0, |p| p.evict_idle(usize::MAX).bytes);
+                // Freed through the pool, which counts them when it returns them.
                 let work = weak_work.upgrade().map_or(0, |w| w.release());
-                plans + work
+                tracing::debug!(plans, work, "released idle FFT plans and work areas");
+                plans
             }),
         );
         FftState {
@@ -90,11 +95,10 @@ impl FftState {
         &self.work
     }
 
-    /// Frees what an out-of-memory retry can use: idle plans, work areas, cached blocks.
-    fn release(&self) {
-        self.plans.evict_idle(usize::MAX);
-        self.work.release();
-        self.device.memory().trim();
+    /// Frees what an out-of-memory retry can use (the pool's hooks — idle plans, work areas,
+    /// BLAS handles, ... — then its cache); returns the bytes released.
+    fn release(&self) -> usize {
+        self.device.memory().release_for_retry(false)
     }
 
     /// Everything the transform `desc` on `stream` needs before it can be enqueued: a leased
@@ -108,7 +112,7 @@ impl FftState {
         input: DevicePtr,
         output: DevicePtr,
     ) -> Result<FftLaunch<'_>> {
-        let plan = self.plans.lease(desc, || self.release())?;
+        let plan = self.plans.lease_counting(desc, || self.release())?;
         // The real side of a real transform must start at an address aligned to its complex
         // type: cuFFT answers CUFFT_INVALID_VALUE otherwise (measured on the H200 for views
         // at odd element offsets, e.g. `rfft` of `x[1..]` or along a middle axis). Such an

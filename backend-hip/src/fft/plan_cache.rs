@@ -8,9 +8,14 @@
 //!   two plans (cuFFT's stream and work area are per plan: sharing one between threads races).
 //! - **Budgets** on idle plans ([`Limits`]): per key, a count over all keys, and bytes over
 //!   all keys; least recently returned evicted first, across keys (a plan used every
-//!   iteration is always young). The bytes of a plan are the work-area size the library
-//!   reports for it, the only size cuFFT and rocFFT report; with auto-allocation off a plan
-//!   holds its tables only, which this stands in for.
+//!   iteration is always young). The bytes of a plan are the device memory it holds
+//!   itself: its tables. Not its work area: with auto-allocation off a plan holds none (the
+//!   areas come from the memory pool per stream, [`super::WorkAreas`]), so counting the work
+//!   size the library reports evicted idle plans for memory they did not hold. Neither
+//!   library reports its tables' size, so it is measured: the drop of the device's free
+//!   memory across the plan's creation (the libraries allocate the tables then). Another
+//!   thread's allocation at that moment can inflate it, which only makes the budget evict
+//!   sooner.
 //! - **Defaults** ([`DEFAULT_LIMITS`]): per device 64 idle plans, 4 per key, 1 GiB. Every
 //!   device has its own cache and budget, so 8 devices of one host never evict each
 //!   other's plans. `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` (bytes with an optional K, M or
@@ -27,12 +32,12 @@ use std::sync::Arc;
 use gpuarrays_core::handle_cache::{Evicted, HandleCache, HandleCacheStats, Lease, Limits};
 
 use crate::error::{HipError, Result};
-use crate::platform::{DeviceId, FftPlanDesc, FftPlanHandle, Platform};
+use crate::platform::{DeviceId, FftPlanDesc, FftPlanHandle, FftPlanInfo, Platform};
 
 /// `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]`: the idle-plan budgets of every device's cache.
 pub const FFT_PLAN_CACHE_ENV: &str = "GPUARRAYS_FFT_PLAN_CACHE";
 
-/// Per device: 4 idle plans per key, 64 over all keys, 1 GiB of reported bytes.
+/// Per device: 4 idle plans per key, 64 over all keys, 1 GiB of plans' own memory.
 pub const DEFAULT_LIMITS: Limits = Limits {
     max_entries: 4,
     max_idle: 64,
@@ -97,6 +102,8 @@ pub struct FftPlan {
     device: DeviceId,
     handle: FftPlanHandle,
     work_bytes: usize,
+    /// Device memory the plan holds itself (measured at its creation).
+    bytes: usize,
 }
 
 impl std::fmt::Debug for FftPlan {
@@ -105,6 +112,7 @@ impl std::fmt::Debug for FftPlan {
             .field("device", &self.device)
             .field("handle", &self.handle)
             .field("work_bytes", &self.work_bytes)
+            .field("bytes", &self.bytes)
             .finish()
     }
 }
@@ -114,9 +122,14 @@ impl FftPlan {
     pub fn handle(&self) -> FftPlanHandle {
         self.handle
     }
-    /// Work-area bytes each execution needs.
+    /// Work-area bytes each execution needs (taken from the stream's work area, not held).
     pub fn work_bytes(&self) -> usize {
         self.work_bytes
+    }
+    /// Device memory the plan holds itself (its tables), as measured at its creation: what
+    /// the byte budget counts.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
     /// The device the plan was created on.
     pub fn device(&self) -> DeviceId {
@@ -170,14 +183,40 @@ impl FftPlanCache {
 
     /// Checks out an idle plan for `desc`, or creates one (outside the cache's lock). When
     /// creation runs out of memory, `release` is called (it should free idle plans and
-    /// cached memory) and creation is tried once more.
+    /// cached memory) and creation is tried once more; a second failure is
+    /// [`HipError::LibraryOutOfMemory`].
     pub fn lease(&self, desc: &FftPlanDesc, release: impl Fn()) -> Result<FftPlanLease<'_>> {
+        self.lease_counting(desc, || {
+            release();
+            0
+        })
+    }
+
+    /// [`FftPlanCache::lease`] with a `release` that returns the bytes it released, which a
+    /// second out-of-memory failure reports.
+    pub fn lease_counting(
+        &self,
+        desc: &FftPlanDesc,
+        release: impl Fn() -> usize,
+    ) -> Result<FftPlanLease<'_>> {
         let create = || -> Result<(FftPlan, usize)> {
-            let info = match self.platform.fft_plan_create(self.device, desc) {
+            let (info, bytes) = match self.create_measured(desc) {
                 Err(e) if e.is_out_of_memory() => {
-                    tracing::debug!(device = %self.device, error = %e, "FFT plan creation ran out of memory; releasing idle plans and retrying");
-                    release();
-                    self.platform.fft_plan_create(self.device, desc)?
+                    tracing::debug!(device = %self.device, error = %e, "FFT plan creation ran out of memory; releasing idle resources and retrying");
+                    let released = release();
+                    self.create_measured(desc).map_err(|e| {
+                        if !e.is_out_of_memory() {
+                            return e;
+                        }
+                        let info = self.platform.mem_info(self.device).unwrap_or_default();
+                        HipError::LibraryOutOfMemory {
+                            device: self.device,
+                            what: "an FFT plan",
+                            free: info.free,
+                            total: info.total,
+                            released,
+                        }
+                    })?
                 }
                 other => other?,
             };
@@ -186,11 +225,24 @@ impl FftPlanCache {
                 device: self.device,
                 handle: info.handle,
                 work_bytes: info.work_bytes,
+                bytes,
             };
-            Ok((plan, info.work_bytes))
+            Ok((plan, bytes))
         };
         self.cache
             .get_or_create((self.device, desc.clone()), create)
+    }
+
+    /// Creates a plan, measuring the device memory it took (see the module documentation).
+    fn create_measured(&self, desc: &FftPlanDesc) -> Result<(FftPlanInfo, usize)> {
+        let free = || self.platform.mem_info(self.device).map(|m| m.free);
+        let before = free();
+        let info = self.platform.fft_plan_create(self.device, desc)?;
+        let bytes = match (before, free()) {
+            (Ok(before), Ok(after)) => before.saturating_sub(after),
+            _ => 0,
+        };
+        Ok((info, bytes))
     }
 
     /// Counters: hits, misses, evictions, live, idle, idle bytes, ...

@@ -10,8 +10,17 @@
 //! transform is being enqueued with it is freed only when that caller lets go, after its
 //! enqueue (with its use recorded). At most [`MAX_STREAMS`] areas are kept per device (least
 //! recently used dropped first), and [`WorkAreas::release`] drops them all (the memory
-//! pool's out-of-memory hook). Nothing is allocated under the lock: an allocation that runs
-//! out of memory runs that hook, which takes the lock.
+//! pool's out-of-memory hook; dropped areas are freed through the pool, which returns them
+//! to the platform before its retry). Nothing is allocated under the lock: an allocation
+//! that runs out of memory runs that hook, which takes the lock.
+//!
+//! **Inside a graph capture** a transform gets an area of its own, allocated on the
+//! capturing stream, and the area is not kept: memory allocated during a capture belongs to
+//! the graph (`crate::memory`), so the transform's launch drops it right after the enqueue
+//! and the pool frees it inside the graph. Keeping it as the stream's area would hand later
+//! transforms outside the graph an address that is only backed while the graph runs; and
+//! the stream's ordinary area is not used inside the graph either, since the graph would
+//! keep using it at every launch after the pool had reused it.
 
 use std::sync::Arc;
 
@@ -60,6 +69,10 @@ impl WorkAreas {
     pub fn get(&self, stream: &Stream, bytes: usize) -> Result<Option<Arc<DeviceBuffer>>> {
         if bytes == 0 {
             return Ok(None);
+        }
+        if stream.is_capturing()? {
+            // The capture's own area, freed inside the graph once the transform is enqueued.
+            return Ok(Some(Arc::new(self.device.alloc_on(bytes, stream)?)));
         }
         let mine = |a: &Area| a.stream.same_as(stream);
         let replaced = {

@@ -62,7 +62,7 @@ impl BlockCache {
         platform: &dyn Platform,
         events: &EventPool,
     ) -> Option<DevicePtr> {
-        debug_assert_eq!(class, class_size(class));
+        debug_assert_eq!(Some(class), class_size(class));
         let bucket = self.buckets.get_mut(&class)?;
         let on_same_stream = bucket
             .iter()

@@ -1,28 +1,47 @@
 //! `MemoryPool`: stream-ordered allocation through a caching pool, one per device.
 //!
 //! - Requests are rounded to size classes; freed blocks are cached per class
-//!   ([`super::block_cache`]).
+//!   ([`super::block_cache`]). A request no class holds, or larger than the device's whole
+//!   memory, is [`HipError::OutOfMemory`] at once: releasing memory cannot help it.
+//! - Memory operations name a stream: the calling thread's own, or an explicit stream. A
+//!   pooled stream another thread holds (or idle in its pool) is refused
+//!   ([`HipError::StreamNotOwned`]): an allocation or free on it could land between that
+//!   thread's work, or inside its graph capture.
 //! - A free waits for every use of the buffer that may still run (the buffer's
 //!   [`BufferUses`]): an event is recorded after each such use, on its stream, and the block
 //!   is reused only after all of them (at once on one of those streams, with device-side
 //!   waits for the others; elsewhere once every event has completed). A use whose stream
 //!   changed hands is complete and needs no event. Nothing is enqueued on a stream another
 //!   thread owns except through its foreign-enqueue lock, and never into a capture.
-//! - On out-of-memory: release cached blocks, run the release hooks (idle FFT plans, idle
-//!   streams, ...), synchronise the device, retry once; then fail with
-//!   [`HipError::OutOfMemory`] stating bytes requested and bytes free. While a graph capture
-//!   runs (on the allocating stream, or begun through this crate anywhere in the process)
-//!   the device is not synchronised: that would invalidate the capture.
-//! - Graph capture: allocations on a capturing stream bypass the cache (they become graph
-//!   nodes); a free that would have to record into a capture is deferred until it ends.
+//! - A use whose event cannot be recorded (the platform refused the record) is waited for on
+//!   the host instead (its stream synchronised). If that fails too while the stream may still
+//!   run work, the block is never reused nor returned: it is left allocated, counted in
+//!   [`MemoryStats::leaked_bytes`], and the free reports the error. Reusing memory a kernel
+//!   may still touch is never the price of an error.
+//! - On out-of-memory (`memory_pool/release.rs`): run the release hooks (idle FFT plans and
+//!   work areas, BLAS handles, idle streams, ...), then return every cached block — including
+//!   what the hooks freed through this pool — to the platform, synchronise the device, retry
+//!   once; then fail with [`HipError::OutOfMemory`] stating bytes requested, bytes free and
+//!   bytes released. While a graph capture runs (on the allocating stream, or begun through
+//!   this crate anywhere in the process) the device is not synchronised: that would
+//!   invalidate the capture.
+//! - Graph capture (`memory_pool/capture_frees.rs`): memory allocated while a stream captures
+//!   belongs to that capture (a graph allocation: never cached, never reused outside the
+//!   graph). Freed while the capture still runs, by the capturing stream, it is freed inside
+//!   the graph. A free that would have to record into a capture is deferred until the
+//!   capture ends, and done when it ends.
+
+mod capture_frees;
+mod release;
 
 use super::block_cache::{Block, BlockCache, BlockEvents};
 use super::release_hooks::ReleaseHooks;
 use super::size_class::class_size;
 use crate::error::{HipError, Result};
-use crate::platform::{DeviceId, DevicePtr, Platform, StreamHandle};
-use crate::stream::{BufferUses, EventPool, Origin, Stream, StreamPriority, captures_active};
+use crate::platform::{DeviceId, DevicePtr, Platform};
+use crate::stream::{BufferUses, EventPool, OwnerToken, Stream, Use};
 use crate::sync::{AtomicUsize, Mutex};
+use capture_frees::{CaptureOwner, Deferred};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -34,7 +53,8 @@ pub struct DeviceAllocation {
     bytes: usize,
     block_bytes: usize,
     device: DeviceId,
-    cached: bool,
+    /// The capture that allocated it (a graph allocation, never cached), if any.
+    capture: Option<CaptureOwner>,
 }
 
 impl DeviceAllocation {
@@ -58,6 +78,11 @@ impl DeviceAllocation {
     pub fn device(&self) -> DeviceId {
         self.device
     }
+    /// Whether it was allocated while its stream captured a graph (it then belongs to that
+    /// graph; see the module documentation).
+    pub fn is_graph_allocation(&self) -> bool {
+        self.capture.is_some()
+    }
 }
 
 /// Counters of one device's pool.
@@ -79,11 +104,9 @@ pub struct MemoryStats {
     pub oom_recovered: usize,
     /// Frees waiting for a capture to end.
     pub deferred_frees: usize,
-}
-
-struct Deferred {
-    alloc: DeviceAllocation,
-    uses: BufferUses,
+    /// Bytes of blocks never reused nor returned because a use of them could be neither
+    /// fenced by an event nor waited for (see [`MemoryPool::free`]).
+    pub leaked_bytes: usize,
 }
 
 #[derive(Default)]
@@ -93,12 +116,15 @@ struct Counters {
     allocs: AtomicUsize,
     frees: AtomicUsize,
     oom_recovered: AtomicUsize,
+    leaked: AtomicUsize,
 }
 
 /// The caching pool of one device. See the module documentation.
 pub struct MemoryPool {
     device: DeviceId,
     runtime_id: u64,
+    /// The device's whole memory: no request larger than this can succeed.
+    total_bytes: usize,
     platform: Arc<dyn Platform>,
     events: Arc<EventPool>,
     hooks: ReleaseHooks,
@@ -118,17 +144,45 @@ impl std::fmt::Debug for MemoryPool {
     }
 }
 
+/// The error for memory work on `stream` when it is a pooled stream the calling thread does
+/// not hold.
+fn check_owned(stream: &Stream, what: &'static str) -> Result<()> {
+    if stream.usable_by(OwnerToken::current()) {
+        return Ok(());
+    }
+    Err(HipError::StreamNotOwned {
+        device: stream.device(),
+        stream: stream.handle().0,
+        what,
+    })
+}
+
+/// What became of one use of a freed buffer.
+enum Fence {
+    /// An event after it, for the block's reuse to wait for.
+    Event((Stream, crate::platform::EventHandle)),
+    /// Nothing to wait for: complete (recycled stream, waited for on the host, or a stream
+    /// whose work will not run).
+    Complete,
+    /// Recorded into a capture it would be: the free waits for the capture to end.
+    Capturing,
+    /// Neither an event nor a host wait: the use may still run.
+    Unfenced(HipError),
+}
+
 impl MemoryPool {
     pub(crate) fn new(
         platform: Arc<dyn Platform>,
         events: Arc<EventPool>,
         device: DeviceId,
         runtime_id: u64,
+        total_bytes: usize,
         max_cached: usize,
     ) -> MemoryPool {
         MemoryPool {
             device,
             runtime_id,
+            total_bytes,
             platform,
             events,
             hooks: ReleaseHooks::default(),
@@ -144,7 +198,9 @@ impl MemoryPool {
     pub fn device(&self) -> DeviceId {
         self.device
     }
-    /// Release hooks run on out-of-memory (register FFT plan caches etc. here).
+    /// Release hooks run on out-of-memory (register FFT plan caches etc. here). A hook
+    /// reports the bytes it returned to the platform itself; what it frees through this pool
+    /// (device buffers it drops) is returned and counted by the pool after the hooks.
     pub fn release_hooks(&self) -> &ReleaseHooks {
         &self.hooks
     }
@@ -154,23 +210,30 @@ impl MemoryPool {
         self.evict_over_budget();
     }
 
-    /// Allocate `bytes` ordered on `stream`.
+    /// Allocate `bytes` ordered on `stream` (the calling thread's own stream or an explicit
+    /// one; see the module documentation).
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<DeviceAllocation> {
+        check_owned(stream, "an allocation")?;
         self.platform.bind_device(self.device)?;
         stream.check_valid()?;
         self.flush_deferred();
         if stream.is_capturing()? {
-            // Part of a graph: not cached, freed by stream order inside the graph.
-            let ptr = self.alloc_platform(bytes.max(1), bytes, stream.handle(), true)?;
-            return Ok(self.handed_out(ptr, bytes, bytes.max(1), false));
+            // A graph allocation: it belongs to the capture (see `capture_frees.rs`).
+            let block = bytes.max(1);
+            self.check_satisfiable(block, bytes)?;
+            let ptr = self.alloc_platform(block, bytes, stream.handle(), true)?;
+            let owner = CaptureOwner::of(stream);
+            return Ok(self.handed_out(ptr, bytes, block, Some(owner)));
         }
-        let class = class_size(bytes);
+        // No size class above 2^63 bytes: no device holds such a request.
+        let class = class_size(bytes).ok_or_else(|| self.unsatisfiable(bytes))?;
+        self.check_satisfiable(class, bytes)?;
         if let Some(ptr) = self.take_cached(class, stream) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(self.handed_out(ptr, bytes, class, true));
+            return Ok(self.handed_out(ptr, bytes, class, None));
         }
         let ptr = self.alloc_platform(class, bytes, stream.handle(), false)?;
-        Ok(self.handed_out(ptr, bytes, class, true))
+        Ok(self.handed_out(ptr, bytes, class, None))
     }
 
     fn handed_out(
@@ -178,7 +241,7 @@ impl MemoryPool {
         ptr: DevicePtr,
         bytes: usize,
         block: usize,
-        cached: bool,
+        capture: Option<CaptureOwner>,
     ) -> DeviceAllocation {
         self.counters.in_use.fetch_add(block, Ordering::Relaxed);
         DeviceAllocation {
@@ -186,7 +249,7 @@ impl MemoryPool {
             bytes,
             block_bytes: block,
             device: self.device,
-            cached,
+            capture,
         }
     }
 
@@ -196,54 +259,21 @@ impl MemoryPool {
             .take(class, stream, self.platform.as_ref(), &self.events)
     }
 
-    fn alloc_platform(
-        &self,
-        block: usize,
-        requested: usize,
-        stream: StreamHandle,
-        capturing: bool,
-    ) -> Result<DevicePtr> {
-        match self.platform.alloc_async(block, stream) {
-            Ok(p) => {
-                self.counters.allocs.fetch_add(1, Ordering::Relaxed);
-                Ok(p)
-            }
-            Err(e) if e.is_out_of_memory() => {
-                let released = self.release_cached() + self.hooks.run(self.device);
-                if capturing || captures_active() {
-                    // Synchronising the device would invalidate the capture: retry with what
-                    // the release freed already.
-                    tracing::debug!(device = %self.device, "out of memory during a graph capture: retrying without synchronising the device");
-                } else if let Err(e) = self.platform.synchronize_device(self.device) {
-                    tracing::warn!(device = %self.device, error = %e, "synchronise before retry failed");
-                }
-                match self.platform.alloc_async(block, stream) {
-                    Ok(p) => {
-                        self.counters.allocs.fetch_add(1, Ordering::Relaxed);
-                        self.counters.oom_recovered.fetch_add(1, Ordering::Relaxed);
-                        tracing::debug!(device = %self.device, released, "allocation succeeded after releasing cached memory");
-                        Ok(p)
-                    }
-                    Err(e) if e.is_out_of_memory() => {
-                        let info = self.platform.mem_info(self.device).unwrap_or_default();
-                        Err(HipError::OutOfMemory {
-                            device: self.device,
-                            requested,
-                            free: info.free,
-                            total: info.total,
-                            released,
-                        })
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        }
-    }
-
     /// Free `alloc`, whose uses that may still run are `uses`, by a thread whose stream is
     /// `caller`. The memory is reused only after all of them (see the module documentation).
+    ///
+    /// `caller` must be the calling thread's own stream or an explicit stream: a pooled
+    /// stream of another thread is refused with [`HipError::StreamNotOwned`], and the
+    /// allocation is freed all the same, as by a thread without a stream (nothing leaks).
+    /// A use that could be neither fenced nor waited for leaves the block allocated and is
+    /// reported as the error.
     pub fn free(&self, alloc: DeviceAllocation, uses: BufferUses, caller: &Stream) -> Result<()> {
+        if let Err(refused) = check_owned(caller, "a free") {
+            if let Err(e) = self.free_without_caller(alloc, uses) {
+                tracing::warn!(device = %self.device, error = %e, "freeing a buffer whose free named another thread's stream failed");
+            }
+            return Err(refused);
+        }
         self.platform.bind_device(self.device)?;
         self.flush_deferred();
         self.free_inner(alloc, uses, Some(caller))
@@ -266,29 +296,41 @@ impl MemoryPool {
         uses: BufferUses,
         caller: Option<&Stream>,
     ) -> Result<()> {
+        if self.free_into_capture(&alloc, &uses, caller)? {
+            return Ok(());
+        }
         // One event after each use that may still run.
         let mut events = BlockEvents::new();
-        let mut deferred = false;
+        let mut unfenced = None;
         for u in uses.live() {
-            match u.record_completion(caller, &self.events) {
-                Ok(Some(e)) => events.push(e),
-                Ok(None) => {}
-                Err(HipError::StreamCapturing { .. }) => {
-                    deferred = true;
-                    break;
+            match self.fence(&u, caller) {
+                Fence::Event(e) => events.push(e),
+                Fence::Complete => {}
+                Fence::Capturing => {
+                    self.return_events(events);
+                    self.defer(alloc, uses);
+                    return Ok(());
                 }
-                Err(e) => {
-                    tracing::debug!(stream = %u.stream().handle(), error = %e, "a use of a freed buffer reported an error; its work will not run");
+                Fence::Unfenced(e) => {
+                    unfenced.get_or_insert(e);
                 }
             }
         }
-        if deferred {
+        if let Some(e) = unfenced {
+            // The memory may still be in use by work we can neither see end nor wait for:
+            // never reuse it, never return it (a later allocation could get it).
             self.return_events(events);
-            tracing::debug!(ptr = %alloc.ptr, "free deferred until the capture ends");
-            self.deferred.lock().push(Deferred { alloc, uses });
-            return Ok(());
+            self.counters
+                .in_use
+                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.counters
+                .leaked
+                .fetch_add(alloc.block_bytes, Ordering::Relaxed);
+            tracing::warn!(device = %self.device, ptr = %alloc.ptr, bytes = alloc.block_bytes, error = %e,
+                "a use of a freed buffer could be neither fenced nor waited for; its memory is left allocated");
+            return Err(e);
         }
-        if alloc.cached {
+        if alloc.capture.is_none() {
             self.counters
                 .in_use
                 .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
@@ -299,150 +341,39 @@ impl MemoryPool {
             });
             return Ok(());
         }
-        // A graph allocation: returned to the platform in stream order after every use.
+        // A graph allocation freed outside its capture: returned to the platform in stream
+        // order after every use, never cached.
         self.free_uncached(alloc, events, caller)
     }
 
-    /// `free_async` of an allocation made during a capture, on the caller's stream (inside its
-    /// capture when it is the capture that allocated it and no other stream used it) or the
-    /// maintenance stream, after the events of the other uses.
-    fn free_uncached(
-        &self,
-        alloc: DeviceAllocation,
-        events: BlockEvents,
-        caller: Option<&Stream>,
-    ) -> Result<()> {
-        let maint;
-        let target = match caller {
-            Some(c) if !c.is_capturing()? || events.iter().all(|(s, _)| s.same_as(c)) => c,
-            _ => {
-                maint = self.maintenance()?;
-                &maint
+    /// Fence one use of a freed buffer: an event after it, or else a host wait for it.
+    fn fence(&self, u: &Use, caller: Option<&Stream>) -> Fence {
+        let record_error = match u.record_completion(caller, &self.events) {
+            Ok(Some(e)) => return Fence::Event(e),
+            Ok(None) => return Fence::Complete,
+            Err(HipError::StreamCapturing { .. }) => return Fence::Capturing,
+            Err(e @ HipError::StreamUnusable { .. }) => {
+                // The stream failed: it runs nothing more.
+                tracing::debug!(stream = %u.stream().handle(), error = %e, "a use of a freed buffer reported an error; its work will not run");
+                return Fence::Complete;
             }
+            Err(e) => e,
         };
-        let mut result = Ok(());
-        for (s, e) in &events {
-            if !s.same_as(target) && result.is_ok() {
-                result = self.platform.stream_wait_event(target.handle(), *e);
+        tracing::debug!(stream = %u.stream().handle(), error = %record_error, "no event after a use of a freed buffer; waiting for it on the host");
+        match u.wait_on_host() {
+            Ok(()) => Fence::Complete,
+            Err(HipError::StreamCapturing { .. }) => Fence::Capturing,
+            Err(e) => {
+                tracing::debug!(stream = %u.stream().handle(), error = %e, "the host wait failed too");
+                Fence::Unfenced(record_error)
             }
         }
-        let result = result.and_then(|()| self.platform.free_async(alloc.ptr, target.handle()));
-        self.return_events(events);
-        if result.is_ok() {
-            self.counters
-                .in_use
-                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
-            self.counters.frees.fetch_add(1, Ordering::Relaxed);
-        }
-        result
     }
 
     fn return_events(&self, events: BlockEvents) {
         for (_, e) in events {
             self.events.put(e);
         }
-    }
-
-    fn cache_block(&self, block: Block) {
-        self.cache.lock().insert(block);
-        self.evict_over_budget();
-    }
-
-    fn evict_over_budget(&self) {
-        let max = self.max_cached.load(Ordering::Relaxed);
-        let victims = self.cache.lock().evict_to(max);
-        self.return_blocks(victims);
-    }
-
-    /// Return every cached block to the platform. Returns the bytes released.
-    pub fn release_cached(&self) -> usize {
-        let blocks = self.cache.lock().drain();
-        let bytes = blocks.iter().map(|b| b.bytes).sum();
-        self.return_blocks(blocks);
-        bytes
-    }
-
-    /// Free blocks on the pool's own maintenance stream (never capturing), after all of their
-    /// events.
-    fn return_blocks(&self, blocks: Vec<Block>) {
-        if blocks.is_empty() {
-            return;
-        }
-        if let Err(e) = self.platform.bind_device(self.device) {
-            tracing::warn!(device = %self.device, error = %e, "cannot bind the device to release cached blocks");
-        }
-        let maint = match self.maintenance() {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::warn!(device = %self.device, error = %e, "cannot release cached blocks; they leak");
-                return;
-            }
-        };
-        for b in blocks {
-            let mut r = Ok(());
-            for (_, e) in &b.events {
-                if r.is_ok() {
-                    r = self.platform.stream_wait_event(maint.handle(), *e);
-                }
-            }
-            let r = r.and_then(|()| self.platform.free_async(b.ptr, maint.handle()));
-            match r {
-                Ok(()) => {
-                    self.counters.frees.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(e) => {
-                    tracing::warn!(ptr = %b.ptr, error = %e, "returning a cached block failed")
-                }
-            }
-            self.return_events(b.events);
-        }
-    }
-
-    fn maintenance(&self) -> Result<Stream> {
-        let mut m = self.maintenance.lock();
-        if let Some(s) = m.as_ref().filter(|s| s.is_valid()) {
-            return Ok(s.clone());
-        }
-        let range = self.platform.stream_priority_range(self.device)?;
-        let handle = self
-            .platform
-            .create_stream(self.device, StreamPriority::Normal.numeric(range))?;
-        let s = Stream::new(
-            self.platform.clone(),
-            handle,
-            self.device,
-            Some(StreamPriority::Normal),
-            Origin::Explicit,
-            self.runtime_id,
-            None,
-        );
-        *m = Some(s.clone());
-        Ok(s)
-    }
-
-    /// Retry frees that waited for a capture to end.
-    pub fn flush_deferred(&self) {
-        let pending: Vec<Deferred> = {
-            let mut d = self.deferred.lock();
-            if d.is_empty() {
-                return;
-            }
-            std::mem::take(&mut *d)
-        };
-        if let Err(e) = self.platform.bind_device(self.device) {
-            tracing::warn!(device = %self.device, error = %e, "cannot bind the device for deferred frees");
-        }
-        for d in pending {
-            if let Err(e) = self.free_inner(d.alloc, d.uses, None) {
-                tracing::warn!(device = %self.device, error = %e, "deferred free failed");
-            }
-        }
-    }
-
-    /// Release cached blocks and retry deferred frees. Returns the bytes released.
-    pub fn trim(&self) -> usize {
-        self.flush_deferred();
-        self.release_cached()
     }
 
     /// Counters.
@@ -457,6 +388,7 @@ impl MemoryPool {
             platform_frees: self.counters.frees.load(Ordering::Relaxed),
             oom_recovered: self.counters.oom_recovered.load(Ordering::Relaxed),
             deferred_frees: self.deferred.lock().len(),
+            leaked_bytes: self.counters.leaked.load(Ordering::Relaxed),
         }
     }
 }

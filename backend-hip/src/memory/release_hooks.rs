@@ -1,12 +1,15 @@
 //! Callbacks that release idle resources (FFT plans, idle streams, ...) when device memory
-//! runs out. Hooks run outside every lock of the memory pool.
+//! runs out. Hooks run outside every lock of the memory pool, before the pool returns its
+//! cached blocks to the platform: what a hook frees through the pool (device buffers it
+//! drops) is returned in the same retry.
 
 use crate::platform::DeviceId;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
-/// A release callback: frees what it can on the device and returns the bytes it released
-/// (an estimate; 0 when unknown).
+/// A release callback: frees what it can on the device and returns the bytes it returned to
+/// the platform itself (destroyed library objects; 0 when unknown). Memory it frees through
+/// the memory pool is not reported: the pool counts it when it returns it.
 pub type ReleaseHook = Arc<dyn Fn(DeviceId) -> usize + Send + Sync>;
 
 /// Identifies a registered hook, for [`ReleaseHooks::unregister`].

@@ -9,6 +9,7 @@
 //! instead ([`crate::HipRuntime::create_stream`]): a pooled stream is passed on to another
 //! thread after its owner ends.
 
+mod capture;
 mod events;
 mod owner;
 mod priority;
@@ -18,6 +19,7 @@ mod stream_pool;
 mod thread;
 mod use_record;
 
+pub use capture::active_captures;
 pub use events::EventPool;
 pub use owner::OwnerToken;
 pub use priority::StreamPriority;
@@ -26,7 +28,8 @@ pub use stream_pool::{StreamPool, StreamPoolStats};
 pub use thread::{current_priority, leased_stream_count, with_priority, with_stream};
 pub use use_record::{BufferUses, Use};
 
+pub(crate) use capture::{CaptureEndListener, captures_active, on_capture_end};
 pub(crate) use registry::StreamRegistry;
-pub(crate) use shared_stream::{Origin, captures_active};
+pub(crate) use shared_stream::Origin;
 pub(crate) use thread::{streams_to_synchronize, thread_stream};
 pub(crate) use use_record::Waited;

@@ -10,6 +10,7 @@
 //! - Identity is the object ([`Stream::same_as`]), never the raw handle value.
 
 use super::StreamPriority;
+use super::capture::{ActiveCapture, notify_capture_end};
 use super::owner::OwnerToken;
 use crate::error::{HipError, Result};
 use crate::platform::{
@@ -39,15 +40,6 @@ const DESTROYED: u8 = 2;
 /// scopes.
 const DESTROY_BIT: u64 = 1 << 63;
 
-/// Graph captures begun through [`Stream::begin_capture`] and not yet ended, in the process.
-/// While any runs, nothing synchronises a device (that would invalidate it).
-static ACTIVE_CAPTURES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Whether a graph capture begun through this crate is running anywhere in the process.
-pub(crate) fn captures_active() -> bool {
-    ACTIVE_CAPTURES.load(Ordering::Acquire) > 0
-}
-
 pub(crate) struct StreamInner {
     pub handle: StreamHandle,
     pub device: DeviceId,
@@ -63,7 +55,10 @@ pub(crate) struct StreamInner {
     /// Held by anyone enqueueing on a stream they do not own, and by `begin_capture`, so a
     /// foreign enqueue never lands inside a capture started through this API.
     foreign: Mutex<()>,
+    /// Whether `capture` holds a capture (read without its lock).
     capturing: AtomicBool,
+    /// The capture begun through [`Stream::begin_capture`] and not over yet.
+    capture: Mutex<Option<ActiveCapture>>,
     pub platform: Arc<dyn Platform>,
     /// The owning pool's "alive" counter, decremented when the stream is destroyed.
     pub alive: Option<Arc<AtomicUsize>>,
@@ -73,6 +68,22 @@ impl Drop for StreamInner {
     fn drop(&mut self) {
         if let Some(alive) = &self.alive {
             alive.fetch_sub(1, Ordering::Relaxed);
+        }
+        if let Some(capture) = self.capture.get_mut().take() {
+            // Nobody can end this capture any more: end it (its graph is discarded; a capture
+            // begun on another thread cannot be ended from here, which is logged), and stop
+            // counting it either way — the stream it ran on is going.
+            match self.platform.end_capture(self.handle) {
+                Ok(graph) => {
+                    if let Err(e) = self.platform.destroy_graph(graph) {
+                        tracing::debug!(stream = %self.handle, error = %e, "destroying the graph of an abandoned capture failed");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(stream = %self.handle, error = %e, "a stream was dropped while capturing and its capture could not be ended")
+                }
+            }
+            drop(capture);
         }
         if self.origin == Origin::Borrowed || self.state.load(Ordering::Acquire) == DESTROYED {
             return;
@@ -122,6 +133,7 @@ impl Stream {
             users: AtomicU64::new(0),
             foreign: Mutex::new(()),
             capturing: AtomicBool::new(false),
+            capture: Mutex::new(None),
             platform,
             alive,
         }))
@@ -188,7 +200,8 @@ impl Stream {
     ///
     /// Refused (an error, nothing destroyed) for a borrowed raw handle (its creator destroys
     /// it), for a pooled stream held by another thread or idle in its pool (it belongs to
-    /// them), and for any stream a `with_stream` scope is using.
+    /// them), for any stream a `with_stream` scope is using, and for a stream capturing a
+    /// graph begun through [`Stream::begin_capture`] (end the capture first).
     pub fn destroy(self) -> Result<()> {
         if self.0.origin == Origin::Borrowed {
             return Err(HipError::InvalidArgument(
@@ -207,6 +220,13 @@ impl Stream {
             }
         }
         let _guard = self.0.foreign.lock();
+        if self.0.capturing.load(Ordering::Acquire) {
+            return Err(HipError::InvalidArgument(format!(
+                "stream {:#x} is capturing a graph: end the capture (Stream::end_capture) before \
+                 destroying the stream",
+                self.0.handle.0
+            )));
+        }
         if let Err(users) =
             self.0
                 .users
@@ -229,37 +249,68 @@ impl Stream {
     }
 
     /// Begin a graph capture on this stream (work enqueued on it is recorded, not run).
-    /// While it runs, nothing in this crate synchronises the device.
+    /// While it runs, nothing in this crate synchronises the device; it counts as running
+    /// (see `stream/capture.rs`) until it ends, or its stream is destroyed or dropped.
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
         self.check_valid()?;
         let _guard = self.0.foreign.lock();
         // Counted first, so that no device synchronisation starts between the platform's
-        // begin and the count.
-        ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
-        if let Err(e) = self.0.platform.begin_capture(self.0.handle, mode) {
-            ACTIVE_CAPTURES.fetch_sub(1, Ordering::AcqRel);
-            return Err(e);
-        }
+        // begin and the count; a failed begin drops it uncounted.
+        let capture = ActiveCapture::start();
+        self.0.platform.begin_capture(self.0.handle, mode)?;
+        *self.0.capture.lock() = Some(capture);
         self.0.capturing.store(true, Ordering::Release);
         Ok(())
     }
 
-    /// End the capture and return the graph.
+    /// End the capture and return the graph. On the wrong thread (a global or thread-local
+    /// capture ends on the thread that began it) the platform refuses and the capture goes
+    /// on; otherwise it is over, whether or not the platform could make a graph of it (an
+    /// invalidated capture), and the frees that waited for it are done now.
     pub fn end_capture(&self) -> Result<GraphHandle> {
-        let _guard = self.0.foreign.lock();
-        let graph = self.0.platform.end_capture(self.0.handle);
-        if self.0.capturing.swap(false, Ordering::AcqRel) {
-            ACTIVE_CAPTURES.fetch_sub(1, Ordering::AcqRel);
+        let (graph, ended) = {
+            let _guard = self.0.foreign.lock();
+            let graph = self.0.platform.end_capture(self.0.handle);
+            let goes_on =
+                graph.is_err() && matches!(self.0.platform.is_capturing(self.0.handle), Ok(true));
+            let ended = if goes_on { None } else { self.forget_capture() };
+            (graph, ended)
+        };
+        if ended.is_some() {
+            drop(ended);
+            // Outside the stream's lock: the listeners' frees may enqueue on this stream.
+            notify_capture_end(self.0.runtime_id, self.0.device);
         }
         graph
     }
 
-    /// Whether the stream is capturing (through this API or behind its back).
+    /// Whether the stream is capturing (through this API or behind its back). A capture
+    /// begun through [`Stream::begin_capture`] that the platform no longer reports (ended
+    /// through the raw platform, or its stream gone) stops counting here.
     pub fn is_capturing(&self) -> Result<bool> {
-        if self.0.capturing.load(Ordering::Acquire) {
-            return Ok(true);
+        // Our flag first: `begin_capture` sets it after the platform began, so a capture
+        // being begun meanwhile is never taken for one that ended.
+        let ours = self.0.capturing.load(Ordering::Acquire);
+        let platform = self.0.platform.is_capturing(self.0.handle);
+        if ours && !matches!(platform, Ok(true)) {
+            drop(self.forget_capture());
         }
-        self.0.platform.is_capturing(self.0.handle)
+        platform
+    }
+
+    /// The id of the capture begun through [`Stream::begin_capture`] that the stream runs,
+    /// if any (see `stream/capture.rs`).
+    pub(crate) fn capture_id(&self) -> Option<u64> {
+        if !self.0.capturing.load(Ordering::Acquire) {
+            return None;
+        }
+        self.0.capture.lock().as_ref().map(ActiveCapture::id)
+    }
+
+    /// Take the stream's capture out (the caller drops it, which stops counting it).
+    fn forget_capture(&self) -> Option<ActiveCapture> {
+        self.0.capturing.store(false, Ordering::Release);
+        self.0.capture.lock().take()
     }
 
     /// Enqueue `f` on a stream the caller does not own. Runs `f` only if the generation still
@@ -310,6 +361,22 @@ impl Stream {
             .compare_exchange(VALID, new, Ordering::AcqRel, Ordering::Acquire);
         tracing::warn!(stream = %self.0.handle, device = %self.0.device, code, gone,
             "stream is unusable; it will not be handed out again");
+    }
+
+    /// The pool drops this stream as unusable (it reported an error, or was destroyed behind
+    /// the pool's back). Its uses so far are over: an errored stream runs nothing more (what
+    /// ran before the error is waited for while its handle still answers), and a destroyed
+    /// stream's queued work is the driver's to finish. So its generation moves on, as when a
+    /// stream changes hands: buffers it touched are written, read and freed again without
+    /// waiting for it or being charged its error (else every later write of them failed).
+    pub(crate) fn retire_unusable(&self) {
+        let _guard = self.0.foreign.lock();
+        if !self.is_destroyed()
+            && let Err(e) = self.0.platform.synchronize_stream(self.0.handle)
+        {
+            tracing::debug!(stream = %self.0.handle, error = %e, "waiting for an unusable stream's work failed (it runs nothing more)");
+        }
+        self.bump_generation();
     }
 
     /// Hand the stream to a new owner.

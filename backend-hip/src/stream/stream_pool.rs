@@ -9,7 +9,8 @@
 //!   that hold their streams for a long time never disable recycling. Surplus is retired.
 //! - A stream whose query fails (error state, destroyed behind the pool's back) or that was
 //!   destroyed through [`Stream::destroy`] is dropped from the pool, not handed out and not
-//!   queried again.
+//!   queried again. Dropping it moves its generation on (`Stream::retire_unusable`): the
+//!   uses recorded on it are over, so buffers it touched can be written and freed again.
 //! - Each hand-over to another thread bumps the stream's generation.
 //! - A taken stream records its owner ([`OwnerToken`]); only that owner releases it (a
 //!   release by anyone else, or a second release, is refused and logged), so no stream is
@@ -213,6 +214,7 @@ impl StreamPool {
     fn drop_bad(&self, stream: Stream, code: i32) {
         self.counters.dropped_bad.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(stream = %stream.handle(), code, "dropping unusable stream from the pool");
+        stream.retire_unusable();
         drop(stream);
     }
 

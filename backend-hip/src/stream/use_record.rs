@@ -147,6 +147,24 @@ impl Use {
         }
     }
 
+    /// Block the host until this use has completed, without an event (for when recording
+    /// one failed): its stream is synchronised, through `Stream::enqueue_foreign` (its
+    /// generation checked under its lock, never during a capture: that is
+    /// [`HipError::StreamCapturing`]). Ok when the use has completed, or needs no wait (its
+    /// stream changed hands, failed or is gone).
+    pub(crate) fn wait_on_host(&self) -> Result<()> {
+        if self.is_recycled() {
+            return Ok(());
+        }
+        self.stream
+            .enqueue_foreign(
+                Some(self.generation),
+                "a host wait for a use of a freed buffer",
+                |h| self.stream.0.platform.synchronize_stream(h),
+            )
+            .map(|_| ())
+    }
+
     /// Block the host until this use has completed.
     pub fn synchronize(&self, events: &EventPool) -> Result<()> {
         match self.record_completion(None, events)? {

@@ -110,7 +110,7 @@ fn user_destroyed_pooled_stream_is_not_handed_out() {
     }
 }
 
-/// Finding 4: a pooled stream belongs to the thread that holds it; no other thread can
+/// A pooled stream belongs to the thread that holds it; no other thread can
 /// destroy it (through a clone or a wrapped raw handle).
 #[test]
 fn a_pooled_stream_cannot_be_destroyed_by_another_thread() {
@@ -147,7 +147,7 @@ fn a_pooled_stream_cannot_be_destroyed_by_another_thread() {
     }
 }
 
-/// Finding 4: an explicit stream is not destroyed while a `with_stream` scope uses it.
+/// An explicit stream is not destroyed while a `with_stream` scope uses it.
 #[test]
 fn an_explicit_stream_in_use_is_not_destroyed() {
     for h in default_harnesses() {
@@ -174,7 +174,7 @@ fn an_explicit_stream_in_use_is_not_destroyed() {
     }
 }
 
-/// Finding 6: a handle value the driver reused for a new stream never maps to the destroyed
+/// A handle value the driver reused for a new stream never maps to the destroyed
 /// pooled stream that had it before.
 #[test]
 fn a_reused_handle_value_is_never_taken_for_a_destroyed_pooled_stream() {
@@ -201,4 +201,32 @@ fn a_reused_handle_value_is_never_taken_for_a_destroyed_pooled_stream() {
         drop(w);
         p.destroy_stream(raw).unwrap();
     }
+}
+
+/// A buffer last written by a stream that the pool then dropped as unusable (it reported an
+/// error) can be written, read and freed again: the drop ends the stream's generation, so its
+/// use is no longer charged to the buffer (before, every later write failed for good).
+#[test]
+fn a_buffer_last_written_by_a_dropped_unusable_stream_is_writable_again() {
+    let h = fake_harness(FakeConfig::default(), RuntimeConfig::default());
+    let (rt, f) = (h.rt.clone(), h.fake().clone());
+    let (buf, errored) = on_thread(move || {
+        let d = rt.device(D0).unwrap();
+        let s = d.thread_stream().unwrap();
+        let b = d.alloc(4096).unwrap();
+        b.copy_from_host(&s, &[1u8; 4096]).unwrap();
+        f.set_stream_error(s.handle(), 719);
+        assert!(matches!(s.query(), WorkStatus::Error(_)));
+        (b, s)
+    });
+    assert_eq!(normal_stats(&h).dropped_bad, 1, "the pool dropped it");
+    assert!(!errored.is_valid());
+    let caller = h.rt.stream(D0).unwrap();
+    buf.copy_from_host(&caller, &[2u8; 4096])
+        .expect("a write after the stream was dropped");
+    let mut back = vec![0u8; 4096];
+    buf.copy_to_host(&caller, &mut back).unwrap();
+    assert!(back.iter().all(|&b| b == 2));
+    buf.free_on(&caller).unwrap();
+    assert!(h.fake().races().is_empty(), "{:?}", h.fake().races());
 }

@@ -31,6 +31,8 @@ pub type RocblasHandle = *mut c_void;
 pub const OPERATION_NONE: i32 = 111;
 /// `rocblas_status_success`.
 pub const STATUS_SUCCESS: i32 = 0;
+/// `rocblas_status_memory_error`: an allocation failed.
+pub const STATUS_MEMORY_ERROR: i32 = 5;
 /// `rocblas_default_math`.
 pub const DEFAULT_MATH: i32 = 0;
 /// `rocblas_xf32_xdl_math_op`: single-precision products through xf32 on matrix cores.
@@ -139,10 +141,17 @@ impl Rocblas {
                 .to_string_lossy()
                 .into_owned()
         };
+        // An allocation failure is reported with the out-of-memory code, so callers can
+        // release idle resources and retry.
+        let code = if status == STATUS_MEMORY_ERROR {
+            crate::platform::codes::OUT_OF_MEMORY
+        } else {
+            status
+        };
         Err(HipError::Api {
             platform: PlatformKind::Amd,
             call,
-            code: status,
+            code,
             message: format!("rocBLAS returned {name}"),
             name,
         })

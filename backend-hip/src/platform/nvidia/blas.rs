@@ -14,7 +14,7 @@
 use super::{NvidiaPlatform, guarded, stream};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    BlasHandle, BlasMath, BlasType, DeviceId, GemmStridedBatched, PlatformKind, StreamHandle,
+    BlasHandle, BlasMath, BlasType, DeviceId, GemmStridedBatched, PlatformKind, StreamHandle, codes,
 };
 use cudarc::cublas::sys as cb;
 use std::ffi::{CStr, c_char, c_void};
@@ -46,10 +46,17 @@ fn blas_error(call: &'static str, status: cb::cublasStatus_t) -> HipError {
         |_| "no description".into(),
         |p| cstr_or(p, "no description"),
     );
+    // An allocation failure is reported with the out-of-memory code, so callers can release
+    // idle resources and retry (as for cuFFT's CUFFT_ALLOC_FAILED).
+    let code = if status == cb::cublasStatus_t::CUBLAS_STATUS_ALLOC_FAILED {
+        codes::OUT_OF_MEMORY
+    } else {
+        status as i32
+    };
     HipError::Api {
         platform: PlatformKind::Nvidia,
         call,
-        code: status as i32,
+        code,
         name,
         message,
     }

@@ -160,8 +160,30 @@ impl FakePlatform {
             });
         }
         let mut st = self.state.lock();
+        // A handle's workspace is device memory like an allocation's: creation fails with
+        // out-of-memory when it does not fit (cuBLAS: CUBLAS_STATUS_ALLOC_FAILED).
+        let bytes = st.blas_workspace_bytes;
+        let used = st.used.get(&device).copied().unwrap_or(0);
+        if used
+            .checked_add(bytes)
+            .is_none_or(|u| u > self.config.memory_per_device)
+        {
+            return Err(api(
+                "blas_create",
+                codes::OUT_OF_MEMORY,
+                "out of memory for the handle's workspace",
+            ));
+        }
+        *st.used.entry(device).or_default() += bytes;
         let h = st.handle();
-        st.blas.insert(h, FakeBlas { device, uses: 0 });
+        st.blas.insert(
+            h,
+            FakeBlas {
+                device,
+                uses: 0,
+                bytes,
+            },
+        );
         st.blas_created += 1;
         Ok(BlasHandle(h))
     }
@@ -184,7 +206,10 @@ impl FakePlatform {
                 ),
             )),
             Some(_) => {
-                st.blas.remove(&handle.0);
+                let bytes = st.blas.remove(&handle.0).map_or(0, |b| b.bytes);
+                if let Some(used) = st.used.get_mut(&device) {
+                    *used = used.saturating_sub(bytes);
+                }
                 st.blas_destroyed += 1;
                 Ok(())
             }
@@ -262,6 +287,11 @@ impl FakePlatform {
         Ok(())
     }
 
+    /// Device memory each BLAS handle created from now on holds (its workspace; 0 by
+    /// default), so that handle creation can run out of memory.
+    pub fn set_blas_workspace_bytes(&self, bytes: usize) {
+        self.state.lock().blas_workspace_bytes = bytes;
+    }
     /// BLAS handles alive (created and not destroyed).
     pub fn blas_handles_alive(&self) -> usize {
         self.state.lock().blas.len()

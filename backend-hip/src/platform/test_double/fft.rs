@@ -345,7 +345,7 @@ impl FakePlatform {
             ));
         }
         if work_bytes > 0 {
-            self.access(&mut st, work, work_bytes)?;
+            self.access_on(&mut st, stream, work, work_bytes)?;
         }
         let (per_in, per_out): (usize, usize) = (
             desc.input_embed.iter().product(),
@@ -365,9 +365,9 @@ impl FakePlatform {
             per_out,
             desc.output_element_bytes(),
         );
-        let (ib, io) = self.access(&mut st, input, in_span)?;
+        let (ib, io) = self.access_on(&mut st, stream, input, in_span)?;
         let src = st.allocs[&ib].data[io..io + in_span].to_vec();
-        let (ob, oo) = self.access(&mut st, output, out_span)?;
+        let (ob, oo) = self.access_on(&mut st, stream, output, out_span)?;
         if desc.in_place != (input == output) {
             return fail("in-place flag and pointers disagree".into());
         }

@@ -2,6 +2,12 @@
 //! on a capturing stream go into the graph), instantiate, launch (the captured operations
 //! run as one piece of work) and destroy. The `Platform` methods in `platform_impl.rs` call
 //! these.
+//!
+//! Graph allocations follow CUDA's stream-ordered allocator in captures: an allocation the
+//! graph makes and frees lives only inside each launch; one it leaves unfreed is live after
+//! the launch (work outside the graph may then use it) until someone frees it, and the graph
+//! cannot be launched again before that (`cuGraphLaunch` fails with an invalid value unless
+//! instantiated to free on launch, which this crate does not use).
 
 use super::*;
 
@@ -31,9 +37,27 @@ impl FakePlatform {
 
     pub(super) fn fake_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
         let mut st = self.state.lock();
-        let capture = st
+        let s = st
             .stream_mut(stream)
-            .and_then(|s| s.capture.take())
+            .ok_or_else(|| api("end_capture", codes::INVALID_HANDLE, "no such stream"))?;
+        let me = std::thread::current().id();
+        if let Some(c) = &s.capture
+            && c.mode != CaptureMode::Relaxed
+            && c.thread != me
+        {
+            // CUDA: a global or thread-local capture is ended by the thread that began it.
+            return Err(api(
+                "end_capture",
+                codes::STREAM_CAPTURE_WRONG_THREAD,
+                &format!(
+                    "the capture was begun on {:?} in {:?} mode; end it on that thread",
+                    c.thread, c.mode
+                ),
+            ));
+        }
+        let capture = s
+            .capture
+            .take()
             .ok_or_else(|| api("end_capture", codes::INVALID_VALUE, "not capturing"))?;
         if let Some(why) = capture.invalidated {
             return Err(api(
@@ -65,7 +89,13 @@ impl FakePlatform {
             .cloned()
             .ok_or_else(|| api("instantiate_graph", codes::INVALID_HANDLE, "no such graph"))?;
         let h = st.handle();
-        st.execs.insert(h, ops);
+        st.execs.insert(
+            h,
+            FakeExec {
+                ops,
+                left_unfreed: Vec::new(),
+            },
+        );
         Ok(GraphExecHandle(h))
     }
 
@@ -76,11 +106,22 @@ impl FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "launch_graph", stream)?;
-        let ops = st
+        let exec = st
             .execs
             .get(&graph.0)
-            .cloned()
             .ok_or_else(|| api("launch_graph", codes::INVALID_HANDLE, "no such graph"))?;
+        let ops = exec.ops.clone();
+        if let Some(p) = exec.left_unfreed.iter().find(|p| st.allocs.contains_key(p)) {
+            return Err(api(
+                "launch_graph",
+                codes::INVALID_VALUE,
+                &format!(
+                    "the graph's previous launch left its allocation {} unfreed; a graph \
+                     cannot be launched again until every allocation it did not free is freed",
+                    DevicePtr(*p)
+                ),
+            ));
+        }
         for op in &ops {
             if let FakeOp::Free { ptr, .. } = op
                 && st.allocs.get(&ptr.0).is_some_and(|a| !a.in_graph)
@@ -90,6 +131,29 @@ impl FakePlatform {
                      (on a real device, launching such a graph crashes in hipGraphLaunch)"
                 )));
             }
+        }
+        // What the graph allocates and does not free is live after this launch.
+        let freed: Vec<u64> = ops
+            .iter()
+            .filter_map(|op| match op {
+                FakeOp::Free { ptr, .. } => Some(ptr.0),
+                _ => None,
+            })
+            .collect();
+        let unfreed: Vec<u64> = ops
+            .iter()
+            .filter_map(|op| match op {
+                FakeOp::Alloc { ptr, .. } if !freed.contains(&ptr.0) => Some(ptr.0),
+                _ => None,
+            })
+            .collect();
+        for p in &unfreed {
+            if let Some(a) = st.allocs.get_mut(p) {
+                a.graph_ran = true;
+            }
+        }
+        if let Some(exec) = st.execs.get_mut(&graph.0) {
+            exec.left_unfreed = unfreed;
         }
         st.enqueue(
             FakeOp::LaunchGraph {

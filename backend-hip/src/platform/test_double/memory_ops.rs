@@ -19,7 +19,10 @@ impl FakePlatform {
         self.enqueue_check(&st, "alloc_async", stream)?;
         let device = st.stream(stream).map_or(DeviceId(0), |s| s.device);
         let used = st.used.get(&device).copied().unwrap_or(0);
-        if injected || used + bytes > self.config.memory_per_device {
+        let fits = used
+            .checked_add(bytes)
+            .is_some_and(|u| u <= self.config.memory_per_device);
+        if injected || !fits {
             return Err(api("alloc_async", codes::OUT_OF_MEMORY, "out of memory"));
         }
         let ptr = DevicePtr(st.next_addr);
@@ -31,6 +34,7 @@ impl FakePlatform {
                 device,
                 data: vec![0; bytes],
                 in_graph,
+                graph_ran: false,
             },
         );
         *st.used.entry(device).or_default() += bytes;
@@ -69,7 +73,7 @@ impl FakePlatform {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "copy_htod_async", stream)?;
         self.refuse_during_capture(&mut st, "copy_htod_async (pageable host memory)", stream)?;
-        let (base, off) = self.access(&mut st, dst, bytes)?;
+        let (base, off) = self.access_on(&mut st, stream, dst, bytes)?;
         let pinned = st.pinned.locate("copy_htod_async", src.addr(), bytes)?;
         // SAFETY: the caller guarantees `src` is readable for `bytes` bytes (trait contract).
         let src_bytes = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
@@ -101,7 +105,7 @@ impl FakePlatform {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "copy_dtoh_async", stream)?;
         self.refuse_during_capture(&mut st, "copy_dtoh_async (pageable host memory)", stream)?;
-        let (base, off) = self.access(&mut st, src, bytes)?;
+        let (base, off) = self.access_on(&mut st, stream, src, bytes)?;
         let pinned = st.pinned.locate("copy_dtoh_async", dst.addr(), bytes)?;
         let data = match pinned {
             // A DMA into pinned memory: its bytes arrive when the copy completes.
@@ -143,9 +147,9 @@ impl FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "copy_dtod_async", stream)?;
-        let (sb, so) = self.access(&mut st, src, bytes)?;
+        let (sb, so) = self.access_on(&mut st, stream, src, bytes)?;
         let data = st.allocs[&sb].data[so..so + bytes].to_vec();
-        let (db, doff) = self.access(&mut st, dst, bytes)?;
+        let (db, doff) = self.access_on(&mut st, stream, dst, bytes)?;
         if let Some(a) = st.allocs.get_mut(&db) {
             a.data[doff..doff + bytes].copy_from_slice(&data);
         }
@@ -165,7 +169,7 @@ impl FakePlatform {
     ) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "memset_async", stream)?;
-        let (base, off) = self.access(&mut st, dst, bytes)?;
+        let (base, off) = self.access_on(&mut st, stream, dst, bytes)?;
         if let Some(a) = st.allocs.get_mut(&base) {
             a.data[off..off + bytes].fill(value);
         }

@@ -24,18 +24,27 @@
 //! ([`FakePlatform::pinned_violations`]). That catches a staging pipeline that reads a slot
 //! before its copy completed (it sees stale bytes) or refills or frees a slot too early.
 //!
+//! - graph memory as CUDA's stream-ordered allocator has it: an allocation made on a
+//!   capturing stream belongs to the graph; work outside the graph may touch it only once the
+//!   graph has run and not freed it (else the address is illegal), and a graph whose previous
+//!   launch left allocations unfreed cannot be launched again; a capture begun in global or
+//!   thread-local mode is ended only by the thread that began it.
+//!
 //! Faults to inject: slow or failing stream creation, streams in an error state, streams
-//! destroyed behind the pool's back, out-of-memory (device or pinned host memory), slow or
-//! gated kernel compilation (to hold a thread between ordering an operation and enqueueing
-//! it).
+//! destroyed behind the pool's back, out-of-memory (device or pinned host memory; FFT plans
+//! and BLAS handles hold device memory of their own), failing event records, slow or gated
+//! kernel compilation (to hold a thread between ordering an operation and enqueueing it).
 //!
 //! It exists so that CI (no GPU) exercises the host-side logic above the platform layer; the
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
+mod events;
+mod faults;
 mod fft;
 mod graphs;
 mod memory_ops;
+mod ops;
 mod pinned;
 pub(crate) mod race;
 mod state;
@@ -52,8 +61,9 @@ use super::{
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
 use crate::error::{HipError, Result};
+use faults::Faults;
 use parking_lot::{Condvar, Mutex};
-use state::{Capture, FakeAlloc, FakeEvent, State, StreamLife};
+use state::{Capture, FakeAlloc, FakeEvent, FakeExec, State, StreamLife};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -119,15 +129,6 @@ impl Default for FakeConfig {
 struct Gate {
     closed: Mutex<bool>,
     opened: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct Faults {
-    create_delay: Duration,
-    fail_creations: u32,
-    fail_allocs: u32,
-    fail_pinned_allocs: u32,
-    compile_delay: Duration,
 }
 
 /// Counters of what the double has seen.
@@ -222,81 +223,6 @@ impl FakePlatform {
     /// The machine shape.
     pub fn config(&self) -> &FakeConfig {
         &self.config
-    }
-
-    // ---- fault injection ----
-
-    /// Every stream creation sleeps this long first (outside any lock of the double).
-    pub fn set_stream_creation_delay(&self, delay: Duration) {
-        self.faults.lock().create_delay = delay;
-    }
-    /// The next `n` stream creations fail.
-    pub fn fail_next_stream_creations(&self, n: u32) {
-        self.faults.lock().fail_creations = n;
-    }
-    /// The next `n` allocations fail with out-of-memory.
-    pub fn fail_next_allocs(&self, n: u32) {
-        self.faults.lock().fail_allocs = n;
-    }
-    /// Every compilation sleeps this long first (outside any lock of the double).
-    pub fn set_compile_delay(&self, delay: Duration) {
-        self.faults.lock().compile_delay = delay;
-    }
-    /// Compilations wait (outside any lock of the double) until [`FakePlatform::open_compiles`]
-    /// (or the sync timeout, then they fail).
-    pub fn hold_compiles(&self) {
-        *self.gate.closed.lock() = true;
-    }
-    /// Let held compilations (and later ones) run.
-    pub fn open_compiles(&self) {
-        *self.gate.closed.lock() = false;
-        self.gate.opened.notify_all();
-    }
-    /// Compilations running now (inside a delay or held at the gate).
-    pub fn compiles_in_progress(&self) -> usize {
-        self.compiling.load(Ordering::SeqCst)
-    }
-    /// Put a stream into an error state (as after a failed kernel).
-    pub fn set_stream_error(&self, stream: StreamHandle, code: i32) {
-        if let Some(s) = self.state.lock().stream_mut(stream) {
-            s.life = StreamLife::Errored(code);
-        }
-    }
-    /// Destroy a stream behind the pool's back (as a user calling the driver on a raw
-    /// handle would): it stops existing, queries report an invalid handle, its handle value
-    /// may be reused by the next stream created, and its queued work still completes.
-    pub fn destroy_behind_back(&self, stream: StreamHandle) {
-        self.state.lock().retire_stream(stream);
-    }
-    /// Queue work on `stream` that completes as `completion` says. Returns its id.
-    pub fn hold(&self, stream: StreamHandle, completion: Completion) -> u64 {
-        let mut st = self.state.lock();
-        let Some(uid) = st.handles.get(&stream.0).copied() else {
-            return 0;
-        };
-        st.push_work(uid, completion, Vec::new()).unwrap_or(0)
-    }
-    /// Complete held work.
-    pub fn complete(&self, work: u64) {
-        if let Some(w) = self.state.lock().work.get_mut(&work) {
-            w.released = true;
-        }
-        self.changed.notify_all();
-    }
-    /// Complete all held work.
-    pub fn complete_all(&self) {
-        for w in self.state.lock().work.values_mut() {
-            w.released = true;
-        }
-        self.changed.notify_all();
-    }
-    /// Whether held work has completed (work the double no longer knows has).
-    pub fn is_done(&self, work: u64) -> bool {
-        let mut st = self.state.lock();
-        match st.work.get(&work).map(|w| w.stream) {
-            Some(uid) => st.is_done((uid, work)),
-            None => true,
-        }
     }
 
     // ---- inspection ----
@@ -442,6 +368,34 @@ impl FakePlatform {
                 "memory access",
                 codes::ILLEGAL_ADDRESS,
                 "out of bounds",
+            ));
+        }
+        Ok((base, off))
+    }
+
+    /// [`FakePlatform::access`] by an operation enqueued on `stream`, which fails as on a
+    /// device if the memory is a graph allocation not live outside its graph (its graph has
+    /// not run, or freed it) and the operation is not captured into a graph itself.
+    fn access_on(
+        &self,
+        st: &mut State,
+        stream: StreamHandle,
+        ptr: DevicePtr,
+        bytes: usize,
+    ) -> Result<(u64, usize)> {
+        let (base, off) = self.access(st, ptr, bytes)?;
+        let graph_only = st
+            .allocs
+            .get(&base)
+            .is_some_and(|a| a.in_graph && !a.graph_ran);
+        if graph_only && !st.capturing(stream) {
+            return Err(api(
+                "memory access",
+                codes::ILLEGAL_ADDRESS,
+                &format!(
+                    "{ptr} lies in memory allocated inside a graph capture, used outside \
+                     the graph before the graph ran (or after it freed it)"
+                ),
             ));
         }
         Ok((base, off))

@@ -7,119 +7,13 @@
 //! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
 //! double needs no worker threads.
 
+pub use super::ops::{Completion, FakeOp};
 use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
 use crate::platform::codes;
-use crate::platform::{
-    BlasHandle, BlasMath, BlasType, CaptureMode, DeviceId, DevicePtr, EventHandle, FunctionHandle,
-    StreamHandle,
-};
+use crate::platform::{CaptureMode, DeviceId, StreamHandle};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
-
-/// How a piece of work completes once it may start (the work before it on its stream, and
-/// any event it waits for, have completed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Completion {
-    /// When the test calls [`super::FakePlatform::complete`] (or a synchronize waits for it).
-    Manual,
-    /// After the stream has been queried this many more times (or at a synchronize).
-    AfterQueries(u32),
-    /// This long after it started.
-    After(Duration),
-}
-
-/// A stream-ordered operation the double saw, in order. Operations enqueued on a capturing
-/// stream go into the graph instead of this log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FakeOp {
-    /// `alloc_async`.
-    Alloc {
-        /// The stream.
-        stream: StreamHandle,
-        /// The address returned.
-        ptr: DevicePtr,
-        /// Size in bytes.
-        bytes: usize,
-    },
-    /// `free_async`.
-    Free {
-        /// The stream.
-        stream: StreamHandle,
-        /// The address freed.
-        ptr: DevicePtr,
-    },
-    /// `record_event`.
-    Record {
-        /// The stream.
-        stream: StreamHandle,
-        /// The event.
-        event: EventHandle,
-    },
-    /// `stream_wait_event`.
-    Wait {
-        /// The waiting stream.
-        stream: StreamHandle,
-        /// The event waited for.
-        event: EventHandle,
-    },
-    /// A copy or memset.
-    Copy {
-        /// The stream.
-        stream: StreamHandle,
-        /// Bytes moved.
-        bytes: usize,
-    },
-    /// `launch_kernel`.
-    Launch {
-        /// The stream.
-        stream: StreamHandle,
-        /// The kernel.
-        function: FunctionHandle,
-    },
-    /// `fft_execute`.
-    Fft {
-        /// The stream.
-        stream: StreamHandle,
-        /// The plan.
-        plan: u64,
-    },
-    /// `blas_gemm`.
-    Gemm {
-        /// The stream.
-        stream: StreamHandle,
-        /// The BLAS handle.
-        handle: BlasHandle,
-        /// The element type.
-        dtype: BlasType,
-        /// The precision asked for.
-        math: BlasMath,
-    },
-    /// `launch_graph`.
-    LaunchGraph {
-        /// The stream.
-        stream: StreamHandle,
-        /// How many operations the graph holds.
-        nodes: usize,
-    },
-}
-
-impl FakeOp {
-    /// The stream the operation was enqueued on.
-    pub fn stream(&self) -> StreamHandle {
-        match self {
-            FakeOp::Alloc { stream, .. }
-            | FakeOp::Free { stream, .. }
-            | FakeOp::Record { stream, .. }
-            | FakeOp::Wait { stream, .. }
-            | FakeOp::Copy { stream, .. }
-            | FakeOp::Launch { stream, .. }
-            | FakeOp::Fft { stream, .. }
-            | FakeOp::Gemm { stream, .. }
-            | FakeOp::LaunchGraph { stream, .. } => *stream,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StreamLife {
@@ -187,14 +81,29 @@ pub(super) struct FakeBlas {
     pub device: DeviceId,
     /// Products run with it.
     pub uses: usize,
+    /// Device memory it holds (its workspace), counted in the device's use.
+    pub bytes: usize,
 }
 
 #[derive(Debug)]
 pub(super) struct FakeAlloc {
     pub device: DeviceId,
     pub data: Vec<u8>,
-    /// Allocated inside a graph capture (freed by the graph itself).
+    /// Allocated inside a graph capture: a graph allocation. Work outside the graph may touch
+    /// it only once `graph_ran` (as on a device, where its memory exists only from the
+    /// graph's launch until it is freed).
     pub in_graph: bool,
+    /// Its graph has run and did not free it: it is live outside the graph until freed.
+    pub graph_ran: bool,
+}
+
+/// An instantiated graph.
+#[derive(Debug)]
+pub(super) struct FakeExec {
+    pub ops: Vec<FakeOp>,
+    /// The allocations its last launch made and left unfreed (it may not be launched again
+    /// while one of them is still allocated).
+    pub left_unfreed: Vec<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -214,7 +123,7 @@ pub(super) struct State {
     pub modules: HashMap<u64, String>,
     pub functions: HashMap<u64, String>,
     pub graphs: HashMap<u64, Vec<FakeOp>>,
-    pub execs: HashMap<u64, Vec<FakeOp>>,
+    pub execs: HashMap<u64, FakeExec>,
     pub log: Vec<FakeOp>,
     pub keep_log: bool,
     pub bound: HashMap<std::thread::ThreadId, DeviceId>,
@@ -222,6 +131,8 @@ pub(super) struct State {
     pub blas: HashMap<u64, FakeBlas>,
     pub blas_created: usize,
     pub blas_destroyed: usize,
+    /// Device memory each new BLAS handle holds (0 unless a test sets it).
+    pub blas_workspace_bytes: usize,
     /// Page-locked host memory and the copies using it that have not completed.
     pub pinned: PinnedMemory,
 }

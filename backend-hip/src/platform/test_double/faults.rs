@@ -1,0 +1,104 @@
+//! The faults tests inject into the test double (slow or failing stream creation, streams
+//! in an error state or destroyed behind the pool's back, out-of-memory, failing event
+//! records, slow or gated compilation) and the work they hold and release by hand.
+
+use super::*;
+
+#[derive(Debug, Default)]
+pub(super) struct Faults {
+    pub create_delay: Duration,
+    pub fail_creations: u32,
+    pub fail_allocs: u32,
+    pub fail_pinned_allocs: u32,
+    pub fail_event_records: u32,
+    pub compile_delay: Duration,
+}
+
+impl FakePlatform {
+    /// Every stream creation sleeps this long first (outside any lock of the double).
+    pub fn set_stream_creation_delay(&self, delay: Duration) {
+        self.faults.lock().create_delay = delay;
+    }
+    /// The next `n` stream creations fail.
+    pub fn fail_next_stream_creations(&self, n: u32) {
+        self.faults.lock().fail_creations = n;
+    }
+    /// The next `n` allocations fail with out-of-memory.
+    pub fn fail_next_allocs(&self, n: u32) {
+        self.faults.lock().fail_allocs = n;
+    }
+    /// The next `n` event records fail (an API error, nothing recorded), as a driver out of
+    /// resources would.
+    pub fn fail_next_event_records(&self, n: u32) {
+        self.faults.lock().fail_event_records = n;
+    }
+    /// Whether an injected event-record failure is due (and count it).
+    pub(super) fn event_record_fails(&self) -> bool {
+        let mut f = self.faults.lock();
+        let fail = f.fail_event_records > 0;
+        if fail {
+            f.fail_event_records -= 1;
+        }
+        fail
+    }
+    /// Every compilation sleeps this long first (outside any lock of the double).
+    pub fn set_compile_delay(&self, delay: Duration) {
+        self.faults.lock().compile_delay = delay;
+    }
+    /// Compilations wait (outside any lock of the double) until [`FakePlatform::open_compiles`]
+    /// (or the sync timeout, then they fail).
+    pub fn hold_compiles(&self) {
+        *self.gate.closed.lock() = true;
+    }
+    /// Let held compilations (and later ones) run.
+    pub fn open_compiles(&self) {
+        *self.gate.closed.lock() = false;
+        self.gate.opened.notify_all();
+    }
+    /// Compilations running now (inside a delay or held at the gate).
+    pub fn compiles_in_progress(&self) -> usize {
+        self.compiling.load(Ordering::SeqCst)
+    }
+    /// Put a stream into an error state (as after a failed kernel).
+    pub fn set_stream_error(&self, stream: StreamHandle, code: i32) {
+        if let Some(s) = self.state.lock().stream_mut(stream) {
+            s.life = StreamLife::Errored(code);
+        }
+    }
+    /// Destroy a stream behind the pool's back (as a user calling the driver on a raw
+    /// handle would): it stops existing, queries report an invalid handle, its handle value
+    /// may be reused by the next stream created, and its queued work still completes.
+    pub fn destroy_behind_back(&self, stream: StreamHandle) {
+        self.state.lock().retire_stream(stream);
+    }
+    /// Queue work on `stream` that completes as `completion` says. Returns its id.
+    pub fn hold(&self, stream: StreamHandle, completion: Completion) -> u64 {
+        let mut st = self.state.lock();
+        let Some(uid) = st.handles.get(&stream.0).copied() else {
+            return 0;
+        };
+        st.push_work(uid, completion, Vec::new()).unwrap_or(0)
+    }
+    /// Complete held work.
+    pub fn complete(&self, work: u64) {
+        if let Some(w) = self.state.lock().work.get_mut(&work) {
+            w.released = true;
+        }
+        self.changed.notify_all();
+    }
+    /// Complete all held work.
+    pub fn complete_all(&self) {
+        for w in self.state.lock().work.values_mut() {
+            w.released = true;
+        }
+        self.changed.notify_all();
+    }
+    /// Whether held work has completed (work the double no longer knows has).
+    pub fn is_done(&self, work: u64) -> bool {
+        let mut st = self.state.lock();
+        match st.work.get(&work).map(|w| w.stream) {
+            Some(uid) => st.is_done((uid, work)),
+            None => true,
+        }
+    }
+}
