@@ -2,7 +2,7 @@
 """Combines several runs of `cpu_vs_ndarray` (one stdout file per run and size) into the
 tables of docs/results/: per row the median of the runs' criterion medians (min–max), the
 same for the group's parallel ndarray row, the ratio of the two in each run (same run, same
-minutes), their median, and whether the speed meets issue 9's target (>= 0.8x ndarray).
+minutes), their median, and whether the speed meets the target of >= 0.8x ndarray.
 
     B=target/release/deps/cpu_vs_ndarray-<hash>      # from `cargo bench --bench cpu_vs_ndarray --no-run`
     for i in 1 2 3; do for s in 1M 64M; do

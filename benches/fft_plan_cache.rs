@@ -1,4 +1,4 @@
-//! The FFT plan cache under the two workloads of its origin (the second seed's review), on a
+//! The FFT plan cache under the two workloads it was designed for (many plan shapes, many threads), on a
 //! HIP device:
 //!
 //! 1. **distinct-length churn**: 1-D c32 FFTs of 6,000 distinct lengths 16, 18, 20, ...; every

@@ -392,7 +392,7 @@ fn host_figures(hip: &HipBackend) {
 
     // Taking a pooled stream is measured by `benches/hip_stream_take.rs` (a finished
     // thread's ready stream, taken by a new thread): the pool's take/release are internal
-    // since issue 7 (no caller may hand one stream to two live threads).
+    // (no caller may hand one stream to two live threads).
     let s = hip.kernels().cache_stats();
     println!(
         "kernels: compiled {}, from disk {}, loaded {}",

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# compute-sanitizer over the HIP backend (issue 7): memcheck over every HIP test binary and
+# compute-sanitizer over the HIP backend: memcheck over every HIP test binary and
 # the stress program, racecheck and synccheck over a subset (the cross-thread ordering tests
 # and a short stress run: the kernels with shared memory — reduce, scan, sort, matmul — and
 # every operation's kernel run there). Prints each run's "ERROR SUMMARY" line, and exits
 # non-zero if a run has errors or did not print one (the tool did not run).
 #
-# Run on the GPU machine, from the checkout, after `../shared/tools/gpu-pack`:
+# Run on the GPU machine, from the checkout, after packing the test binaries into .gpu/ (see docs/results/ for the pack commands):
 #   bash benches/hip_sanitizer.sh            # logs under ${OUT:-/tmp}/sanitizer/
 #
 # Out-of-memory tests: they ask the driver for more memory than the device has, on purpose;

@@ -261,7 +261,11 @@ fn every_operation_on_an_empty_view_of_a_freed_buffer_returns_freed() {
         fails(a.cast::<f64>(), ErrorKind::Freed, &msg);
         fails((a.ex() * 2.0).eval::<f32>(), ErrorKind::Freed, &msg);
         fails(a.fftshift(None), ErrorKind::Freed, &msg);
-        fails(a.rfft(Some(4), a.ndim() - 1, FftNorm::Backward), ErrorKind::Freed, &msg);
+        fails(
+            a.rfft(Some(4), a.ndim() - 1, FftNorm::Backward),
+            ErrorKind::Freed,
+            &msg,
+        );
         let mut shared = a.share();
         fails(shared.fill(1.0), ErrorKind::Freed, &msg);
         let mut target = vec![2];
@@ -276,9 +280,17 @@ fn every_operation_on_an_empty_view_of_a_freed_buffer_returns_freed() {
     fails(iota(&b, &[3, 0]).matmul(&empty), ErrorKind::Freed, &msg);
     let mut live = iota(&b, &[0, 6]);
     fails(live.assign(&empty), ErrorKind::Freed, &msg);
-    fails((live.ex() + empty.ex()).eval::<f32>(), ErrorKind::Freed, &msg);
+    fails(
+        (live.ex() + empty.ex()).eval::<f32>(),
+        ErrorKind::Freed,
+        &msg,
+    );
     let mut dead = empty.share();
-    fails((live.ex() + 1.0).eval_into(&mut dead), ErrorKind::Freed, &msg);
+    fails(
+        (live.ex() + 1.0).eval_into(&mut dead),
+        ErrorKind::Freed,
+        &msg,
+    );
 }
 
 #[test]

@@ -172,11 +172,31 @@ type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
 const CHECKS: [Check; 6] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
-    ("elementwise_ops_agree_with_numpy", "elementwise", elementwise::build),
-    ("casts_between_all_types_agree_with_numpy", "casts", elementwise::build_casts),
-    ("reductions_agree_with_numpy", "reductions", reductions::build),
-    ("scans_sorts_finds_agree_with_numpy", "axis_ops", axis_ops::build),
-    ("matmul_arange_random_agree_with_numpy", "matmul_arange_random", matmul_arange_random::build),
+    (
+        "elementwise_ops_agree_with_numpy",
+        "elementwise",
+        elementwise::build,
+    ),
+    (
+        "casts_between_all_types_agree_with_numpy",
+        "casts",
+        elementwise::build_casts,
+    ),
+    (
+        "reductions_agree_with_numpy",
+        "reductions",
+        reductions::build,
+    ),
+    (
+        "scans_sorts_finds_agree_with_numpy",
+        "axis_ops",
+        axis_ops::build,
+    ),
+    (
+        "matmul_arange_random_agree_with_numpy",
+        "matmul_arange_random",
+        matmul_arange_random::build,
+    ),
 ];
 
 /// Runs the checks as tests; without NumPy they are ignored (with the reason printed), or

@@ -269,7 +269,10 @@ fn a_backend_error_from_main_prints_readably() {
     println!("{debug}");
     assert!(debug.starts_with("Backend: "), "{debug}");
     assert!(debug.contains("install one"), "{debug}");
-    assert!(debug.contains("unset it to choose automatically"), "{debug}");
+    assert!(
+        debug.contains("unset it to choose automatically"),
+        "{debug}"
+    );
     assert!(
         !debug.contains("detail") && !debug.contains("{ ") && !debug.contains("tried /opt"),
         "a structural dump: {debug}"

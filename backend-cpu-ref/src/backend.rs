@@ -161,7 +161,9 @@ impl Backend for CpuBackend {
         bytes: usize,
     ) -> Result<()> {
         let acc = Accesses::default().read(src).write(dst);
-        self.run(acc, Here::Pool, || src.copy_to(src_off, dst, dst_off, bytes))
+        self.run(acc, Here::Pool, || {
+            src.copy_to(src_off, dst, dst_off, bytes)
+        })
     }
 
     fn synchronize(&self) -> Result<()> {

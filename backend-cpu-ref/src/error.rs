@@ -25,8 +25,9 @@ impl From<CpuError> for gpuarrays_core::Error {
         match e {
             CpuError::OutOfMemory { bytes } => gpuarrays_core::Error::OutOfMemory {
                 device: "cpu".into(),
-                requested: bytes,
-                free: 0,
+                requested: Some(bytes),
+                // The host allocator refuses without saying what it has.
+                free: None,
                 hint: Some("the host allocator refused; free arrays or use smaller ones".into()),
             },
             other => gpuarrays_core::Error::backend("cpu", other),

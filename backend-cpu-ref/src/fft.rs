@@ -158,11 +158,13 @@ fn run_typed<T: Precision>(
     let dir = a.direction;
     let results: Vec<Complex<T>> = match a.kind {
         FftKind::C2C | FftKind::R2C => {
-            data.par_chunks_mut(block).with_min_len(crate::parallel::min_len()).for_each(|x| {
-                for axis in 0..rank {
-                    along_axis(plans, x, lengths, axis, dir);
-                }
-            });
+            data.par_chunks_mut(block)
+                .with_min_len(crate::parallel::min_len())
+                .for_each(|x| {
+                    for axis in 0..rank {
+                        along_axis(plans, x, lengths, axis, dir);
+                    }
+                });
             if a.kind == FftKind::C2C {
                 data
             } else {

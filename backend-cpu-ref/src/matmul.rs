@@ -25,16 +25,16 @@ fn matmul<T: Arith>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
         .enumerate()
         .with_min_len(crate::parallel::min_len())
         .for_each(|(r, row)| {
-        let (b, i) = (r / m, r % m);
-        let ar = &lhs[b * a.a_batch_stride + i * k..][..k];
-        let bm = &rhs[b * a.b_batch_stride..];
-        row.fill(T::ZERO);
-        for (kk, &x) in ar.iter().enumerate() {
-            for (o, &y) in row.iter_mut().zip(&bm[kk * n..(kk + 1) * n]) {
-                *o = o.add(x.mul(y));
+            let (b, i) = (r / m, r % m);
+            let ar = &lhs[b * a.a_batch_stride + i * k..][..k];
+            let bm = &rhs[b * a.b_batch_stride..];
+            row.fill(T::ZERO);
+            for (kk, &x) in ar.iter().enumerate() {
+                for (o, &y) in row.iter_mut().zip(&bm[kk * n..(kk + 1) * n]) {
+                    *o = o.add(x.mul(y));
+                }
             }
-        }
-    });
+        });
     Ok(())
 }
 

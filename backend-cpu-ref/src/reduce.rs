@@ -264,16 +264,28 @@ fn sum<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 fn prod<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| x, |p, q| p.mul(q), |p| p)
 }
-fn min<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+fn min<T: Ordered>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| load(x), |p, q| p.min_(q), |p| p)
 }
-fn max<T: Ordered>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+fn max<T: Ordered>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| load(x), |p, q| p.max_(q), |p| p)
 }
-fn any<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+fn any<T: Bits>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| load(x), |p, q| p.or(q), |p| p)
 }
-fn all<T: Bits>(a: &ReduceArgs<'_, CpuBuffer>, load: impl Fn(T) -> T + Sync) -> Result<(), CpuError> {
+fn all<T: Bits>(
+    a: &ReduceArgs<'_, CpuBuffer>,
+    load: impl Fn(T) -> T + Sync,
+) -> Result<(), CpuError> {
     fold::<T, T, T>(a, |x, _| load(x), |p, q| p.and(q), |p| p)
 }
 
@@ -307,13 +319,23 @@ fn argmin<T: Ordered>(
     a: &ReduceArgs<'_, CpuBuffer>,
     load: impl Fn(T) -> T + Sync,
 ) -> Result<(), CpuError> {
-    fold::<T, (T, i64), i64>(a, |x, k| (load(x), k as i64), |p, q| better(p, q, true), |p| p.1)
+    fold::<T, (T, i64), i64>(
+        a,
+        |x, k| (load(x), k as i64),
+        |p, q| better(p, q, true),
+        |p| p.1,
+    )
 }
 fn argmax<T: Ordered>(
     a: &ReduceArgs<'_, CpuBuffer>,
     load: impl Fn(T) -> T + Sync,
 ) -> Result<(), CpuError> {
-    fold::<T, (T, i64), i64>(a, |x, k| (load(x), k as i64), |p, q| better(p, q, false), |p| p.1)
+    fold::<T, (T, i64), i64>(
+        a,
+        |x, k| (load(x), k as i64),
+        |p, q| better(p, q, false),
+        |p| p.1,
+    )
 }
 
 /// Runs a reduction.

@@ -74,27 +74,27 @@ fn scan_columns<T: Arith>(
         .into_par_iter()
         .with_min_len(crate::parallel::min_len())
         .for_each(|t| {
-        let c0 = (t % strips) * width;
-        let w = width.min(inner - c0);
-        let base = (t / strips) * len * inner + c0;
-        for k in 0..len {
-            let row = base + k * inner;
-            let src = &x[row..row + w];
-            // SAFETY: `ptr` bounds-checked the whole output; elements `row..row + w` are
-            // columns of this task's strip, which no other task reads or writes.
-            let dst = unsafe { std::slice::from_raw_parts_mut(out.at(row), w) };
-            if k == 0 {
-                dst.copy_from_slice(src);
-            } else {
-                // SAFETY: the same columns one row up, written by this task in the previous
-                // step; they do not overlap `dst`.
-                let prev = unsafe { std::slice::from_raw_parts(out.at(row - inner), w) };
-                for ((o, &p), &v) in dst.iter_mut().zip(prev).zip(src) {
-                    *o = combine(p, v);
+            let c0 = (t % strips) * width;
+            let w = width.min(inner - c0);
+            let base = (t / strips) * len * inner + c0;
+            for k in 0..len {
+                let row = base + k * inner;
+                let src = &x[row..row + w];
+                // SAFETY: `ptr` bounds-checked the whole output; elements `row..row + w` are
+                // columns of this task's strip, which no other task reads or writes.
+                let dst = unsafe { std::slice::from_raw_parts_mut(out.at(row), w) };
+                if k == 0 {
+                    dst.copy_from_slice(src);
+                } else {
+                    // SAFETY: the same columns one row up, written by this task in the previous
+                    // step; they do not overlap `dst`.
+                    let prev = unsafe { std::slice::from_raw_parts(out.at(row - inner), w) };
+                    for ((o, &p), &v) in dst.iter_mut().zip(prev).zip(src) {
+                        *o = combine(p, v);
+                    }
                 }
             }
-        }
-    });
+        });
     Ok(())
 }
 

@@ -158,7 +158,11 @@ fn calls_from_rayon_workers_are_ordered_and_do_not_deadlock() {
             mine.fill(t as i32).unwrap();
             assert_whole("from a worker", &other.to_vec().unwrap());
             let sum = other.cast::<i64>().unwrap().sum().unwrap();
-            assert_eq!(sum % (N / 4) as i64, 0, "a reduction from a worker saw two writes");
+            assert_eq!(
+                sum % (N / 4) as i64,
+                0,
+                "a reduction from a worker saw two writes"
+            );
         });
         // And the same from a pool of the backend's own.
         let own = CpuBackend::with_threads(2).unwrap();

@@ -132,5 +132,11 @@ fn the_device_name_gives_the_threads_the_pool_has() {
     assert!(!name.contains("(0 threads)"), "{name}");
     let want = format!("({} threads)", rayon::current_num_threads());
     assert!(name.contains(&want), "{name}, expected {want}");
-    assert!(CpuBackend::with_threads(3).unwrap().device().name.contains("(3 threads)"));
+    assert!(
+        CpuBackend::with_threads(3)
+            .unwrap()
+            .device()
+            .name
+            .contains("(3 threads)")
+    );
 }

@@ -1,9 +1,9 @@
-//! Pins the heap allocations of the small-op host path (issue 9): one `Expr::eval_into` of
+//! Pins the heap allocations of the small-op host path: one `Expr::eval_into` of
 //! `x * 1.5 + y` on 1024 f32, and one `Backend::elementwise` of the same program, on the
 //! platform test double, counted by a counting global allocator (this thread's calls only).
 //!
 //! Measured 2026-12-01 (docs/results/2026-12-01-host-path.md): 43 and 3 allocation calls
-//! per call before the work of issue 9; 1 and 0 after. The one left in the user API then was
+//! per call before the host path was reworked; 1 and 0 after. The one left in the user API then was
 //! the `Vec` of operands of `ElementwiseArgs`; since 2026-12-02 its allocation is kept per
 //! thread too (`eval_scratch.rs`), so both paths measure 0. Limits: half an allocation per
 //! call, so one new allocation per call fails, and a change that needs it must say so here.

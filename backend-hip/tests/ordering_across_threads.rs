@@ -153,7 +153,7 @@ fn last_record_before(log: &[FakeOp], at: usize, event: EventHandle) -> Option<S
     })
 }
 
-/// Finding 1: a reader held between ordering its operand and enqueueing its kernel (here a
+/// A reader held between ordering its operand and enqueueing its kernel (here a
 /// compilation held at the double's gate) must still be ordered before a write another
 /// thread makes meanwhile; and that writer is not blocked by the reader's compilation.
 #[test]
@@ -191,7 +191,7 @@ fn a_read_held_before_its_launch_stays_ordered_with_a_later_write() {
     assert_no_races(&f);
 }
 
-/// Finding 1, the other way round: a writer held before its launch, a reader meanwhile.
+/// The other way round: a writer held before its launch, a reader meanwhile.
 #[test]
 fn a_write_held_before_its_launch_stays_ordered_with_an_earlier_read() {
     let (_h, f, b) = fake_with(FakeConfig::default());
@@ -335,7 +335,7 @@ fn a_free_waits_for_every_reader() {
     assert_no_races(&f);
 }
 
-/// Finding 5: the stream of a buffer's last use went to another thread, whose work then
+/// The stream of a buffer's last use went to another thread, whose work then
 /// failed. The old record's work had completed (the pool hands out only streams whose work
 /// is done): the buffer stays usable.
 #[test]

@@ -56,6 +56,7 @@ impl std::fmt::Display for AdapterSummary {
 pub(crate) const BACKENDS: wgpu::Backends = wgpu::Backends::PRIMARY;
 
 pub(crate) fn instance() -> wgpu::Instance {
+    crate::quiet_wayland::quiet_headless_wayland();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = BACKENDS;
     wgpu::Instance::new(desc)

@@ -23,6 +23,7 @@ pub mod error;
 pub mod float_controls;
 pub(crate) mod kernels;
 pub mod pipeline;
+mod quiet_wayland;
 pub mod subnormals;
 pub(crate) mod timing;
 pub mod wgsl;

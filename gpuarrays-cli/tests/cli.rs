@@ -321,3 +321,26 @@ fn info_lists_backends_devices_and_capabilities() {
         assert!(stdout.contains(word), "info lacks {word}:\n{stdout}");
     }
 }
+
+/// On a machine without a Wayland session (no `XDG_RUNTIME_DIR`: CI, a service) looking for
+/// a GPU prints nothing of libwayland's own: Mesa's Vulkan device-select layer used to make it
+/// print "XDG_RUNTIME_DIR is invalid" twice on every run, even of a program that then runs
+/// on the CPU. (Where neither Mesa's layer nor libwayland is installed, nothing was printed
+/// before either.)
+#[test]
+fn looking_for_a_gpu_prints_nothing_of_the_display_stack() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuarrays"));
+    cmd.args(["info"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("GPUARRAYS_REQUIRE_GPU")
+        .env_remove("GPUARRAYS_BACKEND")
+        .env_remove("RUST_LOG");
+    let out = cmd.output().expect("the gpuarrays binary runs");
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        !stderr.contains("XDG_RUNTIME_DIR"),
+        "the display stack printed to stderr:\n{stderr}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `DataRef`: a reference-counted handle to one device buffer (second and third seeds).
+//! `DataRef`: a reference-counted handle to one device buffer (shared by arrays derived from one another).
 //!
 //! The buffer's destructor is registered once, when the `DataRef` is created, and runs
 //! exactly once: when the last handle goes, or earlier when some holder calls
@@ -7,7 +7,7 @@
 //! own reference. After a forced release every holder sees [`Error::Freed`] on access, never
 //! a dangling buffer.
 //!
-//! # The release rule (issue 7, finding 2)
+//! # The release rule
 //!
 //! The buffer and its destructor live together in **one** slot, `Option<Live>`, behind one
 //! reader-writer lock. Releasing is one `take()` of that slot under the write lock: exactly

@@ -160,11 +160,18 @@ pub enum Error {
     InvalidArgument { op: String, reason: String },
 
     /// Device memory ran out, after cached memory was released and the allocation retried.
-    #[error("out of device memory on {device}: requested {requested} bytes, {free} bytes free{}", hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default())]
+    /// `requested` is `None` where a library allocated for itself and did not say how much;
+    /// `free` is `None` where the device cannot tell (a host allocator's refusal).
+    #[error(
+        "out of device memory on {device}: {}, {}{}",
+        requested.map_or_else(|| "the size asked for is not known".into(), |r| format!("requested {r} bytes")),
+        free.map_or_else(|| "free memory not known".into(), |f| format!("{f} bytes free")),
+        hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
+    )]
     OutOfMemory {
         device: String,
-        requested: usize,
-        free: usize,
+        requested: Option<usize>,
+        free: Option<usize>,
         hint: Option<String>,
     },
 
@@ -420,8 +427,8 @@ mod tests {
             Error::invalid_arg("op", "reason"),
             Error::OutOfMemory {
                 device: "d".into(),
-                requested: 1,
-                free: 0,
+                requested: Some(1),
+                free: None,
                 hint: None,
             },
             Error::backend("test", std::io::Error::other("driver")),

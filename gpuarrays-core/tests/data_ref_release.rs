@@ -1,6 +1,6 @@
 //! `DataRef` releases its buffer exactly once, whoever races to release it.
 //!
-//! Issue 7, finding 2: two concurrent `free_all_shared` calls each took half of
+//! Two concurrent `free_all_shared` calls each took half of
 //! (buffer, destructor), so neither ran the destructor and the device buffer leaked.
 //! These tests start the racing releasers behind a `Barrier` so that they really meet,
 //! repeat the race many times, and count destructor runs; every run must be exactly one.
@@ -93,7 +93,11 @@ fn race(
 
 #[test]
 fn two_concurrent_free_all_shared_run_the_destructor_exactly_once() {
-    let wrong = race(ROUNDS, |a| a.free_all_shared().unwrap(), |b| b.free_all_shared().unwrap());
+    let wrong = race(
+        ROUNDS,
+        |a| a.free_all_shared().unwrap(),
+        |b| b.free_all_shared().unwrap(),
+    );
     assert!(
         wrong.is_empty(),
         "{} of {ROUNDS} rounds ran the destructor a wrong number of times (round, runs): {:?}",

@@ -189,9 +189,15 @@ fn reinterpret_bytes_as_bool() {
     assert_eq!(b.argmax().unwrap(), 1);
     assert!(!b.all().unwrap());
     let not: Array<bool, _> = (!b.ex()).eval().unwrap();
-    assert_eq!(not.reinterpret::<u8>().unwrap().to_vec().unwrap(), [1, 0, 0, 0, 1]);
+    assert_eq!(
+        not.reinterpret::<u8>().unwrap().to_vec().unwrap(),
+        [1, 0, 0, 0, 1]
+    );
     let same: Array<bool, _> = b.ex().eq(true).eval().unwrap();
-    assert_eq!(same.reinterpret::<u8>().unwrap().to_vec().unwrap(), [0, 1, 1, 1, 0]);
+    assert_eq!(
+        same.reinterpret::<u8>().unwrap().to_vec().unwrap(),
+        [0, 1, 1, 1, 0]
+    );
 }
 
 #[test]

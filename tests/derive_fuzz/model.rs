@@ -4,7 +4,7 @@
 //! row-major order, plus its element type, dimensions and first byte. Every derive operation
 //! is computed from the documented rules by plain index arithmetic over that list, with
 //! 128-bit counts so that nothing here can overflow; none of gpuarrays' shape code is used.
-//! The rules modelled (from `docs/guide.md`, `DESIGN.md` and the error docs):
+//! The rules modelled (from `docs/guide.md`, `docs/architecture.md` and the error docs):
 //!
 //! - a shape is valid when the product of its non-zero dimensions fits in `usize`, and it has
 //!   at most [`MAX_DIMS`] dimensions (NumPy's rule: zero-size arrays may have huge other
@@ -15,7 +15,7 @@
 //!   starts;
 //! - `reshape(dims)`: at most one `-1`, no other negative value, the element count unchanged
 //!   (`-1` inferred when the other dimensions' product is non-zero and divides it);
-//! - `reinterpret(to)`: not to bool from another type; the first byte a multiple of the new
+//! - `reinterpret(to)`: to any type (any byte is a bool: nonzero is true); the first byte a multiple of the new
 //!   element size; the last dimension's bytes a multiple of it (a 0-d array only between
 //!   types of one size); the result shape valid;
 //! - `slice(range)`: `view` of the flattened array;
@@ -253,9 +253,6 @@ impl MArr {
 
     pub fn reinterpret(&self, to: DType) -> Result<MArr, Expect> {
         let (from_size, to_size) = (size_of(self.dtype), size_of(to));
-        if to == DType::Bool && self.dtype != DType::Bool {
-            return Err(Expect::Reinterpret);
-        }
         if self.start % to_size != 0 {
             return Err(Expect::Reinterpret);
         }

@@ -169,7 +169,13 @@ mod tests {
     fn polling_takes_all_locks_or_none() {
         let (a, b) = (CpuBuffer::new(8).unwrap(), CpuBuffer::new(8).unwrap());
         let hold_b = Accesses::default().write(&b).acquire_blocking();
-        assert!(Accesses::default().read(&a).write(&b).try_acquire().is_none());
+        assert!(
+            Accesses::default()
+                .read(&a)
+                .write(&b)
+                .try_acquire()
+                .is_none()
+        );
         // `a` was not left locked by the failed try.
         assert!(Accesses::default().write(&a).try_acquire().is_some());
         drop(hold_b);

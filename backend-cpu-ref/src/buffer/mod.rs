@@ -15,8 +15,8 @@ use crate::error::CpuError;
 
 mod access;
 mod storage;
-pub(crate) use access::Accesses;
 use access::AccessLock;
+pub(crate) use access::Accesses;
 pub(crate) use storage::{Stored, distinct};
 
 /// Alignment of a buffer's base.

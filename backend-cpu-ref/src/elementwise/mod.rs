@@ -165,12 +165,12 @@ pub(crate) fn run_with(
             .into_par_iter()
             .with_min_len(crate::parallel::min_len())
             .try_for_each_init(
-            || scratch(&plan),
-            |cols, t| {
-                let begin = t * TASK;
-                run_task(&plan, (begin, (begin + TASK).min(n)), cols)
-            },
-        )?;
+                || scratch(&plan),
+                |cols, t| {
+                    let begin = t * TASK;
+                    run_task(&plan, (begin, (begin + TASK).min(n)), cols)
+                },
+            )?;
     }
     // SAFETY: every task succeeded, and together they wrote outputs `0..n` of a linear
     // layout from offset 0 that spans the whole buffer (`operands::output`).

@@ -63,8 +63,8 @@ fn out_of_memory(
 ) -> Error {
     Error::OutOfMemory {
         device,
-        requested,
-        free,
+        requested: Some(requested),
+        free: Some(free),
         hint: Some(format!(
             "{total} bytes in total; {released} cached bytes were released and the \
              allocation retried; free arrays you no longer need or use smaller batches"
@@ -73,7 +73,7 @@ fn out_of_memory(
 }
 
 /// A library object (BLAS handle, FFT plan) that found no device memory. The libraries do
-/// not say how much they wanted: `requested` is 0 and the hint names what was created.
+/// not say how much they wanted: `requested` is `None` and the hint names what was created.
 fn library_out_of_memory(
     device: String,
     what: &str,
@@ -83,8 +83,8 @@ fn library_out_of_memory(
 ) -> Error {
     Error::OutOfMemory {
         device,
-        requested: 0,
-        free,
+        requested: None,
+        free: Some(free),
         hint: Some(format!(
             "creating {what} (the library does not report how much memory it needs) failed; \
              {total} bytes in total; {released} bytes of idle resources and cached memory \
@@ -129,7 +129,7 @@ mod tests {
                 free,
                 hint,
             } => {
-                assert_eq!((requested, free), (100, 7));
+                assert_eq!((requested, free), (Some(100), Some(7)));
                 assert_eq!(device, dev().to_string());
                 let hint = hint.unwrap_or_default();
                 assert!(hint.contains("50 bytes in total"), "{hint}");
@@ -152,8 +152,13 @@ mod tests {
         };
         assert!(e.is_out_of_memory());
         match to_core(&dev(), e) {
-            Error::OutOfMemory { free, hint, .. } => {
-                assert_eq!(free, 5);
+            Error::OutOfMemory {
+                requested,
+                free,
+                hint,
+                ..
+            } => {
+                assert_eq!((requested, free), (None, Some(5)));
                 let hint = hint.unwrap_or_default();
                 assert!(
                     hint.contains("a BLAS handle") && hint.contains("9 bytes"),
@@ -173,7 +178,7 @@ mod tests {
                 free,
                 ..
             } => {
-                assert_eq!((requested, free), (100, 7));
+                assert_eq!((requested, free), (Some(100), Some(7)));
                 assert_eq!(device, "hip:3");
             }
             other => panic!("expected OutOfMemory, got {other}"),

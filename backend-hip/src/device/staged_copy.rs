@@ -4,7 +4,7 @@
 //! **Why a pipeline of our own.** A copy from or to an ordinary `Vec` is staged by the driver
 //! through its own pinned buffers with one CPU thread; on the H200 machine 1 GiB took
 //! 62–134 ms device→host (8–17 GB/s) and 121–200 ms host→device (5–9 GB/s) that way over
-//! session 6's calls, in PyTorch, CuPy and here alike, against 53–55 GB/s between the device
+//! the calls of 2026-12-02, in PyTorch, CuPy and here alike, against 53–55 GB/s between the device
 //! and pinned memory. The pipeline splits the copy into chunks of a pinned [`StagingSet`]:
 //! while the DMA engine moves chunk *i + 1* (and up to `slots − 1` more), several threads
 //! ([`CopyWorkers`]) copy chunk *i* between its pinned slot and the user's memory. The

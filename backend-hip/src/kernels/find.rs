@@ -8,7 +8,7 @@
 //! and then writes them with consecutive threads, so every warp store is 256 contiguous
 //! bytes. Written directly by the threads that own them, a warp's 32 stores went to 32
 //! different places; with half the mask true that is 1 GiB of scattered 8-byte stores at
-//! 1 GiB of mask, which held findall at 0.44× PyTorch on the H200 (2026-12-01, session 2).
+//! 1 GiB of mask, which held findall at 0.44× PyTorch on the H200 (2026-12-01).
 //!
 //! Each thread owns 16 consecutive mask bytes of its tile. With the mask 16-byte aligned
 //! (default; `GPUARRAYS_FIND=bytes` forces the byte kernels), `ga_find_count_vec` and

@@ -1,4 +1,4 @@
-//! loom models of the stream pool and of the ordering protocol (issue 7): every interleaving
+//! loom models of the stream pool and of the ordering protocol: every interleaving
 //! of two or three threads (up to a preemption bound) at the operations on the crate's own
 //! locks and atomics (`crate::sync`), against [`model_platform::ModelPlatform`], whose race
 //! detector checks the device side.

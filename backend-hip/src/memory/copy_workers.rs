@@ -31,7 +31,7 @@ const PIECE_ALIGN: usize = 4096;
 /// How long an idle worker, or a caller waiting for its pieces, spins before it sleeps.
 /// A staged copy hands out pieces every chunk (every 150–600 µs), and waking a sleeping
 /// thread cost about 80–150 µs per chunk on the H200 machine (1 GiB in 8 MiB chunks: 36 ms
-/// against 21 ms in 32 MiB chunks, session 6 call A), so the threads stay awake across the
+/// against 21 ms in 32 MiB chunks, 2026-12-02), so the threads stay awake across the
 /// gaps of one copy and sleep between copies.
 const SPIN: Duration = Duration::from_micros(300);
 

@@ -1,5 +1,5 @@
 //! Streams: per-thread streams from a pool per device × priority, recycled when their thread
-//! ends (the stream-recycling design: DESIGN.md, "Stream pool").
+//! ends (the stream-recycling design: docs/architecture.md).
 //!
 //! A Rust thread plays the role of a Julia task: its default stream for a device is taken
 //! lazily from the pool at first use and returned when the thread exits. Long-lived workers

@@ -26,7 +26,7 @@ fn per_device_pools_on_two_devices() {
     });
 }
 
-/// Finding 3: `synchronize` waits for all work the thread enqueued: on its streams of every
+/// `synchronize` waits for all work the thread enqueued: on its streams of every
 /// priority (also one whose `with_priority` scope has ended) and on explicit streams it used
 /// through `with_stream`, not only on its current stream.
 #[test]

@@ -32,7 +32,7 @@
 //! **Budgets across keys, not only per key.** A cache that bounds only the idle handles
 //! *per key* is unbounded in the number of keys. A program that plans FFTs for thousands
 //! of distinct sizes keeps one idle plan per size forever, which looks exactly like a
-//! device-memory leak (the second seed's report: free memory falling plan after plan).
+//! device-memory leak (free device memory falling plan after plan).
 //! So there are three budgets on idle handles ([`Limits`]): per key (`max_entries`), over
 //! all keys (`max_idle`) and in bytes over all keys (`max_idle_bytes`; counts are a weak
 //! proxy when plan sizes range from a few MB to hundreds). Checked-out handles are never

@@ -486,7 +486,10 @@ mod tests {
         let y: Expr<crate::test_backend::NoDevice> = 1.0 - x;
         let t = y.tree.as_ref().expect("well-formed");
         assert_eq!(t.nodes.len(), before + 2);
-        assert!(matches!(t.nodes[0], ExprNode::Index(_)), "the first node stays first");
+        assert!(
+            matches!(t.nodes[0], ExprNode::Index(_)),
+            "the first node stays first"
+        );
         assert!(matches!(t.nodes[before], ExprNode::Scalar(Scalar::F64(v)) if v == 1.0));
         assert!(matches!(
             t.nodes[before + 1],

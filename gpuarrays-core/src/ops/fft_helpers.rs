@@ -87,8 +87,9 @@ fn frequencies<T: Element, B: Backend>(
         for start in (0..bins.len).step_by(PIECE) {
             piece.clear();
             for i in start..(start + PIECE).min(bins.len) {
-                let v = T::from_scalar(Scalar::F64(bins.frequency(i)).cast(T::DTYPE))
-                    .ok_or_else(|| Error::invalid_dtype(op, T::DTYPE, "frequencies are f32 or f64"))?;
+                let v = T::from_scalar(Scalar::F64(bins.frequency(i)).cast(T::DTYPE)).ok_or_else(
+                    || Error::invalid_dtype(op, T::DTYPE, "frequencies are f32 or f64"),
+                )?;
                 piece.push(v);
             }
             backend.write(&buf, start * size, element::as_bytes(&piece))?;
@@ -196,6 +197,9 @@ mod tests {
         let b = Bins::new("t", usize::MAX, 1.0, false).unwrap();
         assert_eq!(b.len, usize::MAX);
         assert!(b.frequency(usize::MAX - 1) < 0.0);
-        assert_eq!(Bins::new("t", usize::MAX, 1.0, true).unwrap().len, usize::MAX / 2 + 1);
+        assert_eq!(
+            Bins::new("t", usize::MAX, 1.0, true).unwrap().len,
+            usize::MAX / 2 + 1
+        );
     }
 }

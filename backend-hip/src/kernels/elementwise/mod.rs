@@ -5,7 +5,7 @@
 //! The kernel steps over vectors of `vec` elements (16-byte loads of the widest contiguous
 //! operand), launched with enough blocks to cover the array in one step: on the H200 one
 //! `float4` per thread reached 4331 GB/s on an f32 axpy, against 4080–4137 GB/s for a
-//! grid-stride loop over 132×k blocks (DESIGN.md, measured facts). Since that is always
+//! grid-stride loop over 132×k blocks (docs/architecture.md, measured facts). Since that is always
 //! possible below the grid limit, the kernel is then written without a loop
 //! ([`layout::plan_steps`]); programs that draw random numbers take two vectors per thread,
 //! 256 apart. On the H200 (2^28 f32 outputs, `benches/h200/ew_variants.py`, bit-identical

@@ -16,7 +16,7 @@
 //! side is short (8 to 31), the tile takes that side rounded up to a power of two and is
 //! longer along the other (8 × 128, 16 × 64), so every thread still moves an element: the
 //! suite's `permutedims/4d` row (output `[40, 25, 64, 8]`, `L` of 8) used a quarter of each
-//! 32 × 32 tile and ran at 324 GB/s where the 3-D row ran at 722 GB/s (session 6).
+//! 32 × 32 tile and ran at 324 GB/s where the 3-D row ran at 722 GB/s (H200, 2026-12-02).
 //!
 //! Kernel parameters: input pointer, its strides (`GaDims`, one per output axis), output
 //! pointer, the shape (`GaDims`), `a`, log2 of the tile's side along `L`, tiles along `L`,

@@ -24,7 +24,7 @@ use crate::kernels::cpp::combine::{Combiner, LIBRARY};
 use crate::kernels::cpp::element_types::{cty, load, mty};
 
 /// Threads per block of `ga_rows_block`: 132×8 blocks of 512 with float4 loads reached
-/// 4320 GB/s for a 1 GiB f32 sum on the H200 (DESIGN.md, measured facts).
+/// 4320 GB/s for a 1 GiB f32 sum on the H200 (docs/architecture.md, measured facts).
 pub const ROWS_BLOCK: u32 = 512;
 /// Threads per block of the other reduction kernels.
 pub const BLOCK: u32 = 256;

@@ -34,7 +34,7 @@ const THREAD_ROW_MAX: usize = 8;
 /// Rows shorter than this get one warp each.
 const WARP_ROW_MAX: usize = 1024;
 /// Blocks per multiprocessor a split reduction aims for. 132×8 was measured best for the
-/// f32 sum in the first kernel study; with the kernels of session 6, 16 beat 8 in three
+/// f32 sum in the first kernel study; with the kernels of 2026-12-02, 16 beat 8 in three
 /// alternated runs on the H200, on the full 1 GiB sums: f32 243.3–244.4 µs against
 /// 247.6–249.3 µs, Int64 249.2–250.6 against 253.8–256.3 µs (PyTorch's Int64 sum
 /// 250.8–251.5 µs), 4 / 6 / 12 in between (docs/results/2026-12-02-h200-session6.md). Only

@@ -1,4 +1,4 @@
-//! `fft/...`: the FFT shapes of issue 8's throughput targets (c32 1-D 2^24, 4096² 2-D, a
+//! `fft/...`: the FFT shapes of the throughput targets (c32 1-D 2^24, 4096² 2-D, a
 //! batch of 1024 rows of 4096 points, r2c 2^24, an awkward prime length, c64 2^24), each a
 //! new output array per call through the public API (what a user's call costs, plan-cache
 //! hit included), and `fft/.../cached-call`: the host cost of a whole small FFT call whose

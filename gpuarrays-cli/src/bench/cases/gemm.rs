@@ -1,4 +1,4 @@
-//! `gemm/...`: matrix products. The sizes of issue 9's targets (f32 4096², f64 2048²) and
+//! `gemm/...`: matrix products. The sizes of the targets (f32 4096², f64 2048²) and
 //! small ones, both complex types, a batched and a broadcast product, an integer product
 //! (the backend's own kernel: the vendor libraries have none), and on HIP the f32 product on
 //! the own kernel too, for comparison with the vendor BLAS.
