@@ -17,9 +17,12 @@
 //! compiling differently). 16,384 terms take at most about 18,400 iterations in either
 //! kernel, and a GPU runs the extra dispatches in microseconds.
 //!
-//! **Large operands.** When an operand exceeds one binding, each batch runs separately in
-//! blocks of rows (of `a` and the output) and ranges of `k` (rows of `b`), as above. A row of
-//! `b` (or of the output) larger than half a binding is a typed [`WgpuError::LimitExceeded`].
+//! **Large operands.** When an operand exceeds one binding, products that each fit one run
+//! in blocks of as many consecutive batches as fit (70,000 f32 (2, 3)·(3, 2) products with
+//! 16 KiB bindings: 106 dispatches, not 70,000); larger ones run one batch at a time in
+//! blocks of rows (of `a` and the output) and ranges of `k` (rows of `b`), as above. A row
+//! of `b` (or of the output) larger than half a binding is a typed
+//! [`WgpuError::LimitExceeded`].
 //!
 //! **Bounds.** Every element the arguments describe must lie inside the bytes its buffer was
 //! allocated with (a pooled buffer's capacity may hold another array's old data); anything
@@ -243,6 +246,17 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
                 };
                 dispatch_block(ctx, a, (ob, oo), blk, kernel, &mut spec)?;
             }
+        } else if let Some(bc) = batches_per_block(a, cap, osize) {
+            for b0 in (0..a.batch).step_by(bc) {
+                for k in k_ranges(a.k, MAX_K_PER_DISPATCH) {
+                    let blk = Block {
+                        b: (b0, (b0 + bc).min(a.batch)),
+                        m: (0, a.m),
+                        k,
+                    };
+                    dispatch_block(ctx, a, (ob, oo), blk, kernel, &mut spec)?;
+                }
+            }
         } else {
             let elems = cap / size;
             let most = (elems as usize).clamp(1, MAX_K_PER_DISPATCH);
@@ -280,6 +294,27 @@ pub fn run(ctx: &Context, a: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {
         ctx.release(t);
     }
     r
+}
+
+/// How many whole products (all rows, all of `k`) one block can take when the operands
+/// exceed a binding but each product fits: the most consecutive batches whose windows of
+/// `a`, `b` and the output (elements of `osize` bytes) each span at most `cap` bytes.
+/// `None` when one product alone does not fit (then blocks of rows and ranges of `k`).
+fn batches_per_block(a: &MatmulArgs<'_, WgpuBuffer>, cap: u64, osize: u64) -> Option<usize> {
+    let size = a.dtype.size() as u64;
+    // The most batches of `per` elements, `stride` apart, spanning `cap / unit` elements.
+    let most = |per: u64, stride: u64, unit: u64| -> Option<u64> {
+        let room = (cap / unit).checked_sub(per)?;
+        Some(room.checked_div(stride).map_or(u64::MAX, |r| r + 1))
+    };
+    let (m, n, k) = (a.m as u64, a.n as u64, a.k as u64);
+    let fit = [
+        most(m * k, a.a_batch_stride as u64, size)?,
+        most(k * n, a.b_batch_stride as u64, size)?,
+        most(m * n, m * n, osize)?,
+    ];
+    let bc = fit.into_iter().min()?.min(a.batch as u64);
+    Some(bc.max(1) as usize)
 }
 
 /// `0..k` in consecutive ranges of at most `step` (one empty range for `k = 0`: the
