@@ -57,6 +57,9 @@ pub(crate) struct Context {
     pub pipelines: PipelineCache,
     /// Whether the device has timestamp queries (TIMESTAMP_QUERY).
     pub timestamps: bool,
+    /// Whether the adapter is a CPU (lavapipe), whose device memory is host memory: where
+    /// the driver reports no free device memory, out-of-memory errors give the host's.
+    pub host_memory: bool,
     pub(crate) timing: Timing,
 }
 
@@ -91,6 +94,7 @@ impl Context {
             pool: buffer::new_pool(),
             pipelines: PipelineCache::new(spirv),
             timestamps,
+            host_memory: false,
             timing: Timing::default(),
         }
     }
@@ -180,7 +184,7 @@ impl Context {
             adapter: self.adapter_name.clone(),
             requested: bytes as u64,
             cause,
-            free: crate::memory_budget::free_device_memory(&self.device),
+            free: crate::memory_budget::free_memory(&self.device, self.host_memory),
         }
     }
 

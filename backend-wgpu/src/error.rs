@@ -70,8 +70,9 @@ pub enum WgpuError {
         requested: u64,
         /// Why.
         cause: OomCause,
-        /// Free device memory in bytes, where the driver reports it (Vulkan's
-        /// `VK_EXT_memory_budget`: budget less usage, over the device-local heaps).
+        /// Free memory in bytes, where known: Vulkan's `VK_EXT_memory_budget` (budget less
+        /// usage, over the device-local heaps), or for a CPU adapter the host's available
+        /// memory (see `memory_budget.rs`).
         free: Option<u64>,
     },
 
@@ -161,8 +162,8 @@ impl std::fmt::Display for OomCause {
 
 fn free_text(free: Option<u64>) -> String {
     match free {
-        Some(f) => format!("{f} bytes of device memory free"),
-        None => "the driver does not report free device memory".into(),
+        Some(f) => format!("{f} bytes free"),
+        None => "free memory unknown (the driver does not report it)".into(),
     }
 }
 
@@ -181,7 +182,7 @@ impl From<WgpuError> for gpuarrays_core::Error {
                 free: free.map_or(0, |f| usize::try_from(f).unwrap_or(usize::MAX)),
                 hint: Some(match free {
                     Some(_) => cause.to_string(),
-                    None => format!("{} (the driver reports no free-memory figure)", cause),
+                    None => format!("{cause} (free memory unknown: the driver does not report it)"),
                 }),
             },
             other => gpuarrays_core::Error::backend("wgpu", other),

@@ -1,13 +1,29 @@
-//! Free device memory, for out-of-memory errors: wgpu has no API for it, so it is read
-//! through wgpu's Vulkan handles from `VK_EXT_memory_budget` (which wgpu enables wherever
-//! the driver offers it: lavapipe and NVIDIA's driver do). Other backends and drivers
-//! without the extension report `None`.
+//! Free device memory, for out-of-memory errors. wgpu has no API for it, so it is read
+//! through wgpu's Vulkan handles from `VK_EXT_memory_budget`, which wgpu enables wherever
+//! the driver offers it (NVIDIA's driver does; lavapipe of Mesa 22.3 does not). A CPU
+//! adapter (lavapipe) allocates its device memory from the host, so without the extension
+//! its figure is the host's available memory (`MemAvailable` of `/proc/meminfo`). Other
+//! backends and drivers report `None`.
+
+/// Free memory for allocations on `device` in bytes, where known; `host_memory`: the
+/// adapter's device memory is host memory (a CPU adapter).
+pub(crate) fn free_memory(device: &wgpu::Device, host_memory: bool) -> Option<u64> {
+    free_device_memory(device).or_else(|| host_memory.then(available_host_memory).flatten())
+}
+
+/// The host's available memory (Linux: `MemAvailable` of `/proc/meminfo`), or `None`.
+fn available_host_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
 
 use ash::vk;
 
 /// Free memory of the device-local heaps in bytes (each heap's budget less its usage), or
 /// `None` where the driver does not report it.
-pub(crate) fn free_device_memory(device: &wgpu::Device) -> Option<u64> {
+fn free_device_memory(device: &wgpu::Device) -> Option<u64> {
     // SAFETY: the guard only borrows wgpu's device; nothing here destroys or mutates a
     // Vulkan object, the guard is dropped before this function returns, and `None` (not a
     // Vulkan device) is handled.
