@@ -177,7 +177,7 @@ impl WgpuBackend {
             limits.max_storage_buffer_binding_size =
                 limits.max_storage_buffer_binding_size.min(cap.max(4096));
         }
-        let ctx = Context::new(
+        let mut ctx = Context::new(
             device,
             queue,
             summary.name.clone(),
@@ -186,6 +186,7 @@ impl WgpuBackend {
             timestamps,
             spirv,
         );
+        ctx.host_memory = info.device_type == wgpu::DeviceType::Cpu;
         let flushes_subnormals = crate::subnormals::detect(
             &ctx,
             options.assume_ftz || crate::subnormals::assume_ftz_from_env(),

@@ -10,7 +10,11 @@
 //!
 //! **Errors.** wgpu reports validation errors, out-of-memory and device loss through an
 //! error callback (its default panics); this one records the message, and the next
-//! operation that waits for the device returns it as [`WgpuError::Device`].
+//! operation that waits for the device returns it as [`WgpuError::Device`]. Allocations
+//! are checked at once instead: a buffer larger than `max_buffer_size` is refused before
+//! wgpu sees it, and a driver's out-of-memory is caught in an error scope (the pool's idle
+//! buffers are released and the allocation retried once); both are
+//! [`WgpuError::OutOfMemory`], which becomes core's `Error::OutOfMemory`.
 
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -18,7 +22,7 @@ use std::sync::mpsc;
 use parking_lot::Mutex;
 
 use crate::buffer::{self, BufferPool, WgpuBuffer};
-use crate::error::{Result, WgpuError};
+use crate::error::{OomCause, Result, WgpuError};
 use crate::pipeline::PipelineCache;
 use crate::timing::Timing;
 
@@ -53,6 +57,9 @@ pub(crate) struct Context {
     pub pipelines: PipelineCache,
     /// Whether the device has timestamp queries (TIMESTAMP_QUERY).
     pub timestamps: bool,
+    /// Whether the adapter is a CPU (lavapipe), whose device memory is host memory: where
+    /// the driver reports no free device memory, out-of-memory errors give the host's.
+    pub host_memory: bool,
     pub(crate) timing: Timing,
 }
 
@@ -87,6 +94,7 @@ impl Context {
             pool: buffer::new_pool(),
             pipelines: PipelineCache::new(spirv),
             timestamps,
+            host_memory: false,
             timing: Timing::default(),
         }
     }
@@ -147,22 +155,22 @@ impl Context {
         self.take_error()
     }
 
-    /// A new storage buffer of at least `bytes` bytes (pooled).
+    /// A new storage buffer of at least `bytes` bytes (pooled). Any size may be asked: one
+    /// the device cannot hold, or memory it has not, is [`WgpuError::OutOfMemory`].
     pub fn alloc(&self, bytes: usize) -> Result<WgpuBuffer> {
-        let class = buffer::size_class(bytes as u64);
-        if class > self.limits.max_buffer_size {
-            return Err(WgpuError::LimitExceeded {
-                what: format!("an array of {bytes} bytes"),
-                requested: bytes as u64,
-                limit: self.limits.max_buffer_size,
-                limit_name: "max_buffer_size",
-                adapter: self.adapter_name.clone(),
-                hint: "split the data into smaller arrays",
-            });
-        }
-        let buffer = match self.pool.pop(&class) {
+        let size =
+            buffer::buffer_size(bytes as u64, self.limits.max_buffer_size).map_err(|smallest| {
+                self.out_of_memory(
+                    bytes,
+                    OomCause::BufferLimit {
+                        buffer: smallest,
+                        max: self.limits.max_buffer_size,
+                    },
+                )
+            })?;
+        let buffer = match self.pool.pop(&size) {
             Some((b, _)) => b,
-            None => self.create_storage(class)?,
+            None => self.create_storage(bytes, size)?,
         };
         Ok(WgpuBuffer {
             buffer,
@@ -171,7 +179,17 @@ impl Context {
         })
     }
 
-    fn create_storage(&self, size: u64) -> Result<wgpu::Buffer> {
+    fn out_of_memory(&self, bytes: usize, cause: OomCause) -> WgpuError {
+        WgpuError::OutOfMemory {
+            adapter: self.adapter_name.clone(),
+            requested: bytes as u64,
+            cause,
+            free: crate::memory_budget::free_memory(&self.device, self.host_memory),
+        }
+    }
+
+    /// A buffer of `size` bytes from the driver, for a request of `bytes`.
+    fn create_storage(&self, bytes: usize, size: u64) -> Result<wgpu::Buffer> {
         let attempt = || {
             let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let b = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -195,13 +213,14 @@ impl Context {
             freed = freed.bytes,
             "wgpu allocation failed; pool emptied, retrying"
         );
-        attempt().ok_or_else(|| WgpuError::LimitExceeded {
-            what: format!("allocating {size} bytes"),
-            requested: size,
-            limit: 0,
-            limit_name: "device memory (out of memory)",
-            adapter: self.adapter_name.clone(),
-            hint: "free arrays or use smaller ones",
+        attempt().ok_or_else(|| {
+            self.out_of_memory(
+                bytes,
+                OomCause::DeviceMemory {
+                    buffer: size,
+                    released: freed.bytes as u64,
+                },
+            )
         })
     }
 

@@ -20,6 +20,9 @@ use crate::wgsl::types::Class;
 struct Entry<'a> {
     buffer: &'a wgpu::Buffer,
     id: u64,
+    /// The bytes the buffer was allocated with, where known (not for raw staging buffers):
+    /// what the operands bound from it may reach.
+    len: Option<u64>,
     class: Class,
     access: Access,
     lo: u64,
@@ -49,7 +52,9 @@ impl<'a> BindingPlan<'a> {
         lo: u64,
         hi: u64,
     ) -> usize {
-        self.add_raw(&buffer.buffer, buffer.id, class, access, lo, hi)
+        let i = self.add_raw(&buffer.buffer, buffer.id, class, access, lo, hi);
+        self.entries[i].len = Some(buffer.bytes as u64);
+        i
     }
 
     /// As [`add`](Self::add) for a raw wgpu buffer with identity `id`. One buffer used as
@@ -89,6 +94,7 @@ impl<'a> BindingPlan<'a> {
         self.entries.push(Entry {
             buffer,
             id,
+            len: None,
             class,
             access,
             lo,
@@ -113,6 +119,7 @@ impl<'a> BindingPlan<'a> {
         self.entries.push(Entry {
             buffer: &buffer.buffer,
             id: buffer.id,
+            len: Some(buffer.bytes as u64),
             class,
             access: Access::ReadWrite,
             lo,
@@ -147,6 +154,14 @@ impl<'a> BindingPlan<'a> {
         self.entries
             .iter()
             .map(|e| {
+                // An operand past the bytes its buffer was allocated with would read (or
+                // write) what the pooled buffer's previous owner left there.
+                if let Some(len) = e.len.filter(|&len| e.hi > e.lo && e.hi > len.div_ceil(4) * 4) {
+                    return Err(crate::error::invalid(format!(
+                        "a kernel operand reaches bytes {}..{} of a buffer of {len} bytes",
+                        e.lo, e.hi
+                    )));
+                }
                 let start = e.lo / align * align;
                 let size = window_size(e, start);
                 if size > max {

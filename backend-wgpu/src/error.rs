@@ -1,5 +1,7 @@
 //! The crate's one error type. Every variant says what went wrong and what to do about it;
-//! [`WgpuError`] converts into core's [`gpuarrays_core::Error`] so backend methods can use `?`.
+//! [`WgpuError`] converts into core's [`gpuarrays_core::Error`] so backend methods can use `?`:
+//! [`WgpuError::OutOfMemory`] into `Error::OutOfMemory` (with its numbers), everything else
+//! into `Error::Backend`.
 
 /// Result alias used throughout `gpuarrays-wgpu`.
 pub type Result<T, E = WgpuError> = std::result::Result<T, E>;
@@ -57,6 +59,23 @@ pub enum WgpuError {
         hint: &'static str,
     },
 
+    /// An allocation the device cannot make: a buffer larger than one buffer may be, or
+    /// device memory exhausted (after the pool released its idle buffers and the allocation
+    /// was retried). Becomes core's `Error::OutOfMemory`.
+    #[error("allocating {requested} bytes on '{adapter}' failed: {cause}; {}", free_text(*free))]
+    OutOfMemory {
+        /// The adapter.
+        adapter: String,
+        /// The bytes asked for.
+        requested: u64,
+        /// Why.
+        cause: OomCause,
+        /// Free memory in bytes, where known: Vulkan's `VK_EXT_memory_budget` (budget less
+        /// usage, over the device-local heaps), or for a CPU adapter the host's available
+        /// memory (see `memory_budget.rs`).
+        free: Option<u64>,
+    },
+
     /// A generated shader failed to compile (a bug in this crate: every shader is validated
     /// by naga in the tests).
     #[error("the generated WGSL for {kernel} did not compile on '{adapter}': {reason}")]
@@ -94,9 +113,80 @@ pub enum WgpuError {
     InvalidArgument(String),
 }
 
+/// Why an allocation failed ([`WgpuError::OutOfMemory`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OomCause {
+    /// The smallest buffer that holds the request (`None`: more than `u64::MAX` bytes) is
+    /// larger than the device's `max_buffer_size`.
+    BufferLimit {
+        /// Bytes of the smallest buffer (the request rounded up to 256).
+        buffer: Option<u64>,
+        /// The device's `max_buffer_size`.
+        max: u64,
+    },
+    /// The driver refused a buffer of `buffer` bytes for lack of memory, also after
+    /// `released` bytes of idle pooled buffers were given back.
+    DeviceMemory {
+        /// Bytes of the buffer that was asked of the driver.
+        buffer: u64,
+        /// Bytes of idle pooled buffers released before the retry.
+        released: u64,
+    },
+}
+
+impl std::fmt::Display for OomCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OomCause::BufferLimit {
+                buffer: Some(b),
+                max,
+            } => write!(
+                f,
+                "it needs a buffer of {b} bytes and one buffer holds at most {max} bytes there \
+                 (max_buffer_size); split the data into smaller arrays"
+            ),
+            OomCause::BufferLimit { buffer: None, max } => write!(
+                f,
+                "it needs a buffer of more than 2^64 - 256 bytes and one buffer holds at most \
+                 {max} bytes there (max_buffer_size); split the data into smaller arrays"
+            ),
+            OomCause::DeviceMemory { buffer, released } => write!(
+                f,
+                "the driver is out of memory for a buffer of {buffer} bytes, also after \
+                 {released} bytes of idle pooled buffers were released; free arrays you no \
+                 longer need or use smaller ones"
+            ),
+        }
+    }
+}
+
+fn free_text(free: Option<u64>) -> String {
+    match free {
+        Some(f) => format!("{f} bytes free"),
+        None => "free memory unknown (the driver does not report it)".into(),
+    }
+}
+
 impl From<WgpuError> for gpuarrays_core::Error {
     fn from(e: WgpuError) -> Self {
-        gpuarrays_core::Error::backend("wgpu", e)
+        match e {
+            WgpuError::OutOfMemory {
+                adapter,
+                requested,
+                cause,
+                free,
+            } => gpuarrays_core::Error::OutOfMemory {
+                device: format!("wgpu '{adapter}'"),
+                requested: usize::try_from(requested).unwrap_or(usize::MAX),
+                // Core's field has no "unknown": 0 there, and the hint says so.
+                free: free.map_or(0, |f| usize::try_from(f).unwrap_or(usize::MAX)),
+                hint: Some(match free {
+                    Some(_) => cause.to_string(),
+                    None => format!("{cause} (free memory unknown: the driver does not report it)"),
+                }),
+            },
+            other => gpuarrays_core::Error::backend("wgpu", other),
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub(crate) mod dispatch;
 pub mod error;
 pub mod float_controls;
 pub(crate) mod kernels;
+pub(crate) mod memory_budget;
 pub mod pipeline;
 mod quiet_wayland;
 pub mod subnormals;
@@ -32,7 +33,7 @@ pub use adapter::{ADAPTER_ENV, AdapterSummary, adapters};
 pub use backend::{Profile, WgpuBackend, WgpuOptions};
 pub use buffer::WgpuBuffer;
 pub use context::Features;
-pub use error::WgpuError;
+pub use error::{OomCause, WgpuError};
 #[doc(hidden)]
 pub use kernels::fft::set_line_limit as set_fft_line_limit;
 pub use subnormals::ASSUME_FTZ_ENV;

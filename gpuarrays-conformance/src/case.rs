@@ -84,6 +84,11 @@ pub enum Op {
     Matmul,
     /// An FFT of the public API (NumPy semantics).
     Fft(FftCase),
+    /// `fftshift(axes)`, or `ifftshift(axes)` when `inverse` (`None`: every axis).
+    FftShift {
+        inverse: bool,
+        axes: Option<Vec<usize>>,
+    },
 }
 
 /// The FFT functions of the public API; each is a row of the suite.
@@ -294,6 +299,7 @@ impl CaseSpec {
             }
             Op::AnyAll { axis: Some(a), .. } => format!(" axis {a}"),
             Op::Permute(p) => format!(" axes {p:?}"),
+            Op::FftShift { axes: Some(a), .. } => format!(" axes {a:?}"),
             Op::BroadcastTo(d) => format!(" to {d:?}"),
             Op::Full { dims, .. } | Op::Zeros { dims, .. } | Op::Ones { dims, .. } => {
                 format!(" dims {dims:?}")

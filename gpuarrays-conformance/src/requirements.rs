@@ -73,7 +73,9 @@ pub fn needs(case: &Case) -> Needs {
         Op::Select | Op::Fused | Op::EvalInto { .. } | Op::BroadcastTo(_) => {
             each(Elementwise, &mut n)
         }
-        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) => each(Elementwise, &mut n),
+        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) | Op::FftShift { .. } => {
+            each(Elementwise, &mut n)
+        }
         Op::Full { value, .. } => n.primary.push((value.dtype(), Elementwise)),
         Op::Zeros { dtype, .. } | Op::Ones { dtype, .. } => n.primary.push((*dtype, Elementwise)),
         Op::Arange { start, .. } => {

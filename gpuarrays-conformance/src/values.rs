@@ -42,6 +42,11 @@ pub enum Profile {
     /// `Finite` with about 2% +MAX: a sum overflows exactly when two of them meet, in any
     /// order (complex: in each part independently).
     HugeSum,
+    /// Floats the integers 0 to 3 (complex: both parts); integers as `General`. A sum of up
+    /// to 2^20 products of them is exact in f32 in any order, and leaving a term out changes
+    /// it unless the term is zero (complex: the imaginary parts never cancel). For matrix
+    /// products with a long inner dimension, whose missing terms must show.
+    SmallInts,
     /// Zero (±0) with probability `1 - p`, otherwise `General` (bool: true with probability
     /// p). For find, find_first, any, all.
     Sparse(f64),
@@ -259,6 +264,7 @@ fn float(profile: Profile, n: usize, rng: &mut Rng, r: &Reals) -> Drawn {
         ),
         Profile::HugeSum if rng.chance(0.02) => r.max,
         Profile::Finite | Profile::WithInf | Profile::HugeSum => moderate(rng),
+        Profile::SmallInts => rng.below(4) as f64,
         Profile::General | Profile::Sparse(_) | Profile::AllSpecials | Profile::SpecialPairs => {
             let u = rng.unit();
             if u < 0.2 {
@@ -330,6 +336,7 @@ fn complex_value(dtype: DType, profile: Profile, n: usize, rng: &mut Rng) -> Sca
             ])
         }
         Profile::Tiny | Profile::Huge => unit(rng),
+        Profile::SmallInts => (rng.below(4) as f64, rng.below(4) as f64),
         Profile::Finite => {
             let u = rng.unit();
             if u < 0.08 {

@@ -251,21 +251,24 @@ fn every_axis_kernel_shader_validates() {
                     &scan::blocked_source(op, d, scan::BlockMode::Apply, &st, 0, 1, 2).unwrap(),
                 );
             }
-            validate(
-                &format!("matmul {d}"),
-                &matmul::source(
-                    d,
-                    &[
-                        (c, Access::Read),
-                        (c, Access::Read),
-                        (tc, Access::ReadWrite),
-                    ],
-                    0,
-                    1,
-                    2,
-                )
-                .unwrap(),
-            );
+            for kernel in matmul::Kernel::ALL {
+                validate(
+                    &format!("matmul {kernel:?} {d}"),
+                    &matmul::source(
+                        kernel,
+                        d,
+                        &[
+                            (c, Access::Read),
+                            (c, Access::Read),
+                            (tc, Access::ReadWrite),
+                        ],
+                        0,
+                        1,
+                        2,
+                    )
+                    .unwrap(),
+                );
+            }
         }
         if !d.is_complex() {
             let kc = if d.size() == 8 {

@@ -175,6 +175,10 @@ fn find_cases(s: &Sizes, d: DType, op: Op) -> Vec<CaseSpec> {
         .collect()
 }
 
+/// Past this inner dimension lavapipe ran out of loop iterations in the wgpu kernel and
+/// dropped the remaining terms; the long rows go beyond it.
+const LONG: usize = 70_000;
+
 fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
     let mut specs: Vec<(Vec<usize>, Vec<usize>, Layout)> = vec![
         (vec![3, 4], vec![4, 5], Layout::Plain),
@@ -190,10 +194,24 @@ fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![0, 3], vec![3, 4], Layout::Plain),
         (vec![5, 3, 4], vec![5, 4, 2], Layout::RowView),
         (vec![6, 7], vec![7, 3], Layout::Slice),
-        // Errors: inner sizes differ; batches differ; 1-D operand.
+        // An empty batch against a batch of 1 (or a 2-D operand) stays empty, as in NumPy.
+        (vec![0, 3, 4], vec![1, 4, 5], Layout::Plain),
+        (vec![1, 3, 4], vec![0, 4, 5], Layout::Plain),
+        (vec![0, 3, 4], vec![4, 5], Layout::Plain),
+        (vec![3, 4], vec![0, 4, 5], Layout::Plain),
+        (vec![0, 3, 4], vec![0, 4, 5], Layout::Plain),
+        // Empty m, n or k between 2-D and 3-D operands (k = 0: every product is zero).
+        (vec![2, 0, 4], vec![4, 5], Layout::Plain),
+        (vec![1, 3, 4], vec![2, 4, 0], Layout::Plain),
+        (vec![2, 3, 0], vec![0, 5], Layout::Plain),
+        (vec![3, 0], vec![2, 0, 5], Layout::Plain),
+        (vec![1, 3, 0], vec![4, 0, 2], Layout::Plain),
+        // Errors: inner sizes differ; batches differ; 1-D operand; an empty batch against
+        // a batch of 2.
         (vec![2, 3], vec![4, 2], Layout::Plain),
         (vec![2, 3, 4], vec![3, 4, 5], Layout::Plain),
         (vec![3], vec![3, 4], Layout::Plain),
+        (vec![0, 3, 4], vec![2, 4, 5], Layout::Plain),
     ];
     if !s.quick {
         specs.extend([
@@ -205,7 +223,7 @@ fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
     // products does not depend on its order), in turn.
     let profiles = [Profile::Finite, Profile::WithInf];
     let n = special_count(d);
-    specs
+    let mut cases: Vec<CaseSpec> = specs
         .into_iter()
         .enumerate()
         .map(|(i, (a, b, l))| {
@@ -218,10 +236,32 @@ fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
                 ],
             )
         })
-        // An inner size of one: every product of two special values, once.
-        .chain([CaseSpec::new(
+        .collect();
+    // An inner size of one: every product of two special values, once.
+    cases.push(CaseSpec::new(
+        Op::Matmul,
+        vec![all_specials(d, &[n, 1]), all_specials(d, &[1, n])],
+    ));
+    // Long inner, row, column and batch dimensions, of small non-negative integers, so the
+    // results are exact and a term left out shows: k past 2^16, m or n of 70,000 over a
+    // short k, 70,000 small products (one operand repeated in the last).
+    let long: [(Vec<usize>, Vec<usize>); 6] = [
+        (vec![1, LONG], vec![LONG, 1]),
+        (vec![2, LONG], vec![LONG, 3]),
+        (vec![2, 1, LONG], vec![LONG, 2]),
+        (vec![1, 5], vec![5, LONG]),
+        (vec![LONG, 5], vec![5, 1]),
+        (vec![LONG, 2, 3], vec![LONG, 3, 2]),
+    ];
+    let repeated = (vec![LONG, 2, 3], vec![1, 3, 2]);
+    cases.extend(long.into_iter().chain([repeated]).map(|(a, b)| {
+        CaseSpec::new(
             Op::Matmul,
-            vec![all_specials(d, &[n, 1]), all_specials(d, &[1, n])],
-        )])
-        .collect()
+            vec![
+                inp(d, &a).profile(Profile::SmallInts),
+                inp(d, &b).profile(Profile::SmallInts),
+            ],
+        )
+    }));
+    cases
 }

@@ -2,7 +2,9 @@
 //! `ifftn`, `rfftn`, `irfftn`) on every element type: powers of two, primes and awkward
 //! lengths, length 1, empty batches, crop and pad, each norm, the first, middle and last
 //! axis (the three ways core lowers an axis), runs of axes, derived inputs, and each error.
-//! Non-float types are rejected rows (`InvalidDType`).
+//! Non-float types are rejected rows (`InvalidDType`). Then `fftshift` and `ifftshift` on
+//! every element type: every length up to 9, axes of length 1 to 3 last, first and in the
+//! middle (copies of single elements), empty and 0-d arrays, derived inputs, a bad axis.
 
 use gpuarrays_core::{DType, FftNorm};
 
@@ -16,6 +18,49 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             rows.push(RowSpec::new(form.name(), d, cases(s, form, d)));
         }
     }
+    for (name, inverse) in [("fftshift", false), ("ifftshift", true)] {
+        for d in DType::ALL {
+            rows.push(RowSpec::new(name, d, shift_cases(d, inverse)));
+        }
+    }
+}
+
+/// `fftshift` (`inverse`: `ifftshift`) cases.
+fn shift_cases(d: DType, inverse: bool) -> Vec<CaseSpec> {
+    let mut specs: Vec<(Vec<usize>, Option<Vec<usize>>, Layout)> =
+        (0..=9).map(|n| (vec![n], None, Layout::Plain)).collect();
+    for last in 1..=3 {
+        for (dims, axes) in [
+            (vec![2, last], None),
+            (vec![2, last], Some(vec![1])),
+            (vec![3, last], Some(vec![0])),
+            (vec![last, 4], Some(vec![0])),
+            (vec![2, last, 3], Some(vec![1])),
+            (vec![3, 2, last], Some(vec![0, 2])),
+            (vec![2, 3, last], None),
+        ] {
+            specs.push((dims, axes, Layout::Plain));
+        }
+    }
+    specs.extend([
+        (vec![4, 5], Some(vec![1, 0]), Layout::Plain),
+        (vec![0, 3], None, Layout::Plain),
+        (vec![3, 0], Some(vec![0]), Layout::Plain),
+        (vec![], None, Layout::Plain),
+        (vec![4, 5], Some(vec![]), Layout::Plain),
+        (vec![ODD], None, Layout::Slice),
+        (vec![5, 3], Some(vec![1]), Layout::RowView),
+        (vec![6, 2], None, reinterpret_or_slice(d)),
+        // Error: an axis past the last.
+        (vec![3, 5], Some(vec![2]), Layout::Plain),
+    ]);
+    specs
+        .into_iter()
+        .map(|(dims, axes, l)| {
+            let op = Op::FftShift { inverse, axes };
+            CaseSpec::new(op, vec![inp(d, &dims).layout(l)])
+        })
+        .collect()
 }
 
 /// One case: input `dims` placed by `layout`, and the call's lengths, axes and norm.
@@ -68,6 +113,12 @@ fn one_axis(s: &Sizes, d: DType) -> Vec<Spec> {
         one(&[12], Some(5), 0),
         one(&[5], Some(12), 0),
         one(&[3, 4], Some(7), 0),
+        // Zero-padding an axis of one point: the last (copies of single elements), the
+        // only one, the middle one.
+        one(&[3, 1], Some(4), 1),
+        one(&[3, 1], Some(2), 1),
+        one(&[1], Some(4), 0),
+        one(&[2, 1, 3], Some(5), 1),
         one(&[10], None, 0).norm(FftNorm::Ortho),
         one(&[2, 9], None, 1).norm(FftNorm::Forward),
         one(&[ODD], None, 0).layout(Layout::Slice),
@@ -115,6 +166,7 @@ fn many_axes(s: &Sizes, form: FftForm, d: DType) -> Vec<Spec> {
         spec(&[4, 6], None, Some(&[0])).norm(FftNorm::Forward),
         spec(&[0, 4, 6], None, Some(&[1, 2])),
         spec(&[1, 1], None, None),
+        spec(&[2, 1], Some(&[3, 4]), None),
         spec(&[3, 4, 5], None, Some(&[1, 2])).layout(Layout::RowView),
         spec(&[4, 5], None, None).layout(Layout::Slice),
         spec(&[6, 4], None, None).layout(reinterpret_or_slice(d)),

@@ -58,6 +58,14 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         } => Expr::random(backend, dims, *dtype, *dist, *seed).eval_raw()?,
         Op::Matmul => arg(0)?.matmul(arg(1)?)?,
         Op::Fft(f) => fft(arg(0)?, f)?,
+        Op::FftShift {
+            inverse: false,
+            axes,
+        } => arg(0)?.fftshift(axes.as_deref())?,
+        Op::FftShift {
+            inverse: true,
+            axes,
+        } => arg(0)?.ifftshift(axes.as_deref())?,
         Op::Zeros { dtype, dims } => {
             dispatch_dtype!(dtype, T => Array::<T, B>::zeros(backend, dims)?.into_raw())
         }

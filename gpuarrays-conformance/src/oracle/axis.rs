@@ -1,5 +1,6 @@
 //! The oracle of axis-wise and reordering operations: cumulative sums and products,
-//! reverse, permute, transpose, broadcast_to, sort, find and find_first.
+//! reverse, permute, transpose, fftshift and ifftshift, broadcast_to, sort, find and
+//! find_first.
 
 use std::cmp::Ordering;
 
@@ -50,6 +51,33 @@ pub fn reverse(axis: usize, a: &HostArray) -> Result<HostArray, Expected> {
     let values = (0..a.len()).map(|p| {
         let mut idx = unravel(p, &a.dims);
         idx[axis] = a.dims[axis] - 1 - idx[axis];
+        a.data.get(ravel(&idx, &a.dims))
+    });
+    collect(a.dims.clone(), a.dtype(), values.collect())
+}
+
+/// NumPy's `fftshift` (`inverse`: `ifftshift`): each axis in `axes` (default: all) rolled by
+/// `⌊n/2⌋` (`inverse`: by `−⌊n/2⌋`), i.e. `out[(j + shift) mod n] = in[j]`; an axis named
+/// twice rolls twice, as NumPy's `roll` does.
+pub fn fftshift(
+    inverse: bool,
+    axes: Option<&[usize]>,
+    a: &HostArray,
+) -> Result<HostArray, Expected> {
+    let ndim = a.dims.len();
+    let all: Vec<usize> = (0..ndim).collect();
+    let mut shift = vec![0usize; ndim];
+    for &ax in axes.unwrap_or(&all) {
+        rules::check_axis(ax, ndim)?;
+        let n = a.dims[ax];
+        shift[ax] += if inverse { n - n / 2 } else { n / 2 };
+    }
+    let values = (0..a.len()).map(|p| {
+        let mut idx = unravel(p, &a.dims);
+        for (ax, i) in idx.iter_mut().enumerate() {
+            let n = a.dims[ax];
+            *i = (*i + n - shift[ax] % n) % n;
+        }
         a.data.get(ravel(&idx, &a.dims))
     });
     collect(a.dims.clone(), a.dtype(), values.collect())

@@ -82,10 +82,9 @@ pub fn matmul_magnitudes(a: &HostArray, b: &HostArray) -> Vec<f64> {
     let (Some((ba, m, k)), Some((bb, k2, n))) = (split3(&a.dims), split3(&b.dims)) else {
         return Vec::new();
     };
-    if k != k2 || (ba != bb && ba != 1 && bb != 1) {
+    let Some(batch) = super::matmul::broadcast_batch(ba, bb).filter(|_| k == k2) else {
         return Vec::new();
-    }
-    let batch = ba.max(bb);
+    };
     let mut out = Vec::with_capacity(batch * m * n);
     for bi in 0..batch {
         let a0 = if ba == 1 { 0 } else { bi * m * k };

@@ -20,7 +20,8 @@ fn split(dims: &[usize]) -> Result<(usize, usize, usize, bool), Expected> {
     }
 }
 
-/// `a · b`, batched; a batch of 1 (or a 2-D operand) repeats across the other's batch.
+/// `a · b`, batched; a batch of 1 (or a 2-D operand) repeats across the other's batch,
+/// whatever its size, 0 included (NumPy: `(0, 3, 4) @ (1, 4, 5)` is `(0, 3, 5)`).
 pub fn matmul(a: &HostArray, b: &HostArray) -> Result<HostArray, Expected> {
     if a.dtype() != b.dtype() {
         return Err(DTYPE_MISMATCH);
@@ -28,10 +29,9 @@ pub fn matmul(a: &HostArray, b: &HostArray) -> Result<HostArray, Expected> {
     let t = rules::numeric_only(a.dtype())?;
     let (ba, m, k, a3) = split(&a.dims)?;
     let (bb, k2, n, b3) = split(&b.dims)?;
-    if k != k2 || (ba != bb && ba != 1 && bb != 1) {
+    let Some(batch) = broadcast_batch(ba, bb).filter(|_| k == k2) else {
         return Err(SHAPE_MISMATCH);
-    }
-    let batch = ba.max(bb);
+    };
     let dims = if a3 || b3 {
         vec![batch, m, n]
     } else {
@@ -54,6 +54,16 @@ pub fn matmul(a: &HostArray, b: &HostArray) -> Result<HostArray, Expected> {
         }
     }
     Ok(HostArray::new(dims, out))
+}
+
+/// The batch of a product of batches `ba` and `bb` (NumPy broadcasting: equal, or one of
+/// them 1, which takes the other's size, 0 included); `None` when they do not broadcast.
+pub(super) fn broadcast_batch(ba: usize, bb: usize) -> Option<usize> {
+    match (ba, bb) {
+        (1, b) | (b, 1) => Some(b),
+        (a, b) if a == b => Some(a),
+        _ => None,
+    }
 }
 
 /// Σ x·y over the pairs, narrowed to `t`.

@@ -129,6 +129,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         } => random::random(*dist, *dtype, dims, *seed),
         Op::Matmul => matmul::matmul(a()?, b()?),
         Op::Fft(f) => fft::fft(f, a()?),
+        Op::FftShift { inverse, axes } => axis::fftshift(*inverse, axes.as_deref(), a()?),
     }
 }
 

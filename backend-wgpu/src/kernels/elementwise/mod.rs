@@ -190,6 +190,9 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
     {
         return Err(invalid("operand strides do not match the shape"));
     }
+    if args.shape.is_empty() {
+        return run(ctx, program, &as_one_dimension(args));
+    }
     let out_d = program.output_dtype();
     let vec4 = is_word(out_d) && args.output.offset % 4 == 0;
     let vec4_inputs: Vec<bool> = args
@@ -227,6 +230,25 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
         }
     }
     Ok(())
+}
+
+/// A 0-d index space (one element) as one dimension of length 1. Core sends rank 0 where a
+/// box copy's destination runs are single elements (`fftshift` of a last axis of length 2
+/// or 3, zero-padding a last axis of length 1); the boxes and kernels here index at least
+/// one dimension.
+fn as_one_dimension<'a>(args: &ElementwiseArgs<'a, WgpuBuffer>) -> ElementwiseArgs<'a, WgpuBuffer> {
+    let one = |op: &Operand<'a, WgpuBuffer>| Operand {
+        buffer: op.buffer,
+        dtype: op.dtype,
+        offset: op.offset,
+        strides: vec![1],
+    };
+    ElementwiseArgs {
+        shape: vec![1],
+        inputs: args.inputs.iter().map(one).collect(),
+        scalars: args.scalars.clone(),
+        output: one(&args.output),
+    }
 }
 
 fn byte_range(d: DType, lo: i64, hi: i64) -> (u64, u64) {
