@@ -177,13 +177,10 @@ impl From<WgpuError> for gpuarrays_core::Error {
                 free,
             } => gpuarrays_core::Error::OutOfMemory {
                 device: format!("wgpu '{adapter}'"),
-                requested: usize::try_from(requested).unwrap_or(usize::MAX),
-                // Core's field has no "unknown": 0 there, and the hint says so.
-                free: free.map_or(0, |f| usize::try_from(f).unwrap_or(usize::MAX)),
-                hint: Some(match free {
-                    Some(_) => cause.to_string(),
-                    None => format!("{cause} (free memory unknown: the driver does not report it)"),
-                }),
+                requested: Some(usize::try_from(requested).unwrap_or(usize::MAX)),
+                // `None` where the driver does not report it: core says "not known".
+                free: free.map(|f| usize::try_from(f).unwrap_or(usize::MAX)),
+                hint: Some(cause.to_string()),
             },
             other => gpuarrays_core::Error::backend("wgpu", other),
         }

@@ -13,7 +13,8 @@ rm -rf /tmp/h200-pack && cp -r .gpu/bin /tmp/h200-pack
   --bench fft_throughput --bench fft_plan_cache --bench hip_stress --bench hip_soak \
   --bench hip_stream_take --bench hip_host_copies --test runtime_backend \
   -p gpuarrays-wgpu --test conformance_wgpu --test math_accuracy --test large_operands \
-  --test fft_wgpu --test fft_multipass_wgpu --bench fft_timings 2>&1 | tail -1 || true
+  --test fft_wgpu --test fft_multipass_wgpu --test matmul_long_inner --test operand_bounds \
+  --test allocation_limits --bench fft_timings 2>&1 | tail -1 || true
 cp -n /tmp/h200-pack/* .gpu/bin/
 ls .gpu/bin
 tar -C .gpu -cf - bin | xz -T2 -6 > .gpu/bin.tar.xz

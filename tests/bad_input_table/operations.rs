@@ -101,3 +101,20 @@ fn expression_that_reads_no_array() {
         Expr::<CpuBackend>::scalar(Scalar::F32(1.0)).eval_raw(),
     );
 }
+
+#[test]
+fn matmul_of_an_empty_batch_with_a_batch_of_one() {
+    expect_handled("matmul_of_an_empty_batch_with_a_batch_of_one");
+    let b = cpu();
+    let empty = Array::<f32, _>::zeros(&b, &[0, 3, 4]).unwrap();
+    let one = iota(&b, &[1, 4, 5]);
+    // NumPy: (0,3,4) @ (1,4,5) has shape (0,3,5); it used to be [1, 3, 5], read from
+    // the empty operand's (on wgpu: another array's) memory.
+    assert_eq!(empty.matmul(&one).unwrap().dims(), &[0, 3, 5]);
+    assert_eq!(
+        one.matmul(&iota(&b, &[0, 5, 2])).unwrap().dims(),
+        &[0, 4, 2]
+    );
+    assert_eq!(empty.matmul(&iota(&b, &[4, 5])).unwrap().dims(), &[0, 3, 5]);
+    assert!(empty.matmul(&iota(&b, &[2, 4, 5])).is_err());
+}

@@ -51,6 +51,9 @@ fn shift_cases(d: DType, inverse: bool) -> Vec<CaseSpec> {
         (vec![ODD], None, Layout::Slice),
         (vec![5, 3], Some(vec![1]), Layout::RowView),
         (vec![6, 2], None, reinterpret_or_slice(d)),
+        // An axis listed twice rolls twice (NumPy's `roll` sums the shifts of an axis).
+        (vec![5], Some(vec![0, 0]), Layout::Plain),
+        (vec![3, 7], Some(vec![1, 0, 1]), Layout::Plain),
         // Error: an axis past the last.
         (vec![3, 5], Some(vec![2]), Layout::Plain),
     ]);
