@@ -264,9 +264,10 @@ impl Stream {
     }
 
     /// End the capture and return the graph. On the wrong thread (a global or thread-local
-    /// capture ends on the thread that began it) the platform refuses and the capture goes
-    /// on; otherwise it is over, whether or not the platform could make a graph of it (an
-    /// invalidated capture), and the frees that waited for it are done now.
+    /// capture ends on the thread that began it) the platform refuses; whether the capture
+    /// goes on is the platform's answer afterwards (CUDA driver 580 ends it). Once it is
+    /// over, whether or not the platform could make a graph of it (an invalidated or
+    /// wrongly ended capture), it stops counting and the frees that waited for it are done.
     pub fn end_capture(&self) -> Result<GraphHandle> {
         let (graph, ended) = {
             let _guard = self.0.foreign.lock();

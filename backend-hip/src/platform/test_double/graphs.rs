@@ -46,12 +46,16 @@ impl FakePlatform {
             && c.thread != me
         {
             // CUDA: a global or thread-local capture is ended by the thread that began it.
+            // Ended on another thread, the driver refuses and the capture is over all the
+            // same (driver 580 on the H200 reports no capture afterwards); the work
+            // recorded so far is lost.
+            let (mode, thread) = (c.mode, c.thread);
+            s.capture = None;
             return Err(api(
                 "end_capture",
                 codes::STREAM_CAPTURE_WRONG_THREAD,
                 &format!(
-                    "the capture was begun on {:?} in {:?} mode; end it on that thread",
-                    c.thread, c.mode
+                    "the capture was begun on {thread:?} in {mode:?} mode; end it on that thread"
                 ),
             ));
         }
