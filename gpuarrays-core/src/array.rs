@@ -274,15 +274,3 @@ impl<T: Element, B: Backend> Array<T, B> {
         Array::from_slice(other, self.dims(), &self.to_vec()?)
     }
 }
-
-impl<T: Element, B: Backend> fmt::Debug for Array<T, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Array")
-            .field("dtype", &T::DTYPE)
-            .field("dims", &self.raw.dims)
-            .field("offset", &self.raw.offset)
-            .field("device", &self.raw.backend.device().to_string())
-            .field("data", &self.raw.data)
-            .finish()
-    }
-}

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod array;
+mod array_display;
 pub mod backend;
 pub mod capability;
 pub mod data_ref;
@@ -35,6 +36,7 @@ pub mod handle_cache;
 pub mod kernel;
 pub mod ops;
 pub mod scalar;
+mod scalar_format;
 pub mod shape;
 pub mod support;
 mod sync;
