@@ -322,4 +322,39 @@ impl Context {
         staging.unmap();
         Ok(())
     }
+
+    /// Opens a timing session (`timing.rs`); false if the device has no timestamp queries.
+    pub fn begin_timing(&self) -> bool {
+        if !self.timestamps {
+            return false;
+        }
+        self.flush();
+        self.timing.open(&self.device);
+        true
+    }
+
+    /// Closes the timing session: the seconds from the first pass's beginning to the last
+    /// pass's end, or `None` without a session, without passes, or when it overflowed.
+    pub fn end_timing(&self) -> Result<Option<f64>> {
+        let Some((set, count)) = self.timing.close() else {
+            return Ok(None);
+        };
+        let bytes = u64::from(count) * 8;
+        let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpuarrays timestamps"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        self.record(|enc| enc.resolve_query_set(&set, 0..count, &resolve, 0));
+        let mut raw = vec![0u8; bytes as usize];
+        self.read(&resolve, 0, &mut raw)?;
+        let period_ns = f64::from(self.queue.get_timestamp_period());
+        Timing::span_seconds(&raw, period_ns)
+            .map(Some)
+            .ok_or_else(|| WgpuError::Device {
+                adapter: self.adapter_name.clone(),
+                reason: "timestamp queries resolved to nothing".into(),
+            })
+    }
 }
