@@ -24,6 +24,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::{BinaryOp, Distribution, UnaryOp};
 use crate::ops::expr_nodes::{Dims, ExprNode, Leaf, Postfix};
+pub use crate::ops::literal::Literal;
 use crate::scalar::Scalar;
 use crate::shape;
 
@@ -33,21 +34,6 @@ pub struct Expr<B: Backend> {
     pub(crate) tree: Result<Postfix<B>>,
     /// The device the expression runs on: that of its first array or leaf.
     pub(crate) backend: Option<B>,
-}
-
-/// A literal operand, typed from the other operand of the operation.
-#[derive(Debug, Clone, Copy)]
-pub enum Literal {
-    /// An f64 (Rust `2.5` with no suffix is one).
-    Float(f64),
-    /// An f32, kept as written so that messages show it (not its f64 expansion) and it is
-    /// f32 where nothing else gives a type.
-    Float32(f32),
-    /// Any Rust integer up to 64 bits, signed or not.
-    Int(i128),
-    Bool(bool),
-    /// A value of an exact type (no conversion).
-    Typed(Scalar),
 }
 
 /// Either an expression or a literal.
@@ -97,43 +83,6 @@ macro_rules! lit_arg {
 lit_arg!(Float, f64: f64);
 lit_arg!(Float32, f32: f32);
 lit_arg!(Int, i128: u8, i32, u32, i64, u64);
-
-impl Literal {
-    /// The literal as a scalar of type `dtype`, if it is represented exactly.
-    #[inline]
-    pub fn to_scalar(self, dtype: DType) -> Result<Scalar> {
-        match self {
-            Literal::Float(v) => Scalar::from_f64_lit(v, dtype),
-            Literal::Float32(v) => Scalar::from_f32_lit(v, dtype),
-            Literal::Int(v) => Scalar::from_int_lit(v, dtype),
-            Literal::Bool(v) if dtype == DType::Bool => Ok(Scalar::Bool(v)),
-            Literal::Bool(v) => Err(Error::ScalarOutOfRange {
-                value: v.to_string(),
-                dtype,
-            }),
-            Literal::Typed(s) if s.dtype() == dtype => Ok(s),
-            Literal::Typed(s) => Err(Error::DTypeMismatch {
-                op: "a typed scalar operand".into(),
-                lhs: dtype,
-                rhs: s.dtype(),
-            }),
-        }
-    }
-
-    /// The literal's own type when nothing gives it one: f64, f32, i64 (u64 beyond it).
-    fn natural(self) -> Scalar {
-        match self {
-            Literal::Float(v) => Scalar::F64(v),
-            Literal::Float32(v) => Scalar::F32(v),
-            Literal::Int(v) => match i64::try_from(v) {
-                Ok(v) => Scalar::I64(v),
-                Err(_) => Scalar::U64(v as u64),
-            },
-            Literal::Bool(v) => Scalar::Bool(v),
-            Literal::Typed(s) => s,
-        }
-    }
-}
 
 fn leaf<B: Backend>(node: ExprNode<B>, dims: Dims, backend: Option<B>) -> Expr<B> {
     Expr {

@@ -11,6 +11,7 @@ pub mod fft;
 mod fft_helpers;
 mod fft_lowering;
 mod layout;
+mod literal;
 mod matmul;
 mod random;
 mod reduce;
