@@ -18,10 +18,7 @@
 //! ("wall"). Bandwidth counts the bytes each operation must move once, in GB/s of 10⁹
 //! bytes. `WGPU_BENCH_MIB=64` runs smaller arrays (e.g. on lavapipe).
 
-#[path = "common/median.rs"]
-mod median;
-
-use median::median;
+use gpuarrays_core::bench_stats::median;
 use std::time::Instant;
 
 #[path = "common/axpy_program.rs"]

@@ -8,10 +8,7 @@
 //! batch: the median over rounds of (time of the 100 calls) / 100, which excludes the
 //! timer's own cost. The first 5 rounds are warm-up (the kernel is compiled in the first).
 
-#[path = "median.rs"]
-mod median;
-
-pub use median::median;
+use gpuarrays::bench_stats::median;
 use std::time::Instant;
 
 #[path = "axpy_program.rs"]
