@@ -2,7 +2,7 @@
 //! suite and 1 GiB rows), plus host-side costs (the host enqueue of a tiny op directly and
 //! through `AnyBackend`, a pooled stream take).
 //!
-//! Run on the GPU machine (see docs/results/2026-11-29-hip-kernels.md):
+//! Run on the GPU machine (see docs/results/hip-kernels.md):
 //!
 //! ```text
 //! python3 benches/torch_hip_kernels.py > $OUT/torch.json

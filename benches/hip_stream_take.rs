@@ -14,7 +14,7 @@
 //!
 //! (An earlier version of this measurement, a test, released and took the stream on one
 //! thread under two owner tokens: it measured the same-thread path twice. See
-//! `docs/results/2026-11-29-hip-runtime.md`.)
+//! `docs/results/hip-runtime.md`.)
 
 // Shared with the stress and soak programs; this one needs no output checks or races.
 #[path = "common/hip_target.rs"]
