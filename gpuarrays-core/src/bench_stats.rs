@@ -1,15 +1,16 @@
-//! Order statistics and the sampling loop shared by every timing program of the workspace:
+//! Order statistics and the sampling loops shared by every timing program of the workspace:
 //! the facade's benches (`benches/`), `gpuarrays-hip`'s and `gpuarrays-wgpu`'s benches, and
 //! `gpuarrays bench` (`gpuarrays-cli/src/bench/`). Not part of the library's API (hidden
 //! from the documentation, may change at any time).
 //!
 //! Why here: the programs that time things belong to four packages, and the one package all
 //! of them already depend on is this one (the facade re-exports it as
-//! `gpuarrays::bench_stats`). A file included by `#[path]` from a shared `benches/common/`
-//! folder would reach outside the package of a backend crate and of the CLI, which
-//! `cargo package` does not follow; and a benches-only helper crate could not serve the
-//! CLI's `bench` command, whose statistics must be the same as the benches'. The module is
-//! small, safe and dependency-free, so it costs the library nothing.
+//! `gpuarrays::bench_stats`). A file included by `#[path]` from the root's `benches/common/`
+//! would lie outside the package of a backend crate and of the CLI, so their published
+//! packages (`cargo package` copies only the package's own files) would not build; and a
+//! benches-only helper crate could not serve the CLI's `bench` command, whose statistics
+//! must be the same as the benches'. The module is small, safe and dependency-free, so it
+//! costs the library nothing.
 //!
 //! Why one implementation: the recorded figures in `docs/results/` are medians from several
 //! programs, and comparing them is only honest if "median" means the same thing in each. It
@@ -29,7 +30,8 @@ pub fn quantile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-/// Sorts `samples` ascending (NaN last, by `f64::total_cmp`).
+/// Sorts `samples` ascending in `f64::total_cmp`'s order (a NaN with the sign bit set first,
+/// any other NaN last).
 pub fn sort(samples: &mut [f64]) {
     samples.sort_by(f64::total_cmp);
 }
@@ -160,6 +162,61 @@ pub fn sample(plan: Plan, mut run: impl FnMut(), mut wait: impl FnMut()) -> Vec<
     }
 }
 
+/// How several paths are timed in turns by [`interleaved`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rounds {
+    /// Rounds in all; in each, every path runs `calls` times.
+    pub rounds: usize,
+    /// The first rounds, which are not recorded (compiling kernels, filling caches).
+    pub warm_rounds: usize,
+    /// Back-to-back calls of one path per round.
+    pub calls: usize,
+}
+
+/// The samples of one path of [`interleaved`], in seconds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathSamples {
+    /// Each recorded call, timed on its own (includes the clock's own cost).
+    pub per_call: Vec<f64>,
+    /// Each recorded round: the time of its `calls` calls divided by `calls`.
+    pub per_batch: Vec<f64>,
+}
+
+/// Times `paths` in turns: in each round every path runs `calls` times back to back, each
+/// call timed on its own and the batch as a whole, then `wait` runs (outside the timings)
+/// so the device's queue never fills. Each round starts with the next path, so none always
+/// runs first, and a change of machine load hits every path alike. Host-time measurements
+/// of small operations use this: their paths differ by fractions of a microsecond, less
+/// than the drift between two separate measurements.
+pub fn interleaved(
+    plan: Rounds,
+    wait: &mut dyn FnMut(),
+    paths: &mut [&mut dyn FnMut()],
+) -> Vec<PathSamples> {
+    let n = paths.len();
+    let mut out = vec![PathSamples::default(); n];
+    for round in 0..plan.rounds {
+        let record = round >= plan.warm_rounds;
+        for p in (0..n).map(|i| (i + round) % n) {
+            let path = &mut paths[p];
+            let t_batch = Instant::now();
+            for _ in 0..plan.calls {
+                let t0 = Instant::now();
+                path();
+                if record {
+                    out[p].per_call.push(t0.elapsed().as_secs_f64());
+                }
+            }
+            if record {
+                let batch = t_batch.elapsed().as_secs_f64() / plan.calls.max(1) as f64;
+                out[p].per_batch.push(batch);
+            }
+            wait();
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +255,23 @@ mod tests {
         assert_eq!((per_call.len(), calls, waits), (3, 2 + 3 * 4, 1 + 3));
         let err: Result<Vec<f64>, &str> = try_sample(plan, || Err("boom"), || Ok(()));
         assert_eq!(err, Err("boom"));
+    }
+
+    #[test]
+    fn interleaved_rounds_record_after_the_warm_up() {
+        let (mut a, mut b, mut waits) = (0, 0, 0);
+        let plan = Rounds {
+            rounds: 5,
+            warm_rounds: 2,
+            calls: 3,
+        };
+        let s = interleaved(
+            plan,
+            &mut || waits += 1,
+            &mut [&mut || a += 1, &mut || b += 1],
+        );
+        assert_eq!((a, b, waits), (15, 15, 10));
+        assert_eq!((s[0].per_call.len(), s[0].per_batch.len()), (9, 3));
+        assert_eq!((s[1].per_call.len(), s[1].per_batch.len()), (9, 3));
     }
 }
