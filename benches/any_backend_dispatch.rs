@@ -7,7 +7,7 @@
 //! ```
 //!
 //! The method is in `benches/common/host_enqueue.rs`; results in
-//! docs/results/2026-12-01-any-backend-dispatch.md.
+//! docs/results/any-backend-dispatch.md.
 
 #[path = "common/host_enqueue.rs"]
 mod host_enqueue;

@@ -10,13 +10,11 @@
 //!
 //! Both sides use rayon's global pool (one thread per core). Before timing, each pair of
 //! results is compared once, so the two sides are known to compute the same thing.
-//! Results and their discussion: docs/results/2026-11-29-cpu-vs-ndarray.md (before the
-//! CPU backend's performance work), docs/results/2026-12-01-cpu-vs-ndarray.md (after, one
-//! provisional run), docs/results/2026-12-01-cpu-vs-ndarray-2.md (the block evaluator
-//! compiled per call; three runs at 1 M and 64 M) and docs/results/2026-12-01-cpu-vs-ndarray-3.md
-//! (fused chains, outputs not zeroed).
-//! `python3 benches/criterion_table.py <stdout>` makes the tables: each gpuarrays row's
-//! ratio is to its group's parallel ndarray row.
+//! Results and their discussion, latest first, with the runs before the CPU backend's
+//! performance work: docs/results/cpu-reference.md.
+//! `python3 benches/criterion_table.py <stdout>` makes the tables of one run,
+//! `python3 benches/criterion_runs.py DIR` those of several: each gpuarrays row's ratio is
+//! to its group's parallel ndarray row.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -18,12 +18,8 @@
 //! Output: CSV lines `fft,<impl>,<case>,<ms>,<GB/s>` and `host,<what>,<µs>`, plus a check that
 //! ours and raw cuFFT agree on every case.
 
-#[path = "common/median.rs"]
-mod median;
-
-use median::median;
+use gpuarrays_core::bench_stats::{Plan, Wait, median, sample};
 use std::sync::Arc;
-use std::time::Instant;
 
 use cudarc::cufft::sys::cufftType;
 use cudarc::cufft::{CudaFft, FftDirection as CuDir};
@@ -37,22 +33,14 @@ const REPS: usize = 15;
 const K: usize = 20;
 
 /// Median seconds per call of `f`, `K` calls between synchronisations by `sync`.
-fn time(mut f: impl FnMut(), sync: &dyn Fn()) -> f64 {
-    for _ in 0..3 {
-        f();
-    }
-    sync();
-    let runs = (0..REPS)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..K {
-                f();
-            }
-            sync();
-            t.elapsed().as_secs_f64() / K as f64
-        })
-        .collect();
-    median(runs)
+fn time(f: impl FnMut(), sync: &dyn Fn()) -> f64 {
+    let plan = Plan {
+        warmup: 3,
+        samples: REPS,
+        calls: K,
+        wait: Wait::Inside,
+    };
+    median(sample(plan, f, sync))
 }
 
 /// One benchmark case.
@@ -336,34 +324,29 @@ fn host_costs(hip: &HipBackend) {
     let desc = FftPlanDesc::from_args(&args);
     let cache = hip.fft_state().plan_cache();
     let n = 200_000;
-    let hits = (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                drop(cache.lease(&desc, || {}).expect("lease"));
-            }
-            t.elapsed().as_secs_f64() / n as f64
-        })
-        .collect();
+    let hits = sample(
+        Plan {
+            warmup: 0,
+            samples: 5,
+            calls: n,
+            wait: Wait::Inside,
+        },
+        || drop(cache.lease(&desc, || {}).expect("lease")),
+        || {},
+    );
     println!(
         "host,plan cache hit (lease + return),{:.3}",
         median(hits) * 1e6
     );
     let calls = 2000;
     let enqueue = |f: &dyn Fn()| {
-        let runs = (0..7)
-            .map(|_| {
-                hip.synchronize().expect("sync");
-                let t = Instant::now();
-                for _ in 0..calls {
-                    f();
-                }
-                let dt = t.elapsed().as_secs_f64() / calls as f64;
-                hip.synchronize().expect("sync");
-                dt
-            })
-            .collect();
-        median(runs)
+        let plan = Plan {
+            warmup: 0,
+            samples: 7,
+            calls,
+            wait: Wait::Outside,
+        };
+        median(sample(plan, f, || hip.synchronize().expect("sync")))
     };
     let kernel = enqueue(&|| hip.fft(&args).expect("fft"));
     println!(

@@ -18,16 +18,14 @@
 #[path = "common/hip_target.rs"]
 #[allow(dead_code)]
 mod hip_target;
-#[path = "common/median.rs"]
-mod median;
 
+use gpuarrays::bench_stats::{Plan, Wait, median, try_sample};
 use gpuarrays::hip::kernels::DiskCache;
 use gpuarrays::hip::memory::{HOST_STAGING_ENV, StagingConfig};
 use gpuarrays::hip::platform::select_platform;
 use gpuarrays::hip::platform::test_double::{FakeConfig, FakePlatform};
 use gpuarrays::hip::{DeviceBuffer, HipBackend, HipRuntime, Platform, RuntimeConfig};
 use hip_target::arg;
-use median::median;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -63,16 +61,15 @@ fn runtime(platform: &Arc<dyn Platform>, staging: StagingConfig) -> Result<HipBa
 }
 
 /// Median seconds per call of `f`.
-fn time(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
-    f()?;
-    f()?;
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t0 = Instant::now();
-        f()?;
-        t.push(t0.elapsed().as_secs_f64());
-    }
-    Ok(median(t))
+fn time(reps: usize, f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    let plan = Plan {
+        warmup: 2,
+        samples: reps,
+        calls: 1,
+        wait: Wait::Inside,
+    };
+    // The copies return when done: nothing to wait for.
+    Ok(median(try_sample(plan, f, || Ok(()))?))
 }
 
 struct Cell {

@@ -2,7 +2,7 @@
 //! suite and 1 GiB rows), plus host-side costs (the host enqueue of a tiny op directly and
 //! through `AnyBackend`, a pooled stream take).
 //!
-//! Run on the GPU machine (see docs/results/2026-11-29-hip-kernels.md):
+//! Run on the GPU machine (see docs/results/hip-kernels.md):
 //!
 //! ```text
 //! python3 benches/torch_hip_kernels.py > $OUT/torch.json
@@ -27,8 +27,7 @@ mod host_enqueue;
 #[path = "common/host_launch_split.rs"]
 mod host_launch_split;
 
-use host_enqueue::median;
-use std::time::Instant;
+use gpuarrays_core::bench_stats::{Plan, Wait, median, sample};
 
 use gpuarrays_core::kernel::ReduceOp;
 use gpuarrays_core::{Array, Backend};
@@ -45,21 +44,14 @@ const GIB: f64 = (1u64 << 30) as f64;
 
 /// Median seconds per call of `f` (k calls between synchronisations, `reps` repetitions,
 /// after `warm` calls).
-fn time(hip: &HipBackend, warm: usize, reps: usize, k: usize, mut f: impl FnMut()) -> f64 {
-    for _ in 0..warm {
-        f();
-    }
-    hip.synchronize().expect("sync");
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t0 = Instant::now();
-        for _ in 0..k {
-            f();
-        }
-        hip.synchronize().expect("sync");
-        t.push(t0.elapsed().as_secs_f64() / k as f64);
-    }
-    median(t)
+fn time(hip: &HipBackend, warm: usize, reps: usize, k: usize, f: impl FnMut()) -> f64 {
+    let plan = Plan {
+        warmup: warm,
+        samples: reps,
+        calls: k,
+        wait: Wait::Inside,
+    };
+    median(sample(plan, f, || hip.synchronize().expect("sync")))
 }
 
 struct Row {

@@ -68,10 +68,10 @@ tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform tes
 # - codegen_large_inputs: 2^31-element inputs take minutes even without the tool; only its
 #   register sort of every short row length runs under memcheck.
 # - fft_gpu: runs below, with eager module loading. Under memcheck with the default lazy
-#   loading, cuFFT's rows hung (sessions 7 and 8): left 420 s, neither the tool's processes
+#   loading, cuFFT's rows hung (H200 runs 7 and 8): left 420 s, neither the tool's processes
 #   nor ours used CPU, and the FFT's thread waited on a futex inside the tool's library,
-#   called from the CUDA driver, called from cuFFT (docs/results/2026-12-02-h200-session8.md,
-#   calls C and D). With CUDA_MODULE_LOADING=EAGER (every module loaded when the library
+#   called from the CUDA driver, called from cuFFT (docs/results/sanitizers.md,
+#   run 8, calls C and D). With CUDA_MODULE_LOADING=EAGER (every module loaded when the library
 #   is, not at a kernel's first launch) test-fft_gpu passed under memcheck in 10 s on a fresh
 #   machine, and every FFT row of the suite, quick and full size, in 3 s and 6 s (calls E-G).
 # - codegen_emulated: host-only (the kernel emulator) and 143 s under the tool, which then

@@ -14,7 +14,7 @@
 //!
 //! (An earlier version of this measurement, a test, released and took the stream on one
 //! thread under two owner tokens: it measured the same-thread path twice. See
-//! `docs/results/2026-11-29-hip-runtime.md`.)
+//! `docs/results/hip-runtime.md`.)
 
 // Shared with the stress and soak programs; this one needs no output checks or races.
 #[path = "common/hip_target.rs"]
@@ -84,8 +84,8 @@ fn run() -> Result<(), String> {
             }
         }
     }
-    let (m1, p1, x1) = stats(&mut first);
-    let (m2, p2, x2) = stats(&mut again);
+    let (m1, p1, x1) = stats(first);
+    let (m2, p2, x2) = stats(again);
     println!(
         "# {platform}: {samples} samples; a new thread's first stream, a finished thread's ready stream in the pool"
     );
@@ -100,12 +100,9 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// Median, 90th percentile and maximum.
-fn stats(v: &mut [f64]) -> (f64, f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    v.sort_by(f64::total_cmp);
-    let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize];
-    (at(0.5), at(0.9), v[v.len() - 1])
+/// Median, 90th percentile and maximum (the workspace's one definition of each:
+/// `gpuarrays::bench_stats`).
+fn stats(v: Vec<f64>) -> (f64, f64, f64) {
+    let s = gpuarrays::bench_stats::Summary::of(v);
+    (s.median, s.p90, s.max)
 }

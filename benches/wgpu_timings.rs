@@ -18,10 +18,7 @@
 //! ("wall"). Bandwidth counts the bytes each operation must move once, in GB/s of 10⁹
 //! bytes. `WGPU_BENCH_MIB=64` runs smaller arrays (e.g. on lavapipe).
 
-#[path = "common/median.rs"]
-mod median;
-
-use median::median;
+use gpuarrays_core::bench_stats::{Rounds, interleaved, median};
 use std::time::Instant;
 
 #[path = "common/axpy_program.rs"]
@@ -278,22 +275,14 @@ fn main() {
     let ys = Array::<f32, _>::random_uniform(&b, &[small], 5).expect("ys");
     let mut zs = Array::<f32, _>::zeros(&b, &[small]).expect("zs");
     let measure_host = |f: &mut dyn FnMut()| -> (f64, f64) {
-        let (mut per_call, mut per_batch) = (Vec::new(), Vec::new());
-        for round in 0..60 {
-            let tb = Instant::now();
-            for _ in 0..100 {
-                let t0 = Instant::now();
-                f();
-                if round >= 5 {
-                    per_call.push(t0.elapsed().as_secs_f64());
-                }
-            }
-            if round >= 5 {
-                per_batch.push(tb.elapsed().as_secs_f64() / 100.0);
-            }
-            b.synchronize().expect("synchronize");
-        }
-        (median(per_call) * 1e6, median(per_batch) * 1e6)
+        let rounds = Rounds {
+            rounds: 60,
+            warm_rounds: 5,
+            calls: 100,
+        };
+        let wait = &mut || b.synchronize().expect("synchronize");
+        let s = interleaved(rounds, wait, &mut [f]).pop().expect("one path");
+        (median(s.per_call) * 1e6, median(s.per_batch) * 1e6)
     };
     let (xsb, ysb, zsb) = (
         xs.raw().buffer().expect("xs"),

@@ -21,7 +21,7 @@ const LANES: usize = 8;
 const STRIP: usize = 1024;
 /// Bytes of accumulators of a strided task: its columns are `STRIP_BYTES / size_of::<A>()`
 /// (8,192 f32). Measured on the sum along axis 0 of an 8192² f32 array
-/// (docs/results/2026-12-01-cpu-vs-ndarray-2.md, 2026-12-02-cpu-vs-ndarray-4.md): tasks of
+/// (docs/results/cpu-reference.md): tasks of
 /// 1,024 columns took 1.6–1.9× ndarray's time (64 rows read in 4 KiB pieces 32 KiB apart),
 /// of 4,096 columns 1.33× (16 KiB pieces: two tasks read the halves of the same rows at
 /// different times), of whole 32 KiB rows (ndarray's own access pattern) 0.99×.

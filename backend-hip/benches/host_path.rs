@@ -17,9 +17,8 @@
 #[path = "common/host_path_probe.rs"]
 mod host_path_probe;
 
-use std::time::Instant;
-
 use gpuarrays_core::Backend;
+use gpuarrays_core::bench_stats::{Plan, Wait, median, sample};
 use host_path_probe::*;
 
 #[global_allocator]
@@ -28,24 +27,16 @@ static ALLOC: CountingAlloc = CountingAlloc;
 const BATCH: usize = 1000;
 const BATCHES: usize = 60;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Median over batches of (time of `BATCH` calls) / `BATCH`, in ns; the device is
 /// synchronised between batches.
-fn ns_per_call(backend: &impl Backend, mut f: impl FnMut()) -> f64 {
-    let mut per = Vec::with_capacity(BATCHES);
-    for _ in 0..BATCHES {
-        let t = Instant::now();
-        for _ in 0..BATCH {
-            f();
-        }
-        per.push(t.elapsed().as_secs_f64() * 1e9 / BATCH as f64);
-        backend.synchronize().expect("sync");
-    }
-    median(per)
+fn ns_per_call(backend: &impl Backend, f: impl FnMut()) -> f64 {
+    let plan = Plan {
+        warmup: 0,
+        samples: BATCHES,
+        calls: BATCH,
+        wait: Wait::Outside,
+    };
+    median(sample(plan, f, || backend.synchronize().expect("sync"))) * 1e9
 }
 
 fn main() {

@@ -2,7 +2,7 @@
 //! `x * 1.5 + y` on 1024 f32, and one `Backend::elementwise` of the same program, on the
 //! platform test double, counted by a counting global allocator (this thread's calls only).
 //!
-//! Measured 2026-12-01 (docs/results/2026-12-01-host-path.md): 43 and 3 allocation calls
+//! Measured 2026-12-01 (docs/results/hip-host-path.md): 43 and 3 allocation calls
 //! per call before the host path was reworked; 1 and 0 after. The one left in the user API then was
 //! the `Vec` of operands of `ElementwiseArgs`; since 2026-12-02 its allocation is kept per
 //! thread too (`eval_scratch.rs`), so both paths measure 0. Limits: half an allocation per

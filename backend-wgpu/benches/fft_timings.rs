@@ -10,31 +10,19 @@
 //! of the complex data (what a single-pass FFT would move), in 10⁹ bytes per second.
 //! `WGPU_FFT_BENCH_SMALL=1` runs a quarter of each size (e.g. on lavapipe).
 
-use std::time::Instant;
-
+use gpuarrays_core::bench_stats::{Plan, Wait, median, sample};
 use gpuarrays_core::{Array, Backend, Complex32, FftNorm};
 use gpuarrays_wgpu::WgpuBackend;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 /// Median wall seconds per operation over 7 repetitions of `k` operations and one wait.
-fn time(b: &WgpuBackend, k: usize, mut f: impl FnMut()) -> (f64, &'static str) {
-    for _ in 0..2 {
-        f();
-    }
-    b.synchronize().expect("synchronize");
-    let mut wall = Vec::new();
-    for _ in 0..7 {
-        let t0 = Instant::now();
-        for _ in 0..k {
-            f();
-        }
-        b.synchronize().expect("synchronize");
-        wall.push(t0.elapsed().as_secs_f64() / k as f64);
-    }
+fn time(b: &WgpuBackend, k: usize, f: impl FnMut()) -> (f64, &'static str) {
+    let plan = Plan {
+        warmup: 2,
+        samples: 7,
+        calls: k,
+        wait: Wait::Inside,
+    };
+    let wall = sample(plan, f, || b.synchronize().expect("synchronize"));
     (median(wall), "wall")
 }
 

@@ -8,11 +8,7 @@
 //! batch: the median over rounds of (time of the 100 calls) / 100, which excludes the
 //! timer's own cost. The first 5 rounds are warm-up (the kernel is compiled in the first).
 
-#[path = "median.rs"]
-mod median;
-
-pub use median::median;
-use std::time::Instant;
+use gpuarrays::bench_stats::{Rounds, interleaved, median};
 
 #[path = "axpy_program.rs"]
 mod axpy_program;
@@ -37,34 +33,17 @@ pub struct Timing {
 
 /// Times each path as the module documentation says; `sync` waits for the device.
 pub fn measure(sync: &dyn Fn(), paths: &mut [&mut dyn FnMut()]) -> Vec<Timing> {
-    let mut per_call = vec![Vec::new(); paths.len()];
-    let mut per_batch = vec![Vec::new(); paths.len()];
-    let n = paths.len();
-    for round in 0..ROUNDS {
-        // Each round starts with the next path, so no path always runs first.
-        for p in (0..n).map(|i| (i + round) % n) {
-            let path = &mut paths[p];
-            let t_batch = Instant::now();
-            for _ in 0..CALLS_PER_ROUND {
-                let t0 = Instant::now();
-                path();
-                if round >= WARM_ROUNDS {
-                    per_call[p].push(t0.elapsed().as_secs_f64());
-                }
-            }
-            if round >= WARM_ROUNDS {
-                per_batch[p].push(t_batch.elapsed().as_secs_f64() / CALLS_PER_ROUND as f64);
-            }
-            sync();
-        }
-    }
-    per_call
+    let rounds = Rounds {
+        rounds: ROUNDS,
+        warm_rounds: WARM_ROUNDS,
+        calls: CALLS_PER_ROUND,
+    };
+    interleaved(rounds, &mut || sync(), paths)
         .into_iter()
-        .zip(per_batch)
-        .map(|(c, b)| Timing {
-            calls: c.len(),
-            per_call: median(c),
-            per_batch: median(b),
+        .map(|s| Timing {
+            calls: s.per_call.len(),
+            per_call: median(s.per_call),
+            per_batch: median(s.per_batch),
         })
         .collect()
 }

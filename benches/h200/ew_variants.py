@@ -11,7 +11,7 @@ vector per thread, 256 threads per block). Timing: rounds in which every variant
 times, the variants taking turns, CUDA events; the median per variant. SASS: `cuobjdump
 -sass` of each cubin into `$OUT/sass_NAME.txt`, with a histogram of opcodes.
 
-Used for the f32 normal kernel (`docs/results/2026-12-01-h200-session4.md`): the variant sources come from
+Used for the f32 normal kernel (`docs/results/hip-elementwise-reduce.md`): the variant sources come from
 `cargo run -p gpuarrays-hip --example ew_source`."""
 import collections
 import ctypes

@@ -3,11 +3,15 @@
 # 64 MiB that can be carried.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-# Two packs (gpu-pack empties .gpu/bin each time): the HIP test binaries (the sanitizer
+# The packing tool is the build machine's, not part of this repository: it builds release
+# binaries of the named packages and targets and copies them into .gpu/bin. GPU_PACK names
+# another one.
+GPU_PACK="${GPU_PACK:-../shared/tools/gpu-pack}"
+# Two packs (the tool empties .gpu/bin each time): the HIP test binaries (the sanitizer
 # script runs every one), then everything else.
-../shared/tools/gpu-pack -p gpuarrays-hip --tests 2>&1 | tail -1 || true
+"$GPU_PACK" -p gpuarrays-hip --tests 2>&1 | tail -1 || true
 rm -rf /tmp/h200-pack && cp -r .gpu/bin /tmp/h200-pack
-../shared/tools/gpu-pack --vulkan \
+"$GPU_PACK" --vulkan \
   -p gpuarrays-cli --bins \
   -p gpuarrays --examples --bench hip_kernels --bench any_backend_dispatch --bench wgpu_timings \
   --bench fft_throughput --bench fft_plan_cache --bench hip_stress --bench hip_soak \

@@ -34,7 +34,8 @@ pub fn run(hip: &HipBackend, threads: usize) -> Result<(), String> {
             .collect()
     });
     let waits = waits.into_iter().collect::<Result<Vec<f64>, String>>()?;
-    let (median, max) = stats::median_max(waits);
+    let waits = gpuarrays::bench_stats::Summary::of(waits);
+    let (median, max) = (waits.median, waits.max);
     let (_, alive, idle, created) = stats::device(hip);
     println!(
         "scenario,first-touch,threads,median_ms,max_ms,streams_alive,pool_idle,streams_created"

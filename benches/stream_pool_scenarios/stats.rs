@@ -30,10 +30,3 @@ pub fn device(hip: &HipBackend) -> (f64, usize, usize, usize) {
     let created = pools.iter().map(|p| p.created).sum();
     (mem, alive, idle, created)
 }
-
-/// Median and maximum of a sample.
-pub fn median_max(mut v: Vec<f64>) -> (f64, f64) {
-    v.sort_by(f64::total_cmp);
-    let max = v.last().copied().unwrap_or(f64::NAN);
-    (v.get(v.len() / 2).copied().unwrap_or(f64::NAN), max)
-}

@@ -24,6 +24,10 @@
 pub mod array;
 mod array_display;
 pub mod backend;
+// Statistics and the sampling loop of the timing programs (benches, `gpuarrays bench`);
+// not part of the API.
+#[doc(hidden)]
+pub mod bench_stats;
 pub mod capability;
 pub mod data_ref;
 mod derive;

@@ -8,7 +8,7 @@
 //! and pinned memory. The pipeline splits the copy into chunks of a pinned [`StagingSet`]:
 //! while the DMA engine moves chunk *i + 1* (and up to `slots − 1` more), several threads
 //! ([`CopyWorkers`]) copy chunk *i* between its pinned slot and the user's memory. The
-//! measured effect is in docs/results/2026-12-02-h200-session6.md.
+//! measured effect is in docs/results/hip-host-copies.md.
 //!
 //! **Ordering.** The whole pipeline is one operation of the ordering protocol
 //! ([`DeviceState::enqueue`]): the buffer's use record is held while it runs, so another

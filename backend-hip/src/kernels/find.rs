@@ -14,8 +14,9 @@
 //! (default; `GPUARRAYS_FIND=bytes` forces the byte kernels), `ga_find_count_vec` and
 //! `ga_find_scatter_vec` read them as one 16-byte vector (a warp moves 512 contiguous bytes
 //! per instruction) and count a word's non-zero bytes with a mask and a popcount; the byte
-//! kernels issue 16 one-byte loads per thread, which kept 1 GiB findall at 0.46× PyTorch on
-//! the H200 (2026-12-01). A thread whose bytes cross the end of the mask takes the byte path.
+//! kernels make 16 one-byte loads per thread, which kept 1 GiB findall at 0.46× PyTorch on
+//! the H200 (2026-12-01, docs/results/hip-kernels.md). A thread whose bytes cross the end of
+//! the mask takes the byte path.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};

@@ -5,7 +5,7 @@
 //! of the H200 machine's host copies about 7 GB/s (a staged copy with one thread: 145–150 ms
 //! for 1 GiB), far below the 53–55 GB/s the link carries, so the CPU half is split between
 //! threads. The driver's own pageable path does its CPU half with one thread
-//! (docs/results/2026-12-02-h200-session6.md).
+//! (docs/results/hip-host-copies.md).
 //!
 //! Why not rayon: the caller holds its operand's use record while the pipeline runs (the
 //! whole staged copy is one ordered operation), and a rayon `join` lets the waiting thread

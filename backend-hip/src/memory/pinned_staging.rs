@@ -30,7 +30,7 @@ pub struct StagingConfig {
     pub enabled: bool,
     /// Copies of fewer bytes take the driver's path (default 1 MiB: from there up both
     /// directions were faster staged on the H200 machine; at 256 KiB host-to-device was
-    /// 0.90–0.94× the driver's, docs/results/2026-12-02-h200-session6.md).
+    /// 0.90–0.94× the driver's, docs/results/hip-host-copies.md).
     pub min_bytes: usize,
     /// Bytes per pinned chunk (default 8 MiB).
     pub chunk_bytes: usize,
@@ -56,7 +56,7 @@ pub enum Streaming {
     /// Always.
     On,
     /// Where they were faster on the H200 machine (calls G and H of
-    /// docs/results/2026-12-02-h200-session6.md, alternated runs):
+    /// docs/results/hip-host-copies.md, alternated runs):
     /// - host→device under 64 MiB. The destination is a pinned slot that only the DMA engine
     ///   reads. From 1 to 16 MiB these copies were 1.35–2.6× faster; at 256 MiB streaming
     ///   was 0.7× as fast.
@@ -230,7 +230,7 @@ impl PinnedStaging {
     ///
     /// When every set is leased and fewer than `max_sets` exist, a new set is pinned on a
     /// background thread and this copy does not wait for it. Pinning a set of 3 × 8 MiB took
-    /// 10.9–20.1 ms on the H200 machine (docs/results/2026-12-02-h200-session6.md), as long
+    /// 10.9–20.1 ms on the H200 machine (docs/results/hip-host-copies.md), as long
     /// as the driver's copy of about 100–300 MiB, so waiting would make the first copies of a
     /// short program slower than no staging at all. [`PinnedStaging::prepare`] pins one up
     /// front instead.

@@ -7,7 +7,7 @@
 //! can break: on the H200 machine (Debian's libamdhip64, linked to `libamd_comgr` and
 //! LLVM 17, beside CUDA), a process that loaded libamdhip64, dropped it and loaded it again
 //! (the automatic platform choice tries AMD first) died with "LLVM ERROR: Option
-//! 'disassemble' registered more than once" (docs/results/2026-12-02-h200-session7.md).
+//! 'disassemble' registered more than once" (docs/results/hip-runtime.md).
 //! Dropping a [`LoadedLibrary`] therefore only drops our handle; the next open finds the
 //! same mapping.
 

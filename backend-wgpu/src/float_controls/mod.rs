@@ -5,7 +5,7 @@
 //! NVIDIA Vulkan driver does all of it: on the H200, `(3a + b) − a` gave `2a + b`
 //! (`inf` where IEEE gives NaN), `(inf + 0i)·(x + inf·i)` lost its NaN, and `|z|` of a
 //! complex value with a NaN part returned 0, because `x != x` was folded to `false`
-//! (docs/results/2026-12-01-h200-final.md: 32 conformance rows). lavapipe keeps IEEE
+//! (docs/results/correctness-h200.md: 32 conformance rows). lavapipe keeps IEEE
 //! semantics and passed every row.
 //!
 //! The cure is the one Vulkan defines (SPV_KHR_float_controls, core since 1.2): the entry

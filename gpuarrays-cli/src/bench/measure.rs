@@ -1,9 +1,10 @@
 //! Running one benchmark: warm-up, choosing how many calls one sample times, the samples,
-//! and their statistics (median and spread).
-
-use std::time::Instant;
+//! and their statistics (median and spread). The statistics and the host-time sampling loop
+//! are `gpuarrays::bench_stats`, the ones every bench program of the workspace uses, so a
+//! median here means what it means in `docs/results/`.
 
 use gpuarrays::Result;
+use gpuarrays::bench_stats::{self, Summary, Wait};
 
 use super::timer::DeviceTimer;
 
@@ -35,30 +36,22 @@ pub struct Stats {
 
 impl Stats {
     /// Statistics of `per_call` seconds (at least one sample).
-    pub fn of(mut per_call: Vec<f64>, calls_per_sample: usize) -> Stats {
-        per_call.sort_by(f64::total_cmp);
-        let q = |p: f64| {
-            let i = ((per_call.len() - 1) as f64 * p).round() as usize;
-            per_call[i]
-        };
+    pub fn of(per_call: Vec<f64>, calls_per_sample: usize) -> Stats {
+        let s = Summary::of(per_call);
         Stats {
-            median: q(0.5),
-            min: per_call[0],
-            max: per_call[per_call.len() - 1],
-            q1: q(0.25),
-            q3: q(0.75),
-            samples: per_call.len(),
+            median: s.median,
+            min: s.min,
+            max: s.max,
+            q1: s.q1,
+            q3: s.q3,
+            samples: s.samples,
             calls_per_sample,
         }
     }
 
     /// Interquartile range relative to the median: the row's noise.
     pub fn relative_spread(&self) -> f64 {
-        if self.median > 0.0 {
-            (self.q3 - self.q1) / self.median
-        } else {
-            0.0
-        }
+        bench_stats::relative_spread(self.q1, self.q3, self.median)
     }
 }
 
@@ -103,19 +96,13 @@ pub fn host_time(
     sync: &mut dyn FnMut() -> Result<()>,
 ) -> Result<Stats> {
     const K: usize = 100;
-    for _ in 0..plan.warmup.max(1) {
-        run()?;
-    }
-    sync()?;
-    let mut per_call = Vec::with_capacity(plan.samples);
-    for _ in 0..plan.samples.max(1) {
-        let t0 = Instant::now();
-        for _ in 0..K {
-            run()?;
-        }
-        per_call.push(t0.elapsed().as_secs_f64() / K as f64);
-        sync()?;
-    }
+    let sampling = bench_stats::Plan {
+        warmup: plan.warmup.max(1),
+        samples: plan.samples.max(1),
+        calls: K,
+        wait: Wait::Outside,
+    };
+    let per_call = bench_stats::try_sample(sampling, run, sync)?;
     Ok(Stats::of(per_call, K))
 }
 

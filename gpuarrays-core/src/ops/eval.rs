@@ -4,7 +4,7 @@
 //! allocates as little as it can: the program and the argument vectors are reused per thread
 //! ([`eval_scratch`](super::eval_scratch)), the inputs are borrowed from the expression,
 //! strides are computed inline. Measured on the platform test double (`cargo bench -p
-//! gpuarrays-hip --bench host_path`, docs/results/2026-12-01-host-path.md).
+//! gpuarrays-hip --bench host_path`, docs/results/hip-host-path.md).
 
 use smallvec::SmallVec;
 

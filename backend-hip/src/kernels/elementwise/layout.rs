@@ -154,14 +154,14 @@ pub const EW_BLOCK: u32 = 256;
 
 /// Vectors per thread of a program that draws random numbers. Such kernels are bound by
 /// instruction issue, not memory, and the vectors of one thread share the Philox key schedule
-/// and the index arithmetic: measured on the H200 (`docs/results/2026-12-01-h200-session4.md`).
+/// and the index arithmetic: measured on the H200 (`docs/results/hip-elementwise-reduce.md`).
 pub const RANDOM_PER_THREAD: u32 = 2;
 
 /// Chooses how the kernel steps over `n` elements: every vector in one launch when the grid
 /// allows it (`max_blocks` blocks of [`EW_BLOCK`] threads), [`RANDOM_PER_THREAD`] vectors per
 /// thread for programs with random draws; otherwise a grid-stride loop. The one-step form
 /// took the f32 normal kernel from 693 to 629 µs for 2^28 outputs on the H200 (the loop's
-/// form kept 10 % more instructions: `docs/results/2026-12-01-h200-session4.md`).
+/// form kept 10 % more instructions: `docs/results/hip-elementwise-reduce.md`).
 pub fn plan_steps(l: &mut EwLayout, n: usize, draws_random: bool, max_blocks: usize) {
     l.per_thread = if draws_random && l.vec > 1 {
         RANDOM_PER_THREAD

@@ -37,7 +37,7 @@ const WARP_ROW_MAX: usize = 1024;
 /// f32 sum in the first kernel study; with the kernels of 2026-12-02, 16 beat 8 in three
 /// alternated runs on the H200, on the full 1 GiB sums: f32 243.3–244.4 µs against
 /// 247.6–249.3 µs, Int64 249.2–250.6 against 253.8–256.3 µs (PyTorch's Int64 sum
-/// 250.8–251.5 µs), 4 / 6 / 12 in between (docs/results/2026-12-02-h200-session6.md). Only
+/// 250.8–251.5 µs), 4 / 6 / 12 in between (docs/results/hip-elementwise-reduce.md). Only
 /// reductions of fewer rows than the target whose rows are long see the difference: a block
 /// gets at least `min_per_block` (64 KiB of input), so a single row under 66 MiB
 /// (132 × 8 × 64 KiB) launches the same grid as with 8.
@@ -51,7 +51,7 @@ const COL_THREADS_PER_SM: usize = 2048;
 /// of 256 threads that fit (`ga_cols` launched 1048 blocks for 8192² f32, 1.3 waves at its
 /// 6 resident blocks per multiprocessor). Measured on the H200 (8 / 16 / 32 / 64), speed vs
 /// PyTorch of the sum along axis 0 of 8192² f32: 1.05 / 1.00 / 0.96 / 0.86×, and of 1 GiB
-/// (16384²): 0.99 / 1.03 / 1.00 / 0.98× (docs/results/2026-12-01-h200-session2.md).
+/// (16384²): 0.99 / 1.03 / 1.00 / 0.98× (docs/results/hip-scan-sort.md).
 const COL_SLICE_BLOCKS_PER_SM: usize = 16;
 /// Rows per batch of loads in `ga_cols_slices` (`GA_COL_BATCH` in [`codegen`]).
 const COL_BATCH: usize = 4;

@@ -41,7 +41,7 @@ const COL_THREADS_PER_SM: usize = 2048;
 /// tiles.
 ///
 /// Measured on the H200 (2026-12-01, `gpuarrays bench --filter accumulate` once per mode in
-/// one call; docs/results/2026-12-01-h200-session3.md): the reduce-then-scan was as fast or
+/// one call; docs/results/hip-scan-sort.md): the reduce-then-scan was as fast or
 /// faster than the single-pass look-back on every row, so the look-back is no longer chosen
 /// for short rows. Rows of 4 tiles (16384 × 8192 i64): 0.824 ms vs 1.073 ms (Nsight Compute:
 /// the look-back kernel at 38 % of DRAM bandwidth, 60 registers, 50 % occupancy, its tiles
@@ -136,7 +136,7 @@ const ROW_PASS_WAVES: usize = 4;
 /// Why: the reduce-then-scan reads the input twice, so it moves 3 bytes per byte written;
 /// one pass per row moves 2. Measured on the H200 (2026-12-02, `gpuarrays bench --filter
 /// accumulate`, automatic choice and `GPUARRAYS_SCAN=reducescan` alternating twice in one
-/// call; docs/results/2026-12-02-h200-session9.md): 16384 × 8192 i64 along rows 0.54 ms
+/// call; docs/results/hip-scan-sort.md): 16384 × 8192 i64 along rows 0.54 ms
 /// against 0.83 ms (1.52×; PyTorch 0.79 ms), 16384 × 16384 f32 0.54 against 0.82 ms; Nsight
 /// Compute: the row pass at 82 % of DRAM throughput, where the reduce-then-scan spent
 /// 233 µs on tile totals, 91 µs scanning 16384 rows of 4 totals and 517 µs on the tiles.

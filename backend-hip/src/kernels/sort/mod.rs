@@ -85,7 +85,7 @@ impl SortAlgorithm {
 /// length); longer rows that fit a block take the one-block radix sort. Measured on the H200,
 /// 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048 (ms, bitonic vs radix): 2.9 vs
 /// 22.5, 3.5 vs 14.4, 4.1 vs 10.4, 4.9 vs 5.8, 5.6 vs 3.0 (`bench-hip_kernels`,
-/// docs/results/2026-12-01-h200-session2.md).
+/// docs/results/hip-scan-sort.md).
 pub const BITONIC_AUTO_MAX: usize = 1024;
 
 /// 0: not chosen yet (read `GPUARRAYS_SORT` on first use); else [`SortAlgorithm::code`].

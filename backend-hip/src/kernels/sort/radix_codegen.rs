@@ -50,7 +50,7 @@ pub const PASS_ITEMS: u32 = 16;
 /// one run on the GPU). 8-byte keys keep [`PASS_ITEMS`]: their tile is 32 KiB of the 48 KiB
 /// of static shared memory a block may have.
 ///
-/// Measured on the H200 (2026-12-02, docs/results/2026-12-02-h200-session9.md, call H),
+/// Measured on the H200 (2026-12-02, docs/results/hip-scan-sort.md),
 /// 2^28 f32 in one row / the suite's rows: 12 keys 11.2 / 10.1 ms, 16 keys 10.25 / 9.04 ms,
 /// 20 keys 10.5 / 10.6 ms, 24 keys 10.16 / 10.13 ms (80 registers, 37.5 % occupancy): 16
 /// stays the default.

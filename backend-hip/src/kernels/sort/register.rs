@@ -18,7 +18,7 @@ pub const MAX_LEN: usize = TILE;
 /// keys on the H200), whose eight rank-and-scatter rounds per 32-bit key cost more than the
 /// 66 register/shuffle steps here. Measured on the H200 (2^26 f32 keys, ms; register /
 /// bitonic tile / one-block radix): rows of 128: 0.56 / 2.93 / 22.5; 1024: 0.83 / 4.87 / 5.80;
-/// 2048: 0.95 / 5.64 / 3.05 (`docs/results/2026-12-01-h200-session4.md`).
+/// 2048: 0.95 / 5.64 / 3.05 (`docs/results/hip-scan-sort.md`).
 pub const AUTO_MAX: usize = MAX_LEN;
 
 /// `GPUARRAYS_SORT_REGISTER_MAX=N` sets the longest padded row the automatic choice gives the

@@ -118,7 +118,7 @@ fn storage(v: &mut Vec<Case>, s: Size) {
             // Written host memory: a `vec![0u8; n]` is `calloc`'s untouched zero pages, all
             // one physical page, read from cache. With it this row measured 2.26× PyTorch
             // (whose source tensor is written) and 1.07× CuPy (whose `numpy.zeros` source was
-            // not) at 1 GiB on the H200 (docs/results/2026-12-02-h200-session5.md).
+            // not) at 1 GiB on the H200 (docs/results/hip-host-copies.md).
             let host = vec![1u8; n * 4];
             let b = b.clone();
             Ok(Box::new(move || b.write(&*x.raw().buffer()?, 0, &host)) as Runner)
