@@ -50,6 +50,26 @@ pub enum Op {
         step: Scalar,
         len: usize,
     },
+    /// `linspace(start, stop, num, endpoint)` in the type of `start`.
+    Linspace {
+        start: Scalar,
+        stop: Scalar,
+        num: usize,
+        endpoint: bool,
+    },
+    /// `eye(n, m, k)`, or `tri(n, m, k)` when `lower`.
+    Band {
+        dtype: DType,
+        n: usize,
+        m: usize,
+        k: isize,
+        lower: bool,
+    },
+    /// Output `which` of `meshgrid(inputs, indexing)`.
+    Meshgrid {
+        which: usize,
+        indexing: gpuarrays_core::Indexing,
+    },
     /// A deep copy.
     Copy,
     /// `dst.assign(src)` (inputs: dst, src); the result is the whole buffer of `dst`.
@@ -306,6 +326,11 @@ impl CaseSpec {
             }
             Op::Random { dims, .. } => format!(" dims {dims:?}"),
             Op::Arange { len, .. } => format!(" len {len}"),
+            Op::Linspace { num, endpoint, .. } => {
+                format!(" num {num}{}", if *endpoint { "" } else { " no endpoint" })
+            }
+            Op::Band { n, m, k, .. } => format!(" {n}×{m} k {k}"),
+            Op::Meshgrid { which, indexing } => format!(" output {which} {indexing:?}"),
             Op::Fft(f) => {
                 let mut p = String::new();
                 if let Some(axes) = &f.axes {
@@ -363,6 +388,20 @@ impl CaseSpec {
                     start: values::value(start.dtype(), 1, p, &mut rng),
                     step: values::value(start.dtype(), 1, p, &mut rng),
                     len: *len,
+                }
+            }
+            Op::Linspace {
+                start,
+                num,
+                endpoint,
+                ..
+            } => {
+                let p = given.unwrap_or(Profile::Finite);
+                Op::Linspace {
+                    start: values::value(start.dtype(), 1, p, &mut rng),
+                    stop: values::value(start.dtype(), 1, p, &mut rng),
+                    num: *num,
+                    endpoint: *endpoint,
                 }
             }
             Op::Random {

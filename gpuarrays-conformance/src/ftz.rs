@@ -91,6 +91,10 @@ pub fn flush_case(case: &mut Case, flush: SubnormalFlush) {
             *start = flush_scalar(*start, flush);
             *step = flush_scalar(*step, flush);
         }
+        Op::Linspace { start, stop, .. } => {
+            *start = flush_scalar(*start, flush);
+            *stop = flush_scalar(*stop, flush);
+        }
         _ => {}
     }
 }

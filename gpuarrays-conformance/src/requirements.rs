@@ -82,6 +82,17 @@ pub fn needs(case: &Case) -> Needs {
             n.primary.push((start.dtype(), Elementwise));
             n.auxiliary.push((DType::I64, Elementwise));
         }
+        Op::Linspace { start, .. } => {
+            n.primary.push((start.dtype(), Elementwise));
+            n.auxiliary.push((DType::I64, Elementwise));
+            n.auxiliary.push((DType::Bool, Elementwise));
+        }
+        Op::Band { dtype, .. } => {
+            n.primary.push((*dtype, Elementwise));
+            n.auxiliary.push((DType::I64, Elementwise));
+            n.auxiliary.push((DType::Bool, Elementwise));
+        }
+        Op::Meshgrid { .. } => each(Elementwise, &mut n),
         Op::Random { dtype, .. } => {
             n.primary.push((*dtype, Elementwise));
             n.auxiliary.push((DType::U64, Elementwise));

@@ -86,6 +86,14 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
                 .collect();
             Tolerance::eps(4.0, Scale::PerElement(s))
         }
+        // start + i·step like arange, with the step's own rounding: |stop − start| bounds
+        // every i·|step|.
+        Op::Linspace {
+            start, stop, num, ..
+        } => {
+            let span = magnitude(*stop) + magnitude(*start);
+            Tolerance::eps(4.0, Scale::PerElement(vec![span + magnitude(*start); *num]))
+        }
         Op::Reduce(ReduceOp::Sum, axis) => lanes(input(0), *axis, false, 0.0),
         Op::Reduce(ReduceOp::Prod, axis) => match input(0) {
             Some(a) => Tolerance::eps(accumulation_units(lane_len(&a.dims, *axis)), Scale::Value),

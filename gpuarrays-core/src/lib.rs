@@ -56,6 +56,6 @@ pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
-pub use ops::{Expr, FftElement, FftNorm};
+pub use ops::{Expr, FftElement, FftNorm, Indexing};
 pub use scalar::Scalar;
 pub use support::ensure_supported;

@@ -1,5 +1,5 @@
-//! Rows of constructors and copies: fill, full, zeros, ones, arange, copy, assign,
-//! broadcast_to, and the seeded random arrays.
+//! Rows of constructors and copies: fill, full, zeros, ones, arange, linspace, eye, tri,
+//! meshgrid, copy, assign, broadcast_to, and the seeded random arrays.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Distribution;
@@ -24,6 +24,10 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             sized(d, |dims| Op::Ones { dtype: d, dims }),
         ));
         rows.push(RowSpec::new("arange", d, arange_cases(s, d)));
+        rows.push(RowSpec::new("linspace", d, linspace_cases(s, d)));
+        rows.push(RowSpec::new("eye", d, band_cases(d, false)));
+        rows.push(RowSpec::new("tri", d, band_cases(d, true)));
+        rows.push(RowSpec::new("meshgrid", d, meshgrid_cases(d)));
         let copies = single_inputs(s, d, Profile::General)
             .into_iter()
             .map(|i| CaseSpec::new(Op::Copy, vec![i]))
@@ -88,6 +92,78 @@ fn arange_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
     // A special start and step (0·∞ is NaN in `i·step`, also for i = 0), several times.
     for _ in 0..3 {
         v.push(CaseSpec::new(op(9), vec![]).scalars(Profile::AllSpecials));
+    }
+    v
+}
+
+fn linspace_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let nums = s.with_large(vec![0, 1, 2, 7, ODD], vec![LARGE]);
+    let op = |num, endpoint| Op::Linspace {
+        start: from_int(0, d),
+        stop: from_int(1, d),
+        num,
+        endpoint,
+    };
+    let mut v: Vec<CaseSpec> = nums
+        .into_iter()
+        .flat_map(|num| [true, false].map(|e| CaseSpec::new(op(num, e), vec![])))
+        .collect();
+    // Special start and stop (an infinite or NaN step), several times.
+    for _ in 0..3 {
+        v.push(CaseSpec::new(op(9, true), vec![]).scalars(Profile::AllSpecials));
+    }
+    v
+}
+
+/// Shapes and diagonals of `eye`/`tri`: empty, square, wide, tall, diagonals outside the
+/// matrix and at the ends of the diagonal's type.
+fn band_cases(d: DType, lower: bool) -> Vec<CaseSpec> {
+    [
+        (0, 3, 0),
+        (1, 1, 0),
+        (4, 4, 0),
+        (3, 7, 2),
+        (7, 3, -2),
+        (5, 5, 9),
+        (5, 5, -9),
+        (ODD, 5, 1),
+        (3, 3, isize::MIN),
+        (3, 3, isize::MAX),
+    ]
+    .into_iter()
+    .map(|(n, m, k)| {
+        let op = Op::Band {
+            dtype: d,
+            n,
+            m,
+            k,
+            lower,
+        };
+        CaseSpec::new(op, vec![])
+    })
+    .collect()
+}
+
+/// Every output of `meshgrid` for one to three coordinate vectors (one empty), in both
+/// orders; one vector is a view at an offset.
+fn meshgrid_cases(d: DType) -> Vec<CaseSpec> {
+    use gpuarrays_core::Indexing;
+    let sets: [&[usize]; 4] = [&[5], &[3, 4], &[2, 3, 4], &[2, 0, 3]];
+    let mut v = Vec::new();
+    for lens in sets {
+        for indexing in [Indexing::Xy, Indexing::Ij] {
+            for which in 0..lens.len() {
+                let inputs = lens
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        let layout = if i == 1 { Layout::Slice } else { Layout::Plain };
+                        inp(d, &[n]).layout(layout)
+                    })
+                    .collect();
+                v.push(CaseSpec::new(Op::Meshgrid { which, indexing }, inputs));
+            }
+        }
     }
     v
 }

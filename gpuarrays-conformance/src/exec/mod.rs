@@ -76,6 +76,25 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
             let (s, d) = (scalar::<T>(*start)?, scalar::<T>(*step)?);
             Array::<T, B>::arange(backend, s, d, *len)?.into_raw()
         }),
+        Op::Linspace {
+            start,
+            stop,
+            num,
+            endpoint,
+        } => dispatch_dtype!(start.dtype(), T => {
+            let (a, b) = (scalar::<T>(*start)?, scalar::<T>(*stop)?);
+            Array::<T, B>::linspace(backend, a, b, *num, *endpoint)?.into_raw()
+        }),
+        Op::Band {
+            dtype,
+            n,
+            m,
+            k,
+            lower,
+        } => dispatch_dtype!(dtype, T => {
+            let band = if *lower { Array::<T, B>::tri } else { Array::<T, B>::eye };
+            band(backend, *n, *m, *k)?.into_raw()
+        }),
         typed_op => {
             return dispatch_dtype!(dtype, T => execute_typed::<T, B>(typed_op, &placed));
         }
@@ -154,6 +173,15 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
             return download_base(&placed[0].base, T::DTYPE);
         }
         Op::BroadcastTo(dims) => a.broadcast_to(dims)?.into_raw(),
+        Op::Meshgrid { which, indexing } => {
+            let arrays = (0..placed.len()).map(typed).collect::<Result<Vec<_>>>()?;
+            let refs: Vec<&Array<T, B>> = arrays.iter().collect();
+            Array::meshgrid(&refs, *indexing)?
+                .into_iter()
+                .nth(*which)
+                .ok_or_else(|| internal("meshgrid returned fewer outputs than inputs"))?
+                .into_raw()
+        }
         Op::Transpose => a.transpose()?.into_raw(),
         Op::AnyAll { all, axis: None } => {
             let v = if *all { a.all()? } else { a.any()? };

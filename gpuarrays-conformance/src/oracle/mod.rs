@@ -5,6 +5,7 @@
 //! function, which known-answer tests pin).
 
 mod axis;
+mod construct;
 mod elementwise;
 mod fft;
 mod index;
@@ -102,6 +103,20 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::Zeros { dtype, dims } => full(dims, from_int(0, *dtype)),
         Op::Ones { dtype, dims } => full(dims, from_int(1, *dtype)),
         Op::Arange { start, step, len } => arange(*start, *step, *len),
+        Op::Linspace {
+            start,
+            stop,
+            num,
+            endpoint,
+        } => construct::linspace(*start, *stop, *num, *endpoint),
+        Op::Band {
+            dtype,
+            n,
+            m,
+            k,
+            lower,
+        } => Ok(construct::band(*dtype, *n, *m, *k, *lower)),
+        Op::Meshgrid { which, indexing } => construct::meshgrid(&ins, *which, *indexing),
         Op::Copy => Ok(a()?.clone()),
         Op::Assign => {
             let (dst, src) = (first()?, b()?);

@@ -2,6 +2,7 @@
 //! to one of the kernel descriptions in [`crate::kernel`].
 
 pub(crate) mod copy;
+mod creation;
 pub(crate) mod eval;
 mod eval_scratch;
 pub mod expr;
@@ -19,5 +20,6 @@ mod region;
 mod scan;
 mod sort;
 
+pub use creation::Indexing;
 pub use expr::{Expr, ExprArg, IntoExprArg, Literal};
 pub use fft::{FftElement, FftNorm};
