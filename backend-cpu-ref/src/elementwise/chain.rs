@@ -26,7 +26,7 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::BinaryOp;
 
 use super::kernel::{ARGS, Arg, Kernel};
-use crate::semantics::{Arith, Ordered};
+use gpuarrays_core::host::semantics::{Arith, Ordered};
 
 /// Values per tile. Measured in the stand-alone copy: 16 did not vectorise (5× slower),
 /// 32 and 64 ran as fast as a plain loop.

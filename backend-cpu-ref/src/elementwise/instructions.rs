@@ -13,7 +13,7 @@ use gpuarrays_core::{DType, Element, dispatch_dtype};
 
 use super::kernel::{Kernel, kernel};
 use crate::error::{CpuError, invalid};
-use crate::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
+use gpuarrays_core::host::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
 
 /// A compiled instruction and the type of its results.
 pub(crate) type Compiled = Result<(Kernel, DType), CpuError>;
