@@ -14,7 +14,12 @@ fn the_conformance_suite_passes_through_a_custom_backend_bit_for_bit() {
     let report = run(&custom, &SuiteConfig::quick());
     assert!(report.ok(), "{}", report.failure_details());
     for r in &report.rows {
-        assert_eq!(r.max_err, 0.0, "{} differs from the wrapped backend", r.key());
+        assert_eq!(
+            r.max_err,
+            0.0,
+            "{} differs from the wrapped backend",
+            r.key()
+        );
     }
 }
 
@@ -49,4 +54,73 @@ fn the_custom_kind_is_not_listed_nor_opened_by_name() {
     assert!(!BackendKind::ALL.contains(&BackendKind::Custom));
     assert_eq!(BackendKind::from_name("custom"), None);
     assert!(AnyBackend::open(BackendKind::Custom, 0).is_err());
+}
+
+/// A backend of the seven required methods over the CPU reference's storage, whose FFTs
+/// take only power-of-two lengths: every kernel comes from core's kit.
+#[derive(Clone)]
+struct PowerOfTwoFfts(CpuBackend);
+
+impl Backend for PowerOfTwoFfts {
+    type Buffer = gpuarrays::cpu::CpuBuffer;
+    fn name(&self) -> &'static str {
+        "pow2"
+    }
+    fn device(&self) -> &gpuarrays::DeviceInfo {
+        self.0.device()
+    }
+    fn supports(&self, dtype: DType, op: gpuarrays::OpKind) -> gpuarrays::Support {
+        self.0.supports(dtype, op)
+    }
+    fn supports_fft_lengths(&self, _real: DType, lengths: &[usize]) -> gpuarrays::Support {
+        if lengths.iter().all(|n| n.is_power_of_two()) {
+            gpuarrays::Support::Yes
+        } else {
+            gpuarrays::Support::no("only power-of-two lengths", Some("pad to a power of two"))
+        }
+    }
+    fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {
+        self.0.alloc(bytes)
+    }
+    fn release(&self, buffer: Self::Buffer) {
+        self.0.release(buffer)
+    }
+    fn write(&self, dst: &Self::Buffer, at: usize, src: &[u8]) -> Result<()> {
+        self.0.write(dst, at, src)
+    }
+    fn read(&self, src: &Self::Buffer, at: usize, dst: &mut [u8]) -> Result<()> {
+        self.0.read(src, at, dst)
+    }
+}
+
+#[test]
+fn a_length_refusal_comes_before_anything_is_computed_and_the_kit_computes_the_rest() {
+    let b = PowerOfTwoFfts(CpuBackend::new());
+    let cpu = CpuBackend::new();
+    let data: Vec<f32> = (0..8).map(|i| (i * i % 7) as f32 - 2.5).collect();
+    let x = Array::<f32, _>::from_vec(&b, data.clone()).unwrap();
+    match x.fft(Some(6), 0, FftNorm::Backward) {
+        Err(e @ Error::Unsupported { .. }) => {
+            assert!(e.to_string().contains("only power-of-two lengths"), "{e}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+    // The kit's host FFT against the CPU reference's.
+    let got = x.fft(None, 0, FftNorm::Backward).unwrap().to_vec().unwrap();
+    let want = Array::<f32, _>::from_vec(&cpu, data)
+        .unwrap()
+        .fft(None, 0, FftNorm::Backward)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).norm() <= 1e-5 * (1.0 + w.norm()), "{g} vs {w}");
+    }
+    // And a fused expression and a reduction through the kit.
+    let y = (x.ex() * 2.0f32 + 1.0f32).eval::<f32>().unwrap();
+    let sum: f32 = y.sum().unwrap();
+    assert_eq!(
+        sum,
+        2.0 * (0..8).map(|i| (i * i % 7) as f32 - 2.5).sum::<f32>() + 8.0
+    );
 }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use gpuarrays_core::handle_cache::{HandleCache, Limits};
 use gpuarrays_core::host::fft::{
-    Fft, FftNum, FftPlanner, along_axis, keep_half, positions, rustfft_direction, transform_block,
+    Fft, FftNum, FftPlanner, along_axis, c2r_block, keep_half, positions, rustfft_direction,
 };
 use gpuarrays_core::kernel::{FftArgs, FftDirection, FftKind};
 use gpuarrays_core::{DType, dispatch_dtype};
@@ -140,8 +140,7 @@ fn run_typed<T: Precision>(
                 .zip(out.par_chunks_mut(full))
                 .with_min_len(crate::parallel::min_len())
                 .for_each(|(x, y)| {
-                    let r = transform_block(&plan, a.kind, dir, lengths, &half, x);
-                    y.copy_from_slice(&r);
+                    c2r_block(&plan, dir, lengths, &half, x, y);
                 });
             out
         }

@@ -91,6 +91,28 @@ pub fn positions(offset: usize, stride: usize, per: usize) -> impl Iterator<Item
     (0..per).map(move |j| offset + stride * j)
 }
 
+/// The inverse of one gathered half spectrum `x` (C2R) into the full complex block `y`
+/// (shape `lengths`), whose real parts are the output: the non-real axes of `x` (shape
+/// `half`) as complex, then each row's Hermitian spectrum rebuilt and transformed.
+pub fn c2r_block<T: FftNum>(
+    plan: &impl Fn(usize, FftDirection) -> Arc<dyn Fft<T>>,
+    dir: FftDirection,
+    lengths: &[usize],
+    half: &[usize],
+    x: &mut [Complex<T>],
+    y: &mut [Complex<T>],
+) {
+    let rank = lengths.len();
+    let (n, m) = (lengths[rank - 1], half[rank - 1]);
+    for axis in 0..rank - 1 {
+        along_axis(plan, x, half, axis, dir);
+    }
+    for (h, row) in x.chunks(m).zip(y.chunks_mut(n)) {
+        hermitian_row(h, row);
+    }
+    along_axis(plan, y, lengths, rank - 1, dir);
+}
+
 /// Transforms one gathered block (`x`: the full input for C2C/R2C, the half spectrum for
 /// C2R) and returns its result as complex values (C2R: the real parts are the output).
 pub fn transform_block<T: FftNum>(
@@ -101,24 +123,16 @@ pub fn transform_block<T: FftNum>(
     half: &[usize],
     x: &mut [Complex<T>],
 ) -> Vec<Complex<T>> {
-    let rank = lengths.len();
     match kind {
         FftKind::C2C | FftKind::R2C => {
-            for axis in 0..rank {
+            for axis in 0..lengths.len() {
                 along_axis(plan, x, lengths, axis, dir);
             }
             x.to_vec()
         }
         FftKind::C2R => {
-            let (n, m) = (lengths[rank - 1], half[rank - 1]);
             let mut y = vec![Complex::new(T::zero(), T::zero()); lengths.iter().product()];
-            for axis in 0..rank - 1 {
-                along_axis(plan, x, half, axis, dir);
-            }
-            for (h, row) in x.chunks(m).zip(y.chunks_mut(n)) {
-                hermitian_row(h, row);
-            }
-            along_axis(plan, &mut y, lengths, rank - 1, dir);
+            c2r_block(plan, dir, lengths, half, x, &mut y);
             y
         }
     }
