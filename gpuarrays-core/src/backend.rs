@@ -132,7 +132,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// asked [`supports`](Self::supports) with [`OpKind::Fft`] for the precision's real and
     /// complex types; call [`FftArgs::validate`] before trusting the description. A backend
     /// without FFTs answers `Support::No` for `OpKind::Fft` and returns the same refusal here.
-    /// Default: [`host::fft`] (rustfft; a refusal without core's `host-fft` feature, when
+    /// Default: [`host::fft()`] (rustfft; a refusal without core's `host-fft` feature, when
     /// `supports` should answer [`host::supports_fft`]).
     fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()> {
         host::fft(self, args)

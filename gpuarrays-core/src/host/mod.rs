@@ -77,7 +77,7 @@ pub fn fft<B: Backend>(backend: &B, args: &FftArgs<'_, B::Buffer>) -> Result<()>
     #[cfg(not(feature = "host-fft"))]
     {
         Err(crate::error::Error::Unsupported {
-            dtype: crate::kernel::complex_of(args.real).unwrap_or(args.real),
+            dtype: crate::kernel::fft::complex_of(args.real).unwrap_or(args.real),
             op: crate::capability::OpKind::Fft,
             backend: backend.name().to_string(),
             device: backend.device().name.clone(),
@@ -88,7 +88,8 @@ pub fn fft<B: Backend>(backend: &B, args: &FftArgs<'_, B::Buffer>) -> Result<()>
 }
 
 /// Whether this build's kit computes FFTs on the host (the `host-fft` feature): what a kit
-/// backend's `supports` answers for [`OpKind::Fft`] when it has no FFT of its own.
+/// backend's `supports` answers for [`OpKind::Fft`](crate::OpKind::Fft) when it has no
+/// FFT of its own.
 pub fn supports_fft() -> Support {
     if cfg!(feature = "host-fft") {
         Support::Yes
