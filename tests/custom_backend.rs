@@ -56,12 +56,12 @@ fn the_custom_kind_is_not_listed_nor_opened_by_name() {
     assert!(AnyBackend::open(BackendKind::Custom, 0).is_err());
 }
 
-/// A backend of the seven required methods over the CPU reference's storage, whose FFTs
-/// take only power-of-two lengths: every kernel comes from core's kit.
+/// A backend of the seven required methods over the CPU reference's storage: every kernel
+/// comes from core's kit. With `POW2`, its FFTs take only power-of-two lengths.
 #[derive(Clone)]
-struct PowerOfTwoFfts(CpuBackend);
+struct KitOnly<const POW2: bool>(CpuBackend);
 
-impl Backend for PowerOfTwoFfts {
+impl<const POW2: bool> Backend for KitOnly<POW2> {
     type Buffer = gpuarrays::cpu::CpuBuffer;
     fn name(&self) -> &'static str {
         "pow2"
@@ -73,7 +73,7 @@ impl Backend for PowerOfTwoFfts {
         self.0.supports(dtype, op)
     }
     fn supports_fft_lengths(&self, _real: DType, lengths: &[usize]) -> gpuarrays::Support {
-        if lengths.iter().all(|n| n.is_power_of_two()) {
+        if !POW2 || lengths.iter().all(|n| n.is_power_of_two()) {
             gpuarrays::Support::Yes
         } else {
             gpuarrays::Support::no("only power-of-two lengths", Some("pad to a power of two"))
@@ -95,7 +95,7 @@ impl Backend for PowerOfTwoFfts {
 
 #[test]
 fn a_length_refusal_comes_before_anything_is_computed_and_the_kit_computes_the_rest() {
-    let b = PowerOfTwoFfts(CpuBackend::new());
+    let b = KitOnly::<true>(CpuBackend::new());
     let cpu = CpuBackend::new();
     let data: Vec<f32> = (0..8).map(|i| (i * i % 7) as f32 - 2.5).collect();
     let x = Array::<f32, _>::from_vec(&b, data.clone()).unwrap();
@@ -123,4 +123,12 @@ fn a_length_refusal_comes_before_anything_is_computed_and_the_kit_computes_the_r
         sum,
         2.0 * (0..8).map(|i| (i * i % 7) as f32 - 2.5).sum::<f32>() + 8.0
     );
+}
+
+/// The whole quick suite on the kit alone, inside the workspace (the out-of-tree example in
+/// `examples/custom-backend/` runs the same with its own storage).
+#[test]
+fn a_backend_of_the_seven_required_methods_conforms() {
+    let report = run(&KitOnly::<false>(CpuBackend::new()), &SuiteConfig::quick());
+    assert!(report.ok(), "{}", report.failure_details());
 }
