@@ -31,6 +31,8 @@ mod reduce;
 mod scan;
 pub mod semantics;
 mod sort;
+#[cfg(test)]
+mod tests;
 mod values;
 
 pub use elementwise::elementwise;
