@@ -13,8 +13,9 @@
 //! Each link is `acc = f(acc, operand)` with the per-element function of
 //! [`gpuarrays_core::host::semantics`] that the instruction itself uses, in program order,
 //! so every value is bit for bit what the instructions compute one at a time. A link
-//! takes the running value as its left operand; add and mul also take it on the right (IEEE addition and
-//! multiplication are commutative for every value, and LLVM already treats them so).
+//! takes the running value as its left operand; add and mul also take it on the right
+//! (IEEE addition and multiplication are commutative for every value, and LLVM already
+//! treats them so).
 //!
 //! Every chain is monomorphised (element type, operators, and whether each operand is a
 //! column or one value), so only a table of common chains is compiled: the crate already
