@@ -48,7 +48,8 @@ mod any_backend;
 
 pub use any_backend::{
     AnyBackend, AnyBuffer, BACKEND_ENV, BackendChoice, BackendChoiceError, BackendFacts,
-    BackendKind, choose_backend, default_backend, default_backend_choice,
+    BackendKind, CustomBackend, CustomBuffer, DynBackend, EventTimer, choose_backend,
+    default_backend, default_backend_choice,
 };
 pub use gpuarrays_core::*;
 

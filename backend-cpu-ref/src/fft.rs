@@ -1,5 +1,9 @@
 //! FFTs with rustfft: the semantics of `gpuarrays_core::kernel::fft`, written for clarity.
 //!
+//! The serial pieces (one axis, the half spectrum, the Hermitian row, one block) are core's
+//! (`gpuarrays_core::host::fft`), shared with the small-backend kit; this module adds the
+//! parallel batch, the buffer access and the plan cache.
+//!
 //! Every transform of the batch is gathered from its strided layout into a contiguous
 //! complex block, transformed axis by axis with 1-D rustfft plans (the multi-dimensional
 //! DFT is separable), and scattered to the output. Real input (R2C) is transformed as
@@ -16,11 +20,13 @@
 use std::sync::Arc;
 
 use gpuarrays_core::handle_cache::{HandleCache, Limits};
+use gpuarrays_core::host::fft::{
+    Fft, FftNum, FftPlanner, along_axis, c2r_block, keep_half, positions, rustfft_direction,
+};
 use gpuarrays_core::kernel::{FftArgs, FftDirection, FftKind};
 use gpuarrays_core::{DType, dispatch_dtype};
 use num_complex::Complex;
 use rayon::prelude::*;
-use rustfft::{Fft, FftNum, FftPlanner};
 
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
@@ -52,13 +58,6 @@ trait Precision: FftNum + bytemuck::Pod {
     fn plan(plans: &CpuFftPlans, len: usize, dir: FftDirection) -> Arc<dyn Fft<Self>>;
 }
 
-fn rustfft_direction(dir: FftDirection) -> rustfft::FftDirection {
-    match dir {
-        FftDirection::Forward => rustfft::FftDirection::Forward,
-        FftDirection::Inverse => rustfft::FftDirection::Inverse,
-    }
-}
-
 macro_rules! precision {
     ($t:ty, $dtype:ident, $variant:ident) => {
         impl Precision for $t {
@@ -79,43 +78,6 @@ macro_rules! precision {
 }
 precision!(f32, F32, F32);
 precision!(f64, F64, F64);
-
-/// Transforms a row-major block of shape `dims` in place along `axis`.
-fn along_axis<T: Precision>(
-    plans: &CpuFftPlans,
-    data: &mut [Complex<T>],
-    dims: &[usize],
-    axis: usize,
-    dir: FftDirection,
-) {
-    let n = dims[axis];
-    if n <= 1 {
-        return;
-    }
-    let plan = T::plan(plans, n, dir);
-    let inner: usize = dims[axis + 1..].iter().product();
-    if inner == 1 {
-        plan.process(data);
-        return;
-    }
-    let mut line = vec![Complex::new(T::zero(), T::zero()); n];
-    for block in data.chunks_mut(n * inner) {
-        for i in 0..inner {
-            for (k, v) in line.iter_mut().enumerate() {
-                *v = block[k * inner + i];
-            }
-            plan.process(&mut line);
-            for (k, v) in line.iter().enumerate() {
-                block[k * inner + i] = *v;
-            }
-        }
-    }
-}
-
-/// The element positions of one transform's embed, in the layout's units.
-fn positions(offset: usize, stride: usize, per: usize) -> impl Iterator<Item = usize> {
-    (0..per).map(move |j| offset + stride * j)
-}
 
 fn run_typed<T: Precision>(
     plans: &CpuFftPlans,
@@ -156,13 +118,14 @@ fn run_typed<T: Precision>(
     }
     // Transform each block.
     let dir = a.direction;
+    let plan = |len: usize, dir: FftDirection| T::plan(plans, len, dir);
     let results: Vec<Complex<T>> = match a.kind {
         FftKind::C2C | FftKind::R2C => {
             data.par_chunks_mut(block)
                 .with_min_len(crate::parallel::min_len())
                 .for_each(|x| {
                     for axis in 0..rank {
-                        along_axis(plans, x, lengths, axis, dir);
+                        along_axis(&plan, x, lengths, axis, dir);
                     }
                 });
             if a.kind == FftKind::C2C {
@@ -172,20 +135,12 @@ fn run_typed<T: Precision>(
             }
         }
         FftKind::C2R => {
-            let n = lengths[rank - 1];
-            let m = half[rank - 1];
             let mut out = vec![zero; full * a.batch];
             data.par_chunks_mut(block)
                 .zip(out.par_chunks_mut(full))
                 .with_min_len(crate::parallel::min_len())
                 .for_each(|(x, y)| {
-                    for axis in 0..rank - 1 {
-                        along_axis(plans, x, &half, axis, dir);
-                    }
-                    for (h, row) in x.chunks(m).zip(y.chunks_mut(n)) {
-                        hermitian_row(h, row);
-                    }
-                    along_axis(plans, y, lengths, rank - 1, dir);
+                    c2r_block(&plan, dir, lengths, &half, x, y);
                 });
             out
         }
@@ -212,34 +167,8 @@ fn run_typed<T: Precision>(
     Ok(())
 }
 
-/// The non-redundant half (last axis `n/2 + 1`) of full spectra of shape `lengths`.
-fn keep_half<T: Copy>(full: &[T], lengths: &[usize], per_out: usize) -> Vec<T> {
-    let n = lengths[lengths.len() - 1];
-    let m = n / 2 + 1;
-    let batch = full.len() / lengths.iter().product::<usize>();
-    let mut out = Vec::with_capacity(per_out * batch);
-    for row in full.chunks(n) {
-        out.extend_from_slice(&row[..m]);
-    }
-    out
-}
-
-/// The full Hermitian spectrum of one row from its half `h` (`row.len()/2 + 1` values):
-/// `X[k] = h[k]`, `X[n − k] = conj(h[k])`, with the zero-frequency (and for even `n` the
-/// Nyquist) bin taken as real.
-fn hermitian_row<T: Precision>(h: &[Complex<T>], row: &mut [Complex<T>]) {
-    let n = row.len();
-    for (k, x) in row.iter_mut().enumerate() {
-        *x = if k < h.len() { h[k] } else { h[n - k].conj() };
-    }
-    row[0].im = T::zero();
-    if n % 2 == 0 {
-        row[n / 2].im = T::zero();
-    }
-}
-
+/// Runs one batched FFT; the description is one core has validated.
 pub(crate) fn run(plans: &CpuFftPlans, a: &FftArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    a.validate().map_err(|e| invalid(e.to_string()))?;
     dispatch_dtype!(a.real, [F32, F64], T => run_typed::<T>(plans, a),
         else other => Err(invalid(format!("an FFT in precision {other}"))))
 }

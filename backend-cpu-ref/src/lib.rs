@@ -14,7 +14,10 @@
 //! | `elementwise/` | the block evaluator of fused expressions (`plan.rs`: a program compiled per call; `instructions.rs`: each instruction's kernel; `kernel.rs`: the kernels' loops; `layout.rs`: gather and scatter) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
 //! | `fft.rs` | FFTs with rustfft, plans in a bounded `HandleCache` |
-//! | `semantics.rs` | per-type arithmetic with the exact core semantics |
+//!
+//! The per-type arithmetic (`gpuarrays_core::host::semantics`) and the serial pieces of the
+//! axis kernels and FFTs (`gpuarrays_core::host`) live in core, shared with the small-backend
+//! kit; this crate adds the parallel split, the buffer access and the plan cache.
 
 mod backend;
 mod buffer;
@@ -25,7 +28,6 @@ mod matmul;
 mod parallel;
 mod reduce;
 mod scan;
-mod semantics;
 mod sort;
 
 pub use backend::CpuBackend;

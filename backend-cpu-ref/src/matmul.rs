@@ -1,14 +1,16 @@
 //! Batched matrix products: each output row is accumulated over k in order (i-k-j loop,
-//! which streams rows of the right-hand side), rows in parallel.
+//! which streams rows of the right-hand side; core's `host::matmul_row`, shared with the
+//! small-backend kit), rows in parallel.
 
 use gpuarrays_core::kernel::MatmulArgs;
 use rayon::prelude::*;
 
 use gpuarrays_core::dispatch_dtype;
+use gpuarrays_core::host::matmul_row;
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
-use crate::semantics::Arith;
+use gpuarrays_core::host::semantics::Arith;
 
 fn matmul<T: Arith>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     distinct(a.a, a.output)?;
@@ -27,13 +29,7 @@ fn matmul<T: Arith>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
         .for_each(|(r, row)| {
             let (b, i) = (r / m, r % m);
             let ar = &lhs[b * a.a_batch_stride + i * k..][..k];
-            let bm = &rhs[b * a.b_batch_stride..];
-            row.fill(T::ZERO);
-            for (kk, &x) in ar.iter().enumerate() {
-                for (o, &y) in row.iter_mut().zip(&bm[kk * n..(kk + 1) * n]) {
-                    *o = o.add(x.mul(y));
-                }
-            }
+            matmul_row(row, ar, &rhs[b * a.b_batch_stride..]);
         });
     Ok(())
 }

@@ -1,19 +1,20 @@
 //! Reductions. Work is split into fixed-size blocks (never by thread count), and block
 //! results are combined in a fixed order, so results do not depend on the number of threads.
+//! The fold of one run, the NaN-aware argmin/argmax choice and the reading of bool bytes
+//! are core's (`gpuarrays_core::host`), shared with the small-backend kit.
 
 use gpuarrays_core::kernel::{ReduceArgs, ReduceOp};
 use rayon::prelude::*;
 
+use gpuarrays_core::host::{better, bool_byte, fold_run};
 use gpuarrays_core::{DType, dispatch_dtype};
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
-use crate::semantics::{Arith, Bits, Ordered};
+use gpuarrays_core::host::semantics::{Arith, Bits, Ordered};
 
 /// Elements per block of a contiguous reduction.
 const BLOCK: usize = 1 << 14;
-/// Independent accumulators within a block, so the compiler can vectorise.
-const LANES: usize = 8;
 /// The strip width the blocks of rows of a strided reduction are sized by (`STRIP_ELEMS /
 /// min(STRIP, inner)` rows). It was also the columns per task until tasks widened to
 /// 4,096 and then [`STRIP_BYTES`] of accumulators; the row blocks, and so the results,
@@ -53,43 +54,6 @@ fn min_len(a: &ReduceArgs<'_, CpuBuffer>) -> usize {
     } else {
         crate::parallel::min_len()
     }
-}
-
-/// Reduces `x` (non-empty) with `map`/`combine`, lane-parallel, in a fixed order: lane `j`
-/// folds elements `j, j + 8, j + 16, ...`, then the lanes are folded left to right.
-///
-/// The lanes are a plain array (the earlier `[Option<A>; 8]`, checked per element, kept the
-/// loop scalar: profiling put the full sum at one ndarray thread's speed); with plain lanes
-/// the inner loop is eight independent `combine`s the compiler turns into vector operations.
-/// The order of combination is the same as before, so results did not change.
-#[inline(always)]
-pub(crate) fn fold_run<T: Copy, A: Copy>(
-    x: &[T],
-    k0: usize,
-    map: &impl Fn(T, usize) -> A,
-    combine: &impl Fn(A, A) -> A,
-) -> A {
-    if x.len() < LANES {
-        let mut acc = map(x[0], k0);
-        for (j, &v) in x.iter().enumerate().skip(1) {
-            acc = combine(acc, map(v, k0 + j));
-        }
-        return acc;
-    }
-    let (head, rest) = x.split_at(LANES);
-    let mut acc: [A; LANES] = std::array::from_fn(|j| map(head[j], k0 + j));
-    let mut chunks = rest.chunks_exact(LANES);
-    let mut k = k0 + LANES;
-    for chunk in &mut chunks {
-        for j in 0..LANES {
-            acc[j] = combine(acc[j], map(chunk[j], k + j));
-        }
-        k += LANES;
-    }
-    for (j, &v) in chunks.remainder().iter().enumerate() {
-        acc[j] = combine(acc[j], map(v, k + j));
-    }
-    acc[1..].iter().fold(acc[0], |a, &b| combine(a, b))
 }
 
 /// Folds rows `k_lo..k_hi` of one strip: `acc[i] = fold_k map(x[k·inner + i], k)`, each
@@ -292,27 +256,6 @@ fn all<T: Bits>(
 /// A value as read: itself.
 fn same<T>(x: T) -> T {
     x
-}
-
-/// A stored bool as read: byte 0 is false (0), any other byte true (1). A bool array's
-/// bytes can be written through a u8 view, and reductions compare and combine the bytes
-/// (byte 2 is true, but `2 & 1` is 0 and `2 > 1`), so they read every byte through this.
-fn bool_byte(b: u8) -> u8 {
-    (b != 0) as u8
-}
-
-/// The better of two (value, index) candidates: NaN beats numbers, then the smaller (or
-/// larger) value, then the lower index. Symmetric, so any combination order agrees.
-fn better<T: Ordered>(a: (T, i64), b: (T, i64), want_min: bool) -> (T, i64) {
-    let lower = if a.1 <= b.1 { a } else { b };
-    match (a.0.is_nan(), b.0.is_nan()) {
-        (true, true) => lower,
-        (true, false) => a,
-        (false, true) => b,
-        _ if a.0 == b.0 => lower,
-        _ if (b.0 < a.0) == want_min => b,
-        _ => a,
-    }
 }
 
 fn argmin<T: Ordered>(

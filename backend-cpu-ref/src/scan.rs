@@ -17,30 +17,16 @@ use gpuarrays_core::kernel::{ScanArgs, ScanOp};
 use rayon::prelude::*;
 
 use gpuarrays_core::dispatch_dtype;
+use gpuarrays_core::host::scan_run;
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
-use crate::semantics::Arith;
+use gpuarrays_core::host::semantics::Arith;
 
 /// Columns per task of a scan along a non-last axis.
 const STRIP: usize = 1024;
 /// Elements per block of a long line (a scan along the last axis).
 const BLOCK: usize = 1 << 16;
-
-/// Scans `xs` into `ys` in order, starting from `carry` (the combination of everything
-/// before `xs`) when there is one.
-#[inline(always)]
-fn scan_run<T: Copy>(xs: &[T], ys: &mut [T], carry: Option<T>, combine: impl Fn(T, T) -> T) {
-    let mut acc = carry;
-    for (y, &x) in ys.iter_mut().zip(xs) {
-        let v = match acc {
-            Some(a) => combine(a, x),
-            None => x,
-        };
-        *y = v;
-        acc = Some(v);
-    }
-}
 
 /// The output of a strided scan, shared by tasks that write disjoint columns of it.
 #[derive(Clone, Copy)]
@@ -147,7 +133,7 @@ fn scan_with<T: Arith>(
     let totals: Vec<T> = xs
         .par_iter()
         .with_min_len(crate::parallel::min_len())
-        .map(|b| crate::reduce::fold_run(b, 0, &|v, _| v, &combine))
+        .map(|b| gpuarrays_core::host::fold_run(b, 0, &|v, _| v, &combine))
         .collect();
     let mut carries: Vec<Option<T>> = Vec::with_capacity(totals.len());
     for line in totals.chunks(blocks) {

@@ -7,7 +7,7 @@ use gpuarrays_core::dispatch_dtype;
 
 use crate::buffer::{CpuBuffer, Stored};
 use crate::error::{CpuError, invalid_dtype};
-use crate::semantics::Ordered;
+use gpuarrays_core::host::semantics::Ordered;
 
 fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     // SAFETY: core passes a fresh copy that only this call touches.

@@ -36,8 +36,11 @@ pub fn run(args: &InfoArgs) -> Status {
                         "    flushes subnormals to zero: {}",
                         info.flushes_subnormals
                     );
-                    print_fft_plan_cache(d);
-                    print_wgpu_shaders(d);
+                    // What the backend says beyond the common lines (HIP: its FFT plan
+                    // cache; wgpu: how it compiles shaders).
+                    for line in d.info_lines() {
+                        println!("    {line}");
+                    }
                 }
                 if let Some(first) = devices.first() {
                     print_capabilities(&backends::capabilities(first));
@@ -95,51 +98,6 @@ fn passed_over(e: &gpuarrays::BackendChoiceError) -> String {
         other => other.to_string(),
     }
 }
-
-/// A HIP device's FFT plan cache: budgets (idle count, per key, bytes) and counters.
-#[cfg(feature = "hip")]
-fn print_fft_plan_cache(device: &gpuarrays::AnyBackend) {
-    let Some(hip) = device.as_hip() else {
-        return;
-    };
-    let cache = hip.fft_state().plan_cache();
-    let (l, s) = (cache.limits(), cache.stats());
-    println!(
-        "    FFT plan cache: budget {} idle plans ({} per key), {} MiB; hits {}, misses {}, \
-         evictions {}, live {}, idle {}, idle {} KiB (set with GPUARRAYS_FFT_PLAN_CACHE=count[,bytes])",
-        l.max_idle,
-        l.max_entries,
-        l.max_idle_bytes >> 20,
-        s.hits,
-        s.misses,
-        s.evictions,
-        s.live,
-        s.idle,
-        s.idle_bytes >> 10,
-    );
-}
-
-#[cfg(not(feature = "hip"))]
-fn print_fft_plan_cache(_device: &gpuarrays::AnyBackend) {}
-
-/// How a wgpu device compiles its shaders: with Vulkan float controls (IEEE inf, NaN and
-/// zero signs kept) or through wgpu's WGSL path.
-#[cfg(feature = "wgpu")]
-fn print_wgpu_shaders(device: &gpuarrays::AnyBackend) {
-    let Some(w) = device.as_wgpu() else {
-        return;
-    };
-    match &w.adapter().float_controls {
-        Some(mode) => println!("    shaders: {mode}"),
-        None => println!(
-            "    shaders: WGSL through wgpu (no Vulkan float controls: the driver may assume \
-             no inf/NaN; GPUARRAYS_WGPU_FLOAT_CONTROLS=0 or not offered)"
-        ),
-    }
-}
-
-#[cfg(not(feature = "wgpu"))]
-fn print_wgpu_shaders(_device: &gpuarrays::AnyBackend) {}
 
 fn print_causes(e: &gpuarrays::BackendChoiceError) {
     for line in verbose_lines(e) {

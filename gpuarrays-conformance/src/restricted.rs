@@ -103,6 +103,10 @@ impl<B: Backend> Backend for Restricted<B> {
         }
     }
 
+    fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
+        self.inner.supports_fft_lengths(real, lengths)
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {
         self.inner.alloc(bytes)
     }

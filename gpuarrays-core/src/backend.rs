@@ -5,11 +5,19 @@
 //! thread drops the last reference. Generic array operations (in [`crate::ops`]) check
 //! shapes, types and capabilities, then call the methods below; backends never
 //! re-implement shape logic. See `docs/backend-guide.md` for a walk-through.
+//!
+//! Seven methods are required: the device's identity (`name`, `device`), its capability
+//! answers (`supports`) and its storage (`alloc`, `release`, `write`, `read`). Every other
+//! method has a default from the small-backend kit ([`crate::host`]): `copy` and each
+//! kernel family go through the host with `read` and `write`, and `synchronize` does
+//! nothing. So a new backend conforms first and becomes fast method by method; a device
+//! whose calls are asynchronous must override `synchronize`.
 
 use crate::capability::{OpKind, Support};
 use crate::device::DeviceInfo;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::host;
 use crate::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
 };
@@ -41,6 +49,16 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// here changes nothing and makes capability listings differ between backends.
     fn supports(&self, dtype: DType, op: OpKind) -> Support;
 
+    /// Whether this device computes FFTs of these logical `lengths` (slowest axis first; the
+    /// lengths of every axis of one user call) in the precision `real`. Asked by core after
+    /// [`supports`](Self::supports) for [`OpKind::Fft`] and before anything is allocated;
+    /// a `No` becomes [`crate::Error::Unsupported`] for the complex type. For refusals that
+    /// depend on more than the type, e.g. "only power-of-two lengths". Default: `Yes`.
+    fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
+        let _ = (real, lengths);
+        Support::Yes
+    }
+
     /// Allocates `bytes` bytes (contents unspecified). `bytes` may be 0. The buffer's base
     /// must be aligned to at least 16 bytes.
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer>;
@@ -56,6 +74,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     fn read(&self, src: &Self::Buffer, byte_offset: usize, dst: &mut [u8]) -> Result<()>;
 
     /// Device-to-device copy between (or within, non-overlapping) buffers of this device.
+    /// Default: through the host ([`host::copy`]).
     fn copy(
         &self,
         src: &Self::Buffer,
@@ -63,38 +82,59 @@ pub trait Backend: Clone + Send + Sync + 'static {
         dst: &Self::Buffer,
         dst_byte_offset: usize,
         bytes: usize,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        host::copy(self, src, src_byte_offset, dst, dst_byte_offset, bytes)
+    }
 
-    /// Waits until all work this thread enqueued on the device has finished.
-    fn synchronize(&self) -> Result<()>;
+    /// Waits until all work this thread enqueued on the device has finished. Default:
+    /// nothing to wait for (right for a backend whose calls finish before they return).
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
 
-    /// Runs a fused elementwise program.
+    /// Runs a fused elementwise program. Default: [`host::elementwise`].
     fn elementwise(
         &self,
         program: &Program,
         args: &ElementwiseArgs<'_, Self::Buffer>,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        host::elementwise(self, program, args)
+    }
 
-    /// Runs a reduction.
-    fn reduce(&self, args: &ReduceArgs<'_, Self::Buffer>) -> Result<()>;
+    /// Runs a reduction. Default: [`host::reduce`].
+    fn reduce(&self, args: &ReduceArgs<'_, Self::Buffer>) -> Result<()> {
+        host::reduce(self, args)
+    }
 
-    /// Runs an inclusive scan.
-    fn scan(&self, args: &ScanArgs<'_, Self::Buffer>) -> Result<()>;
+    /// Runs an inclusive scan. Default: [`host::scan`].
+    fn scan(&self, args: &ScanArgs<'_, Self::Buffer>) -> Result<()> {
+        host::scan(self, args)
+    }
 
-    /// Sorts rows in place.
-    fn sort(&self, args: &SortArgs<'_, Self::Buffer>) -> Result<()>;
+    /// Sorts rows in place. Default: [`host::sort`].
+    fn sort(&self, args: &SortArgs<'_, Self::Buffer>) -> Result<()> {
+        host::sort(self, args)
+    }
 
     /// Finds the true positions of a bool range; returns a new buffer of i64 positions and
-    /// their count.
-    fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)>;
+    /// their count. Default: [`host::find`].
+    fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
+        host::find(self, args)
+    }
 
-    /// Runs a (batched) matrix product.
-    fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()>;
+    /// Runs a (batched) matrix product. Default: [`host::matmul`].
+    fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()> {
+        host::matmul(self, args)
+    }
 
     /// Runs one batched FFT: 1 to 3 transform lengths, a batch, and a strided layout per
     /// operand, unnormalised (exact semantics in [`crate::kernel::fft`]). Core has already
     /// asked [`supports`](Self::supports) with [`OpKind::Fft`] for the precision's real and
     /// complex types; call [`FftArgs::validate`] before trusting the description. A backend
     /// without FFTs answers `Support::No` for `OpKind::Fft` and returns the same refusal here.
-    fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()>;
+    /// Default: [`host::fft()`] (rustfft; a refusal without core's `host-fft` feature, when
+    /// `supports` should answer [`host::supports_fft`]).
+    fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()> {
+        host::fft(self, args)
+    }
 }

@@ -10,6 +10,7 @@
 //! | derived arrays | `view`, `slice`, `reshape`, `reinterpret` | `derive.rs` |
 //! | capabilities | [`OpKind`], [`Support`], [`TypeRule`] (a leaf); [`ensure_supported`] | `capability.rs`; `support.rs` |
 //! | the backend trait | [`Backend`] | `backend.rs` |
+//! | the small-backend kit: every kernel on the host, the trait's defaults | [`host`] | `host/` |
 //! | kernel descriptions | [`kernel::Program`], [`kernel::ReduceArgs`], ... | `kernel/` |
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
 //! | FFTs (NumPy semantics), fftfreq/fftshift | [`FftNorm`], `Array::fft`, ..., [`kernel::FftArgs`] | `ops/fft.rs`, `ops/fft_lowering.rs`, `ops/fft_helpers.rs`, `kernel/fft.rs` |
@@ -37,6 +38,7 @@ mod dtype_dispatch;
 pub mod element;
 pub mod error;
 pub mod handle_cache;
+pub mod host;
 pub mod kernel;
 pub mod ops;
 pub mod scalar;

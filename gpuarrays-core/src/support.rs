@@ -40,3 +40,27 @@ pub(crate) fn ensure_type_rule(op_name: &str, dtype: DType, kind: OpKind) -> Res
         Some(rule) => Err(Error::invalid_dtype(op_name, dtype, rule.to_string())),
     }
 }
+
+/// The check of [`Backend::supports_fft_lengths`]: `Ok(())`, or [`Error::Unsupported`] for
+/// the precision's complex type, before anything is allocated.
+pub(crate) fn ensure_fft_lengths_supported<B: Backend>(
+    backend: &B,
+    real: DType,
+    complex: DType,
+    lengths: &[usize],
+) -> Result<()> {
+    match backend.supports_fft_lengths(real, lengths) {
+        Support::Yes => Ok(()),
+        Support::No {
+            reason,
+            alternative,
+        } => Err(Error::Unsupported {
+            dtype: complex,
+            op: OpKind::Fft,
+            backend: backend.name().to_string(),
+            device: backend.device().name.clone(),
+            reason,
+            alternative,
+        }),
+    }
+}

@@ -1,15 +1,14 @@
 //! A backend with no device, for core's unit tests of what core decides alone (expression
-//! building, type rules): it answers every capability question and refuses every kernel.
-//! Core cannot use a real backend in its own unit tests: the backends depend on core.
+//! building, type rules): it answers every capability question and refuses all storage, so
+//! the kit's default kernels (which go through `read` and `write`) are refused too. It
+//! implements only the seven required methods. Core cannot use a real backend in its own
+//! unit tests: the backends depend on core.
 
 use crate::backend::Backend;
 use crate::capability::{OpKind, Support};
 use crate::device::DeviceInfo;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
-};
 
 /// See the module documentation.
 #[derive(Clone, Debug)]
@@ -50,33 +49,6 @@ impl Backend for NoDevice {
         Err(refused())
     }
     fn read(&self, _: &(), _: usize, _: &mut [u8]) -> Result<()> {
-        Err(refused())
-    }
-    fn copy(&self, _: &(), _: usize, _: &(), _: usize, _: usize) -> Result<()> {
-        Err(refused())
-    }
-    fn synchronize(&self) -> Result<()> {
-        Ok(())
-    }
-    fn elementwise(&self, _: &Program, _: &ElementwiseArgs<'_, ()>) -> Result<()> {
-        Err(refused())
-    }
-    fn reduce(&self, _: &ReduceArgs<'_, ()>) -> Result<()> {
-        Err(refused())
-    }
-    fn scan(&self, _: &ScanArgs<'_, ()>) -> Result<()> {
-        Err(refused())
-    }
-    fn sort(&self, _: &SortArgs<'_, ()>) -> Result<()> {
-        Err(refused())
-    }
-    fn find(&self, _: &FindArgs<'_, ()>) -> Result<((), usize)> {
-        Err(refused())
-    }
-    fn matmul(&self, _: &MatmulArgs<'_, ()>) -> Result<()> {
-        Err(refused())
-    }
-    fn fft(&self, _: &FftArgs<'_, ()>) -> Result<()> {
         Err(refused())
     }
 }

@@ -2,8 +2,8 @@
 //! the one `GPUARRAYS_BACKEND` names.
 
 use super::AnyBackend;
+use super::BackendKind;
 use super::error::BackendChoiceError;
-use super::kind::BackendKind;
 
 /// The environment variable that forces a backend: `cpu`, `hip`, `wgpu` (the device the
 /// backend prefers), or `NAME:ORDINAL` for a given device (`hip:1`). Unset, empty or `auto`:

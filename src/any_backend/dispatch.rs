@@ -7,10 +7,9 @@ use gpuarrays_core::kernel::{
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
-use super::buffer::AnyBuffer;
 use super::retype::with_retyped;
-use super::variant::BackendVariant;
-use super::{AnyBackend, match_variant};
+use super::variant::BufferSlot as BackendVariant;
+use super::{AnyBackend, AnyBuffer, match_variant};
 
 /// `buffer` as backend `b`'s own buffer, or the mismatch error naming both sides.
 fn own<'a, V: BackendVariant>(b: &V, op: &str, buffer: &'a AnyBuffer) -> Result<&'a V::Buffer> {
@@ -67,6 +66,10 @@ impl Backend for AnyBackend {
 
     fn supports(&self, dtype: DType, op: OpKind) -> Support {
         match_variant!(self, b => b.supports(dtype, op))
+    }
+
+    fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
+        match_variant!(self, b => b.supports_fft_lengths(real, lengths))
     }
 
     fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {

@@ -1,6 +1,7 @@
 //! The backends of the project, compiled into this build or not, by name.
 //!
-//! One table row per backend ([`BackendKind::facts`]): its name (what `GPUARRAYS_BACKEND`
+//! One table row per backend ([`BackendKind::facts`], generated from the table in
+//! `registry.rs` with the enum itself): its name (what `GPUARRAYS_BACKEND`
 //! and `gpuarrays validate --backend` accept), a one-line description, the cargo feature that
 //! compiles it in, and whether it runs on a GPU. Knowing the backends that are *not*
 //! compiled in lets a request for one say which feature to enable instead of "unknown".
@@ -8,19 +9,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::BackendKind;
 use super::error::BackendChoiceError;
-
-/// A backend of the project.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum BackendKind {
-    /// The CPU reference backend (`gpuarrays-cpu-ref`), always compiled in.
-    Cpu,
-    /// The HIP backend (`gpuarrays-hip`): AMD through ROCm, NVIDIA through CUDA.
-    Hip,
-    /// The WebGPU backend (`gpuarrays-wgpu`): any GPU through Vulkan, Metal or DX12.
-    Wgpu,
-}
 
 /// What is known about a backend without opening it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,37 +28,6 @@ pub struct BackendFacts {
 }
 
 impl BackendKind {
-    /// Every backend of the project, the CPU reference first, then the GPU backends in the
-    /// order [`crate::default_backend`] prefers them.
-    pub const ALL: [BackendKind; 3] = [BackendKind::Cpu, BackendKind::Hip, BackendKind::Wgpu];
-
-    /// This backend's row of the table.
-    pub const fn facts(self) -> BackendFacts {
-        match self {
-            BackendKind::Cpu => BackendFacts {
-                name: "cpu",
-                description: "CPU reference backend (rayon), checked against the scalar oracle",
-                cargo_feature: None,
-                compiled: true,
-                gpu: false,
-            },
-            BackendKind::Hip => BackendFacts {
-                name: "hip",
-                description: "HIP backend (AMD via ROCm, NVIDIA via CUDA), checked against the CPU reference",
-                cargo_feature: Some("hip"),
-                compiled: cfg!(feature = "hip"),
-                gpu: true,
-            },
-            BackendKind::Wgpu => BackendFacts {
-                name: "wgpu",
-                description: "WebGPU backend (wgpu: Vulkan, Metal, DX12), checked against the CPU reference",
-                cargo_feature: Some("wgpu"),
-                compiled: cfg!(feature = "wgpu"),
-                gpu: true,
-            },
-        }
-    }
-
     pub const fn name(self) -> &'static str {
         self.facts().name
     }

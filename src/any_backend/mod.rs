@@ -11,53 +11,43 @@
 //! A buffer meets only the variant that allocated it: core already refuses operands of two
 //! devices (`Error::DeviceMismatch`), and a buffer of another variant reaching a backend
 //! method is the same typed error, never a panic.
+//!
+//! The backends are listed once, in the table of `registry.rs`, from which the enums and
+//! the dispatch are generated (`registry_macro.rs`); adding a backend to the facade is a row
+//! and an `impl BackendVariant` there. A backend from outside the project joins through
+//! [`AnyBackend::custom`] (`custom.rs`: a trait object behind the `Custom` variant). What
+//! tools ask of a device beyond the `Backend` trait (info lines, a device timer, the matmul
+//! route) is asked of every backend alike (`extras.rs`).
+
+#[macro_use]
+mod registry_macro;
 
 mod buffer;
 mod choice;
+mod custom;
 mod dispatch;
 mod error;
+mod extras;
 mod kind;
+mod registry;
 mod retype;
 mod variant;
 
-pub use buffer::AnyBuffer;
 pub use choice::{
     BACKEND_ENV, BackendChoice, choose_backend, default_backend, default_backend_choice,
 };
+pub use custom::{CustomBackend, CustomBuffer, DynBackend};
 pub use error::BackendChoiceError;
-pub use kind::{BackendFacts, BackendKind};
+pub use extras::EventTimer;
+pub use kind::BackendFacts;
+pub(crate) use registry::match_variant;
+pub use registry::{AnyBackend, AnyBuffer, BackendKind};
 
 use gpuarrays_cpu_ref::CpuBackend;
 #[cfg(feature = "hip")]
 use gpuarrays_hip::HipBackend;
 #[cfg(feature = "wgpu")]
 use gpuarrays_wgpu::WgpuBackend;
-
-/// One device of one of the compiled-in backends. Cheap to clone (clones share the device).
-#[derive(Clone)]
-#[non_exhaustive]
-pub enum AnyBackend {
-    Cpu(CpuBackend),
-    #[cfg(feature = "hip")]
-    Hip(HipBackend),
-    #[cfg(feature = "wgpu")]
-    Wgpu(WgpuBackend),
-}
-
-/// Runs `$body` with `$b` bound to the wrapped backend, whichever it is: the one place that
-/// lists the variants for the `Backend` methods.
-macro_rules! match_variant {
-    ($any:expr, $b:ident => $body:expr) => {
-        match $any {
-            AnyBackend::Cpu($b) => $body,
-            #[cfg(feature = "hip")]
-            AnyBackend::Hip($b) => $body,
-            #[cfg(feature = "wgpu")]
-            AnyBackend::Wgpu($b) => $body,
-        }
-    };
-}
-pub(crate) use match_variant;
 
 impl AnyBackend {
     /// A new CPU reference device (always available).
@@ -67,29 +57,13 @@ impl AnyBackend {
 
     /// Device `ordinal` of backend `kind`, or why it cannot be opened here.
     pub fn open(kind: BackendKind, ordinal: usize) -> Result<AnyBackend, BackendChoiceError> {
-        match kind {
-            BackendKind::Cpu => variant::open::<CpuBackend>(ordinal),
-            #[cfg(feature = "hip")]
-            BackendKind::Hip => variant::open::<HipBackend>(ordinal),
-            #[cfg(feature = "wgpu")]
-            BackendKind::Wgpu => variant::open::<WgpuBackend>(ordinal),
-            #[allow(unreachable_patterns)]
-            other => Err(not_compiled(other)),
-        }
+        registry::by_kind::open(kind, ordinal).unwrap_or_else(|| Err(not_compiled(kind)))
     }
 
     /// The device backend `kind` prefers (HIP: device 0; wgpu: the adapter
     /// `GPUARRAYS_WGPU_ADAPTER` names, else a discrete GPU first), or why there is none here.
     pub fn open_preferred(kind: BackendKind) -> Result<AnyBackend, BackendChoiceError> {
-        match kind {
-            BackendKind::Cpu => variant::open_preferred::<CpuBackend>(),
-            #[cfg(feature = "hip")]
-            BackendKind::Hip => variant::open_preferred::<HipBackend>(),
-            #[cfg(feature = "wgpu")]
-            BackendKind::Wgpu => variant::open_preferred::<WgpuBackend>(),
-            #[allow(unreachable_patterns)]
-            other => Err(not_compiled(other)),
-        }
+        registry::by_kind::open_preferred(kind).unwrap_or_else(|| Err(not_compiled(kind)))
     }
 
     /// Whether this is a GPU backend on a software device running on the CPU (wgpu on Mesa's
@@ -100,15 +74,7 @@ impl AnyBackend {
 
     /// Every device of backend `kind`, or why there is none here.
     pub fn open_all(kind: BackendKind) -> Result<Vec<AnyBackend>, BackendChoiceError> {
-        match kind {
-            BackendKind::Cpu => variant::open_all::<CpuBackend>(),
-            #[cfg(feature = "hip")]
-            BackendKind::Hip => variant::open_all::<HipBackend>(),
-            #[cfg(feature = "wgpu")]
-            BackendKind::Wgpu => variant::open_all::<WgpuBackend>(),
-            #[allow(unreachable_patterns)]
-            other => Err(not_compiled(other)),
-        }
+        registry::by_kind::open_all(kind).unwrap_or_else(|| Err(not_compiled(kind)))
     }
 
     /// Which backend this is.
@@ -148,26 +114,6 @@ fn not_compiled(kind: BackendKind) -> BackendChoiceError {
     BackendChoiceError::NotCompiled {
         name: kind.name(),
         feature: kind.facts().cargo_feature.unwrap_or("default"),
-    }
-}
-
-impl From<CpuBackend> for AnyBackend {
-    fn from(b: CpuBackend) -> Self {
-        AnyBackend::Cpu(b)
-    }
-}
-
-#[cfg(feature = "hip")]
-impl From<HipBackend> for AnyBackend {
-    fn from(b: HipBackend) -> Self {
-        AnyBackend::Hip(b)
-    }
-}
-
-#[cfg(feature = "wgpu")]
-impl From<WgpuBackend> for AnyBackend {
-    fn from(b: WgpuBackend) -> Self {
-        AnyBackend::Wgpu(b)
     }
 }
 

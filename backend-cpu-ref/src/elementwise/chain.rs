@@ -11,10 +11,11 @@
 //! 158–234 µs (64): the dispatch per tile cost more than the L1 round trips it saved.
 //!
 //! Each link is `acc = f(acc, operand)` with the per-element function of
-//! [`crate::semantics`] that the instruction itself uses, in program order, so every value
-//! is bit for bit what the instructions compute one at a time. A link takes the running
-//! value as its left operand; add and mul also take it on the right (IEEE addition and
-//! multiplication are commutative for every value, and LLVM already treats them so).
+//! [`gpuarrays_core::host::semantics`] that the instruction itself uses, in program order,
+//! so every value is bit for bit what the instructions compute one at a time. A link
+//! takes the running value as its left operand; add and mul also take it on the right
+//! (IEEE addition and multiplication are commutative for every value, and LLVM already
+//! treats them so).
 //!
 //! Every chain is monomorphised (element type, operators, and whether each operand is a
 //! column or one value), so only a table of common chains is compiled: the crate already
@@ -26,7 +27,7 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::BinaryOp;
 
 use super::kernel::{ARGS, Arg, Kernel};
-use crate::semantics::{Arith, Ordered};
+use gpuarrays_core::host::semantics::{Arith, Ordered};
 
 /// Values per tile. Measured in the stand-alone copy: 16 did not vectorise (5× slower),
 /// 32 and 64 ran as fast as a plain loop.

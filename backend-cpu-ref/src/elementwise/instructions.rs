@@ -2,7 +2,7 @@
 //! cast, select, index, random), each compiled to a [`Kernel`] for its operand types: the
 //! operator and the type are matched here, once per call, and the kernel is one
 //! monomorphised loop (see [`super::kernel`]) over the per-element functions of
-//! [`crate::semantics`], which define the results.
+//! [`gpuarrays_core::host::semantics`], which define the results.
 //!
 //! Each function returns the kernel and the type of its results, or the typed error for a
 //! combination core's type rules exclude.
@@ -13,7 +13,7 @@ use gpuarrays_core::{DType, Element, dispatch_dtype};
 
 use super::kernel::{Kernel, kernel};
 use crate::error::{CpuError, invalid};
-use crate::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
+use gpuarrays_core::host::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
 
 /// A compiled instruction and the type of its results.
 pub(crate) type Compiled = Result<(Kernel, DType), CpuError>;

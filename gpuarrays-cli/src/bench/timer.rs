@@ -2,8 +2,9 @@
 //!
 //! Each backend measures the way its platform allows, behind one trait, so that a backend
 //! with a better clock can replace the fallback without touching the suite:
-//! - HIP: timing events recorded on the calling thread's stream ([`HipEventTimer`], through
-//!   `HipBackend::timer`): device time, free of the host's wake-up latency;
+//! - HIP: timing events recorded on the calling thread's stream ([`EventTimer`], through
+//!   the facade's `AnyBackend::event_timer`): device time, free of the host's wake-up
+//!   latency;
 //! - every other backend (the CPU reference; wgpu until it gains timestamp queries): the wall
 //!   clock between a synchronize before and a synchronize after ([`WallClockTimer`]).
 //!
@@ -61,37 +62,37 @@ impl DeviceTimer for WallClockTimer {
     }
 }
 
-/// Timing events on the thread's HIP stream.
-#[cfg(feature = "hip")]
-pub struct HipEventTimer(gpuarrays::hip::HipTimer);
+/// The device's own timer ([`AnyBackend::event_timer`]; HIP: events on the thread's stream).
+pub struct EventTimer(Box<dyn gpuarrays::EventTimer>);
 
-#[cfg(feature = "hip")]
-impl DeviceTimer for HipEventTimer {
+impl DeviceTimer for EventTimer {
     fn kind(&self) -> &'static str {
-        "hip-events"
+        self.0.kind()
     }
     fn start(&mut self) -> Result<()> {
-        Ok(self.0.start()?)
+        self.0.start()
     }
     fn stop(&mut self) -> Result<f64> {
-        Ok(self.0.stop()?)
+        self.0.stop()
     }
 }
 
-/// The best timer `backend` has. On HIP the events are tried once first: a driver without
-/// event timing (`cuEventElapsedTime_v2` needs CUDA 12.8+) falls back to the wall clock,
-/// with a warning on stderr.
+/// The best timer `backend` has. A device timer is tried once first: one that cannot time
+/// here (HIP: `cuEventElapsedTime_v2` needs CUDA 12.8+) falls back to the wall clock, with
+/// a warning on stderr.
 pub fn timer_for(backend: &AnyBackend) -> Result<Box<dyn DeviceTimer>> {
-    #[cfg(feature = "hip")]
-    if let Some(hip) = backend.as_hip() {
-        let probed = hip.timer().and_then(|mut t| {
+    if let Some(made) = backend.event_timer() {
+        let probed = made.and_then(|mut t| {
             t.start()?;
             t.stop()?;
             Ok(t)
         });
         match probed {
-            Ok(t) => return Ok(Box::new(HipEventTimer(t))),
-            Err(e) => eprintln!("hip: device timing unavailable ({e}); using the wall clock"),
+            Ok(t) => return Ok(Box::new(EventTimer(t))),
+            Err(e) => eprintln!(
+                "{}: device timing unavailable ({e}); using the wall clock",
+                backend.name()
+            ),
         }
     }
     Ok(Box::new(WallClockTimer::new(backend.clone())))

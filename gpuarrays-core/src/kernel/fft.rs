@@ -33,7 +33,8 @@
 //!
 //! Input and output are either the same buffer with the same offset and layout (in place;
 //! C2C only) or do not overlap. `batch ≥ 1` and every length `≥ 1`: core never dispatches
-//! an empty transform. [`FftArgs::validate`] checks all of this; backends call it.
+//! an empty transform. [`FftArgs::validate`] checks all of this; core calls it once before
+//! every dispatch, so a backend need not (one may still, as a defensive check).
 
 use std::fmt;
 
@@ -207,8 +208,8 @@ impl<Buf> FftArgs<'_, Buf> {
                 == self.output_layout.offset * self.output_dtype().size()
     }
 
-    /// Checks what the module documentation promises; backends call it first. Buffer
-    /// lengths are the backend's to check (core does not know them).
+    /// Checks what the module documentation promises; core calls it before every dispatch.
+    /// Buffer lengths are the backend's to check (core does not know them).
     pub fn validate(&self) -> Result<()> {
         let bad = |reason: String| Err(Error::invalid_arg("fft kernel", reason));
         if complex_of(self.real).is_none() {

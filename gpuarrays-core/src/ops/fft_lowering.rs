@@ -25,7 +25,7 @@ use crate::ops::fft::FftNorm;
 use crate::ops::region::copy_box;
 use crate::scalar::Scalar;
 use crate::shape::{self, numel};
-use crate::support::{OpKind, ensure_supported, ensure_type_rule};
+use crate::support::{OpKind, ensure_fft_lengths_supported, ensure_supported, ensure_type_rule};
 
 /// The four transforms the public functions are made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +106,7 @@ pub(crate) fn transform<B: Backend>(
     let lengths = resolve_lengths(op, t, &a.dims, &axes, s)?;
     ensure_supported(&a.backend, real, OpKind::Fft)?;
     ensure_supported(&a.backend, complex, OpKind::Fft)?;
+    ensure_fft_lengths_supported(&a.backend, real, complex, &lengths)?;
 
     // Shapes: `work` is the input after crop/pad (for irfft: the half spectrum), `out` the
     // result.
@@ -444,8 +445,9 @@ fn dispatch<B: Backend>(
         FftKind::R2C => input.dtype,
         FftKind::C2C | FftKind::C2R => input.dtype.real(),
     };
+    // Every description is validated here, once, before any backend sees it.
     let call = |batch: usize, input_layout: FftLayout, output_layout: FftLayout| {
-        input.backend.fft(&FftArgs {
+        let args = FftArgs {
             kind,
             direction,
             real,
@@ -455,7 +457,9 @@ fn dispatch<B: Backend>(
             input_layout,
             output: &*ob,
             output_layout,
-        })
+        };
+        args.validate()?;
+        input.backend.fft(&args)
     };
     let strided = |offset: usize, dist: usize| FftLayout {
         offset,

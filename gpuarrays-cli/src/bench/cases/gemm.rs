@@ -116,7 +116,6 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
 /// only); on other backends the ordinary product.
 #[cfg(feature = "hip")]
 fn own_kernel_f32(n: usize) -> Case {
-    use gpuarrays::hip::blas::MatmulRoute;
     let (a, b) = (vec![n, n], vec![n, n]);
     let params = json!({"op": "matmul", "dtype": "f32", "a": a, "b": b});
     Case::new(
@@ -126,16 +125,10 @@ fn own_kernel_f32(n: usize) -> Case {
         move |be| {
             let x = matrix::<f32>(be, &a, 23)?;
             let y = matrix::<f32>(be, &b, 24)?;
-            let hip = be.as_hip().cloned();
+            let be = be.clone();
             Ok(Box::new(move || {
-                let Some(hip) = &hip else {
-                    return x.matmul(&y).map(drop);
-                };
-                let before = hip.matmul_route();
-                hip.set_matmul_route(MatmulRoute::Kernel);
-                let r = x.matmul(&y).map(drop);
-                hip.set_matmul_route(before);
-                r
+                be.with_own_matmul_kernel(|| x.matmul(&y).map(drop))
+                    .unwrap_or_else(|| x.matmul(&y).map(drop))
             }) as Runner)
         },
     )

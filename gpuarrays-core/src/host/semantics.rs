@@ -1,11 +1,43 @@
 //! Per-type arithmetic with the exact semantics of `gpuarrays_core::kernel` (wrapping
 //! integers, truncating integer division with `x / 0 == 0`, NaN-propagating min/max, Rust
-//! `as` casts), as small traits the column evaluator and the axis kernels share.
+//! `as` casts), as small traits, and how host memory holds each element type ([`Stored`]).
+//!
+//! Why here and public: the kit's host kernels and the CPU reference backend's kernels
+//! compute with the same per-element functions, so a small backend built on the kit agrees
+//! with the reference by construction rather than by a second copy kept in step. The
+//! conformance suite's oracle does not use them: it is the independent check of both.
 
 use num_complex::{Complex32, Complex64};
 
+/// How host memory holds an element type: as itself, except bool, held as its byte.
+///
+/// Kernels are dispatched with [`crate::dispatch_dtype!`], which binds the Rust element
+/// type (`bool` for Bool); they read and write `Stored<T>`. A buffer may hold any byte where
+/// a bool is expected (a `u8` array reinterpreted as bool), and reading such a byte as a
+/// Rust `bool` would be undefined behaviour, so bool kernels work on the byte (ordering and
+/// comparing bytes orders and compares the bools they stand for).
+pub trait Storage {
+    type Repr: bytemuck::Pod + Send + Sync + 'static;
+}
+
+/// The type host memory holds for the element type `T` (see [`Storage`]).
+pub type Stored<T> = <T as Storage>::Repr;
+
+impl Storage for bool {
+    type Repr = u8;
+}
+
+macro_rules! stored_as_itself {
+    ($($t:ty),*) => {$(
+        impl Storage for $t {
+            type Repr = $t;
+        }
+    )*};
+}
+stored_as_itself!(u8, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
+
 /// Arithmetic of numeric types.
-pub(crate) trait Arith: Copy + Send + Sync + 'static {
+pub trait Arith: Copy + Send + Sync + 'static {
     const ZERO: Self;
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
@@ -61,7 +93,7 @@ macro_rules! complex_arith {
 complex_arith!(Complex32, Complex64);
 
 /// Ordered types: min/max (NaN-propagating for floats) and NaN detection.
-pub(crate) trait Ordered: Copy + PartialOrd + Send + Sync + 'static {
+pub trait Ordered: Copy + PartialOrd + Send + Sync + 'static {
     fn is_nan(self) -> bool;
     #[inline]
     fn min_(self, o: Self) -> Self {
@@ -118,7 +150,7 @@ ordered!(int: bool, u8, i32, u32, i64, u64);
 ordered!(float: f32, f64);
 
 /// Logical (bool) or bitwise (integer) operations.
-pub(crate) trait Bits: Copy + Send + Sync + 'static {
+pub trait Bits: Copy + Send + Sync + 'static {
     fn and(self, o: Self) -> Self;
     fn or(self, o: Self) -> Self;
     fn xor(self, o: Self) -> Self;
@@ -138,7 +170,7 @@ macro_rules! bits {
 bits!(bool, u8, i32, u32, i64, u64);
 
 /// Absolute value with the type rules of `UnaryOp::Abs`.
-pub(crate) trait Abs: Copy + Send + Sync + 'static {
+pub trait Abs: Copy + Send + Sync + 'static {
     type Out: Copy + Send + Sync + 'static;
     fn abs_(self) -> Self::Out;
 }
@@ -165,7 +197,7 @@ impl Abs for Complex64 {
 }
 
 /// Real floating-point functions.
-pub(crate) trait FloatFns: Copy + Send + Sync + 'static {
+pub trait FloatFns: Copy + Send + Sync + 'static {
     fn sqrt_(self) -> Self;
     fn exp_(self) -> Self;
     fn ln_(self) -> Self;
@@ -191,7 +223,7 @@ macro_rules! float_fns {
 float_fns!(f32, f64);
 
 /// Conversion to every element type with the cast rules of `gpuarrays_core::scalar`.
-pub(crate) trait Castable: Copy + Send + Sync + 'static {
+pub trait Castable: Copy + Send + Sync + 'static {
     fn to_bool(self) -> bool;
     fn to_u8(self) -> u8;
     fn to_i32(self) -> i32;

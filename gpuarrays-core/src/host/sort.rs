@@ -1,0 +1,61 @@
+//! Sorting rows in place and finding true positions, on the host.
+
+use bytemuck::Pod;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::host::io::{read_vec, write_slice};
+use crate::host::semantics::{Ordered, Stored};
+use crate::kernel::{FindArgs, SortArgs};
+
+/// Sorts each row of `len` elements of `v` ascending, NaNs last. `sort_cmp` is a total
+/// order of the stored values (ties only between equal bits), so any sorting algorithm, the
+/// CPU reference's parallel one included, puts the same bits in the same place.
+pub fn sort_rows<T: Ordered>(v: &mut [T], len: usize) {
+    for row in v.chunks_mut(len) {
+        row.sort_unstable_by(T::sort_cmp);
+    }
+}
+
+fn sort_typed<T: Pod + Ordered, B: Backend>(
+    backend: &B,
+    a: &SortArgs<'_, B::Buffer>,
+) -> Result<()> {
+    let mut v: Vec<T> = read_vec(backend, a.buffer, a.offset, a.rows * a.len)?;
+    sort_rows(&mut v, a.len);
+    write_slice(backend, a.buffer, a.offset, &v)
+}
+
+/// Sorts rows in place on the host (bool as its byte: false < true).
+pub fn sort<B: Backend>(backend: &B, a: &SortArgs<'_, B::Buffer>) -> Result<()> {
+    crate::dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+    T => sort_typed::<Stored<T>, B>(backend, a),
+    else other => Err(Error::invalid_dtype(
+        "sort",
+        other,
+        "the host sort has no kernel for this type; core's type rules exclude it",
+    )))
+}
+
+/// The positions of the non-zero bytes of `mask`, ascending, as i64.
+pub fn true_positions(mask: &[u8]) -> Vec<i64> {
+    mask.iter()
+        .enumerate()
+        .filter(|(_, b)| **b != 0)
+        .map(|(i, _)| i as i64)
+        .collect()
+}
+
+/// Finds the true positions on the host: a new buffer of ascending i64 and their count.
+pub fn find<B: Backend>(backend: &B, a: &FindArgs<'_, B::Buffer>) -> Result<(B::Buffer, usize)> {
+    let mask: Vec<u8> = read_vec(backend, a.input, a.offset, a.len)?;
+    let positions = true_positions(&mask);
+    let out = backend.alloc(positions.len() * size_of::<i64>())?;
+    if !positions.is_empty()
+        && let Err(e) = write_slice(backend, &out, 0, &positions)
+    {
+        backend.release(out);
+        return Err(e);
+    }
+    Ok((out, positions.len()))
+}
