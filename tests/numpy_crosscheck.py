@@ -120,7 +120,7 @@ def accepted_types(op):
         return NUMERIC
     if o == "sort":
         return ORDERED
-    if o == "random":
+    if o in ("random", "linspace"):
         return FLOATS
     return ALL
 
@@ -658,6 +658,19 @@ def op_arange(op, d, ins):
     return Expect(v * step + start, d)
 
 
+def op_linspace(op, d, ins):
+    """NumPy's own linspace (computed in f64, then rounded): ours computes start + i*step
+    in the element type, so allow a few ulps of the span; an endpoint is exactly stop."""
+    start, stop = ins[0][()], ins[1][()]
+    ref = np.linspace(start, stop, op["num"], endpoint=op["endpoint"], dtype=np.float64)
+    tol = 4 * eps(d) * (abs(float(start)) + abs(float(stop)))
+    return Expect(ref, d, "tol", np.full(ref.shape, tol))
+
+
+def op_meshgrid(op, d, ins):
+    return Expect(np.meshgrid(*ins, indexing=op["indexing"])[op["which"]].copy(), d)
+
+
 M0, M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 W0, W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)
 MASK = np.uint64(0xFFFFFFFF)
@@ -764,6 +777,10 @@ OPS = {
     "find_first": op_find_first,
     "matmul": op_matmul,
     "arange": op_arange,
+    "linspace": op_linspace,
+    "eye": lambda op, d, ins: Expect(np.eye(op["n"], op["m"], op["k"], dtype=DT[d]), d),
+    "tri": lambda op, d, ins: Expect(np.tri(op["n"], op["m"], op["k"], dtype=DT[d]), d),
+    "meshgrid": op_meshgrid,
     "random": op_random,
     "fft": lambda op, d, ins: fftcheck.op_fft(op, d, ins, Expect, Reject, eps),
     "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),

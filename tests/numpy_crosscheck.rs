@@ -11,7 +11,7 @@
 //! with the right error, and it mutates every result once to prove its comparison can fail.
 //!
 //! Without NumPy every check is reported as *ignored*, with the reason, in the test summary
-//! (`0 passed; 0 failed; 6 ignored`: never a pass it did not earn), and it is a failure when
+//! (`0 passed; 0 failed; 7 ignored`: never a pass it did not earn), and it is a failure when
 //! `GPUARRAYS_REQUIRE_NUMPY=1` (as in CI). The checks run under `libtest-mimic` rather than
 //! the built-in harness, which cannot mark a test ignored at run time.
 //! `GPUARRAYS_CROSSCHECK_SEED` replays another seed; `GPUARRAYS_PYTHON` picks the interpreter;
@@ -22,6 +22,8 @@
 
 #[path = "numpy_crosscheck/axis_ops.rs"]
 mod axis_ops;
+#[path = "numpy_crosscheck/creation.rs"]
+mod creation;
 #[path = "numpy_crosscheck/elementwise.rs"]
 mod elementwise;
 #[path = "numpy_crosscheck/fft.rs"]
@@ -170,7 +172,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 6] = [
+const CHECKS: [Check; 7] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -196,6 +198,11 @@ const CHECKS: [Check; 6] = [
         "matmul_arange_random_agree_with_numpy",
         "matmul_arange_random",
         matmul_arange_random::build,
+    ),
+    (
+        "linspace_eye_tri_meshgrid_agree_with_numpy",
+        "creation",
+        creation::build,
     ),
 ];
 
