@@ -52,7 +52,7 @@
 //! | FFT plans (leased, bounded, per device) and work areas per stream | [`fft::FftState`], [`fft::FftPlanCache`], [`fft::WorkAreas`] | `fft/` |
 //! | cuFFT and rocFFT | `platform::nvidia::cufft`, `platform::amd::rocfft` | `platform/nvidia/cufft.rs`, `platform/amd/rocfft.rs` |
 //! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
-//! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], `platform::test_double::FakePlatform` (feature `test-double`) | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
 //! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
 //! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
@@ -75,7 +75,7 @@ pub mod runtime;
 pub mod stream;
 mod sync;
 
-#[cfg(all(test, loom))]
+#[cfg(all(test, loom, feature = "test-double"))]
 mod loom_models;
 
 pub use backend::{HipBackend, HipBuffer, HipTimer};

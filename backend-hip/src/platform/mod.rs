@@ -3,7 +3,8 @@
 //! All platform-specific code lives below this module. Three implementations:
 //! - [`amd::AmdPlatform`]: libamdhip64 + hiprtc, loaded at run time;
 //! - [`nvidia::NvidiaPlatform`]: what HIP does on NVIDIA, the CUDA driver API + NVRTC via cudarc;
-//! - [`test_double::FakePlatform`]: an in-process test double in host memory with injectable faults.
+//! - `test_double::FakePlatform`: an in-process test double in host memory with injectable
+//!   faults, compiled only with the `test-double` feature (the crate's tests and benches).
 //!
 //! Every implementation resolves all of its symbols when it is created, into a `Result`.
 //!
@@ -21,6 +22,7 @@ pub mod access_declarations;
 pub mod amd;
 pub mod loader;
 pub mod nvidia;
+#[cfg(feature = "test-double")]
 pub mod test_double;
 
 pub use crate::error::codes;
