@@ -51,9 +51,9 @@
 //! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
 //! | FFT plans (leased, bounded, per device) and work areas per stream | [`fft::FftState`], [`fft::FftPlanCache`], [`fft::WorkAreas`] | `fft/` |
 //! | cuFFT and rocFFT | `platform::nvidia::cufft`, `platform::amd::rocfft` | `platform/nvidia/cufft.rs`, `platform/amd/rocfft.rs` |
-//! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
+//! | the HIP operations the backend needs: devices, streams, events, memory; and by concern, kernels and modules, graph capture, vendor BLAS and FFT | [`Platform`]; [`platform::KernelModules`], [`platform::GraphCapture`], [`platform::BlasLibrary`], [`platform::FftLibrary`] | `platform/mod.rs`; `platform/modules.rs`, `platform/graphs.rs`, `platform/libraries.rs` |
 //! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], `platform::test_double::FakePlatform` (feature `test-double`) | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
-//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
+//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`platform::BlasLibrary::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
 //! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!

@@ -60,6 +60,7 @@ use super::{
     GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
+use super::{BlasLibrary, FftLibrary, GraphCapture, KernelModules};
 use crate::error::{HipError, Result};
 use faults::Faults;
 use parking_lot::{Condvar, Mutex};
@@ -427,3 +428,4 @@ impl FakePlatform {
 }
 
 mod platform_impl;
+mod work_impl;
