@@ -30,7 +30,9 @@
 //! | the backend on one device | [`HipBackend`], [`HipBuffer`] | `backend/mod.rs`, `backend/hip_buffer.rs` |
 //! | what HIP itself cannot run (nothing: type rules are core's) | [`backend::supports`] | `backend/support.rs` |
 //! | errors, and their conversion into core's | [`HipError`]; `From<HipError> for gpuarrays_core::Error`, [`backend::to_core`] | `error.rs`, `backend/core_error.rs` |
-//! | one platform and the state of each of its devices | [`HipRuntime`], [`RuntimeConfig`] | `runtime.rs` |
+//! | one platform and the state of each of its devices | [`HipRuntime`] | `runtime/mod.rs` |
+//! | the runtime's settings, and every environment variable the crate reads | [`RuntimeConfig`] | `runtime/config.rs` |
+//! | which kernels run where several compute the same results, and where matrix products go | [`KernelPolicy`], [`kernels::DeviceKernels::policy`] | `runtime/policy.rs` |
 //! | one device's state (stream pools, events, memory pool) | [`DeviceState`] | `device/state.rs` |
 //! | a device allocation with the record of every stream that may still use it | [`DeviceBuffer`] | `device/buffer.rs` |
 //! | the ordering protocol: order operands, enqueue, record uses, in one step | [`DeviceState::enqueue`], [`Access`] | `device/enqueue.rs` |
@@ -84,7 +86,7 @@ pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};
 pub use memory::{DeviceAllocation, MemoryPool, MemoryStats, ReleaseHook};
 pub use platform::Platform;
-pub use runtime::{HipRuntime, RuntimeConfig};
+pub use runtime::{HipRuntime, KernelPolicy, RuntimeConfig};
 pub use stream::{
     BufferUses, Stream, StreamPool, StreamPoolStats, StreamPriority, Use, with_priority,
     with_stream,

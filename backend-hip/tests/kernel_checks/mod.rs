@@ -10,8 +10,8 @@ pub mod short_rows;
 use gpuarrays_core::{Array, Complex64, Element};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
-use gpuarrays_hip::kernels::scan::{self, RowScan};
-use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
+use gpuarrays_hip::kernels::scan::RowScan;
+use gpuarrays_hip::kernels::sort::SortAlgorithm;
 use parking_lot::Mutex;
 
 /// Checks that change process-wide kernel choices run one at a time.
@@ -126,7 +126,7 @@ pub fn sort_one<T: Element>(hip: &HipBackend, what: &str, dims: &[usize], data: 
 /// on the first), then sorted, reversed and constant input on the first.
 pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
     let _one = CHOICE.lock();
-    sort::set_algorithm(Some(alg));
+    hip.kernels().update_policy(|p| p.sort = alg);
     let what = format!("{alg:?}");
     for (k, dims) in shapes.iter().enumerate() {
         let n: usize = dims.iter().product();
@@ -175,7 +175,7 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
         sort_one(hip, "reversed", dims, &down);
         sort_one(hip, "constant", dims, &vec![7.5f32; n]);
     }
-    sort::set_algorithm(None);
+    hip.kernels().reset_policy();
 }
 
 /// Cumsums (f32 within the suite's bound, i32 exact also from an unaligned view, u8 exact,
@@ -184,7 +184,7 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
     let cpu = CpuBackend::new();
     let _one = CHOICE.lock();
     for mode in RowScan::ALL {
-        scan::set_row_scan(Some(mode));
+        hip.kernels().update_policy(|p| p.row_scan = Some(mode));
         for (k, dims) in shapes.iter().enumerate() {
             let n: usize = dims.iter().product();
             let axis = dims.len() - 1;
@@ -272,7 +272,7 @@ pub fn scans(hip: &HipBackend, shapes: &[&[usize]]) {
             assert_eq!(got, want, "{mode:?} u8 {dims:?}");
         }
     }
-    scan::set_row_scan(None);
+    hip.kernels().reset_policy();
 }
 
 /// Cumsums of f32 rows holding the special values, with every row scan: all -0.0 rows keep
@@ -301,7 +301,7 @@ pub fn scan_special_values(hip: &HipBackend, dims: &[usize]) {
         }
     }
     for mode in RowScan::ALL {
-        scan::set_row_scan(Some(mode));
+        hip.kernels().update_policy(|p| p.row_scan = Some(mode));
         let on_hip = |x: &[f32]| {
             Array::from_slice(hip, dims, x)
                 .and_then(|a| a.cumsum(axis))
@@ -332,7 +332,7 @@ pub fn scan_special_values(hip: &HipBackend, dims: &[usize]) {
             assert!(ok, "{mode:?} {dims:?} special at {i}: got {g}, want {w}");
         }
     }
-    scan::set_row_scan(None);
+    hip.kernels().reset_policy();
 }
 
 pub fn permute_one<T: Element>(hip: &HipBackend, dims: &[usize], axes: &[usize], data: &[T]) {
