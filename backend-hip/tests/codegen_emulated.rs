@@ -71,7 +71,7 @@ fn row_scans_match_cpu_on_both_paths() {
     };
     // f32 tiles hold 4096 elements: 1, 2, 3 and 10 tiles (binary decompositions up to 1001b),
     // partial last tiles, several rows.
-    kernel_checks::scans(
+    kernel_checks::scans::scans(
         &hip,
         &[
             &[4096 * 9 + 77],
@@ -83,7 +83,7 @@ fn row_scans_match_cpu_on_both_paths() {
     );
     // 16-byte aligned rows with a partial last tile (vector and element-wise paths in one
     // row), special values on every path.
-    kernel_checks::scan_special_values(&hip, &[3, 4096 * 3 + 12]);
+    kernel_checks::scans::scan_special_values(&hip, &[3, 4096 * 3 + 12]);
 }
 
 #[test]

@@ -18,8 +18,9 @@
 //!   sooner.
 //! - **Defaults** ([`DEFAULT_LIMITS`]): per device 64 idle plans, 4 per key, 1 GiB. Every
 //!   device has its own cache and budget, so 8 devices of one host never evict each
-//!   other's plans. `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` (bytes with an optional K, M or
-//!   G suffix) sets the count and byte budgets of every device's cache at creation, and
+//!   other's plans. the runtime's configuration ([`crate::RuntimeConfig::fft_plan_cache`],
+//!   `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` with an optional K, M or G suffix on the bytes)
+//!   sets the count and byte budgets of every device's cache at creation, and
 //!   [`FftPlanCache::set_limits`] changes one at run time; a count of 0 disables caching
 //!   (every plan is destroyed after its transform).
 //! - **Destruction**: an [`FftPlan`] owns what destroying it needs (platform, creating

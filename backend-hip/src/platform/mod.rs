@@ -8,6 +8,15 @@
 //!
 //! Every implementation resolves all of its symbols when it is created, into a `Result`.
 //!
+//! The operations are split by concern, so that an implementation (and a reader) meets them
+//! in groups of a few: [`Platform`] itself holds devices, streams, events and memory, what
+//! every layer above uses; its supertraits hold run-time compilation, modules and launches
+//! ([`KernelModules`], `modules.rs`), graph capture ([`GraphCapture`], `graphs.rs`) and the
+//! two vendor libraries ([`BlasLibrary`], [`FftLibrary`], `libraries.rs`). A
+//! `dyn Platform` offers every method of all five; code calling one of the concern traits'
+//! methods on a concrete platform type imports that trait. Each implementation has one file
+//! per half (`platform_impl.rs`: `Platform`; `work_impl.rs`: the four concern traits).
+//!
 //! Threading contract: operations that take only a handle (stream, event, pointer, function)
 //! must run on a thread that has called [`Platform::bind_device`] for that handle's device;
 //! the runtime layer above does so. Operations that take a [`DeviceId`] bind it themselves.

@@ -47,6 +47,7 @@ mod memory_ops;
 mod ops;
 mod pinned;
 pub(crate) mod race;
+mod records;
 mod state;
 
 pub use fft::{FakeFftStats, fake_work_bytes};
