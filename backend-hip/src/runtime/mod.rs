@@ -1,8 +1,8 @@
 //! `HipRuntime`: one platform plus per-device state, and its configuration
 //! ([`RuntimeConfig`], with the [`KernelPolicy`]), the one place the crate reads its
-//! environment variables (`config.rs`; the list is there).
+//! environment variables ([`config`]; the list is there).
 
-mod config;
+pub mod config;
 pub mod policy;
 
 pub use config::{

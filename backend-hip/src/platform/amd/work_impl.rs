@@ -1,4 +1,5 @@
-//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for AmdPlatform`: hiprtc and HIP's modules and launches, graph capture, rocBLAS and rocFFT.
+//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for AmdPlatform`: hiprtc and HIP's
+//! modules and launches, graph capture, rocBLAS and rocFFT.
 
 use super::AmdPlatform;
 use super::platform_impl::p;

@@ -1,4 +1,5 @@
-//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for NvidiaPlatform`: NVRTC and the driver's modules and launches, graph capture, cuBLAS and cuFFT.
+//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for NvidiaPlatform`: NVRTC and the
+//! driver's modules and launches, graph capture, cuBLAS and cuFFT.
 
 use super::{NvidiaPlatform, cu, cu_call, stream};
 use crate::error::{HipError, Result};

@@ -1,4 +1,5 @@
-//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for FakePlatform`: compilation and launches that do not compute, graph capture with CUDA's rules, the BLAS and FFT fakes.
+//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for FakePlatform`: compilation and
+//! launches that do not compute, graph capture with CUDA's rules, the BLAS and FFT fakes.
 
 use super::*;
 
