@@ -32,9 +32,9 @@ use gpuarrays_core::bench_stats::{Plan, Wait, median, sample};
 use gpuarrays_core::kernel::ReduceOp;
 use gpuarrays_core::{Array, Backend};
 use gpuarrays_hip::HipBackend;
-use gpuarrays_hip::kernels::reduce::{self, ColReduce};
-use gpuarrays_hip::kernels::scan::{self, RowScan};
-use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
+use gpuarrays_hip::kernels::reduce::{ArgReduce, ColReduce};
+use gpuarrays_hip::kernels::scan::RowScan;
+use gpuarrays_hip::kernels::sort::SortAlgorithm;
 
 const N: usize = 1 << 28; // 1 GiB of f32
 const SIDE: usize = 1 << 14; // 16384 × 16384 f32 = 1 GiB
@@ -113,24 +113,27 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
         bench("cumsum", 2.0 * GIB, 5, &mut || {
             drop(x.cumsum(0).expect("cumsum"))
         });
-        scan::set_row_scan(Some(RowScan::Multipass));
+        hip.kernels()
+            .update_policy(|p| p.row_scan = Some(RowScan::Multipass));
         bench("cumsum_multipass", 2.0 * GIB, 5, &mut || {
             drop(x.cumsum(0).expect("cumsum"))
         });
-        scan::set_row_scan(Some(RowScan::Lookback));
+        hip.kernels()
+            .update_policy(|p| p.row_scan = Some(RowScan::Lookback));
         bench("cumsum_lookback", 2.0 * GIB, 5, &mut || {
             drop(x.cumsum(0).expect("cumsum"))
         });
-        scan::set_row_scan(None);
+        hip.kernels().reset_policy();
         let m = Array::<f32, _>::random_uniform(hip, &[SIDE, SIDE], 3).expect("m");
         bench("sum_dim0", GIB, 10, &mut || {
             drop(m.sum_axis(0).expect("sum0"))
         });
-        reduce::set_col_reduce(Some(ColReduce::Threads));
+        hip.kernels()
+            .update_policy(|p| p.col_reduce = ColReduce::Threads);
         bench("sum_dim0_threads", GIB, 10, &mut || {
             drop(m.sum_axis(0).expect("sum0"))
         });
-        reduce::set_col_reduce(None);
+        hip.kernels().reset_policy();
         bench("sum_dim1", GIB, 10, &mut || {
             drop(m.sum_axis(1).expect("sum1"))
         });
@@ -150,15 +153,17 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     bench("cumsum_2p26", 2.0 * b26, 10, &mut || {
         drop(x.cumsum(0).expect("cumsum"))
     });
-    scan::set_row_scan(Some(RowScan::Multipass));
+    hip.kernels()
+        .update_policy(|p| p.row_scan = Some(RowScan::Multipass));
     bench("cumsum_2p26_multipass", 2.0 * b26, 10, &mut || {
         drop(x.cumsum(0).expect("cumsum"))
     });
-    scan::set_row_scan(Some(RowScan::Lookback));
+    hip.kernels()
+        .update_policy(|p| p.row_scan = Some(RowScan::Lookback));
     bench("cumsum_2p26_lookback", 2.0 * b26, 10, &mut || {
         drop(x.cumsum(0).expect("cumsum"))
     });
-    scan::set_row_scan(None);
+    hip.kernels().reset_policy();
     // Int64 in one 1 GiB row (2^27 elements) and the suite's small 1-D size (2^19 f32).
     {
         let xi = Array::<i64, _>::arange(hip, -(1 << 26), 1, N / 2).expect("xi");
@@ -176,7 +181,7 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
                 "cumsum_2p19_lookback",
             ),
         ] {
-            scan::set_row_scan(mode);
+            hip.kernels().update_policy(|p| p.row_scan = mode);
             bench(i64_row, 2.0 * GIB, 5, &mut || {
                 drop(xi.cumsum(0).expect("cumsum i64"))
             });
@@ -184,37 +189,40 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
                 drop(xs.cumsum(0).expect("cumsum small"))
             });
         }
-        scan::set_row_scan(None);
+        hip.kernels().reset_policy();
     }
     bench("cumsum_rows_8192", 2.0 * b26, 10, &mut || {
         drop(m.cumsum(1).expect("cumsum rows"))
     });
     // The same rows through the reduce-then-scan (the automatic choice takes one pass per
     // row here: 8192 rows of two tiles).
-    scan::set_row_scan(Some(RowScan::ReduceScan));
+    hip.kernels()
+        .update_policy(|p| p.row_scan = Some(RowScan::ReduceScan));
     bench("cumsum_rows_8192_reducescan", 2.0 * b26, 10, &mut || {
         drop(m.cumsum(1).expect("cumsum rows"))
     });
-    scan::set_row_scan(None);
+    hip.kernels().reset_policy();
     bench("argmax_2p26", b26, 10, &mut || {
         drop(x.raw().reduce(ReduceOp::ArgMax, None).expect("argmax"))
     });
     bench("argmax_2p26_item", b26, 10, &mut || {
         let _ = x.argmax().expect("argmax");
     });
-    reduce::set_arg_per_element(Some(true));
+    hip.kernels()
+        .update_policy(|p| p.arg_reduce = ArgReduce::PerElement);
     bench("argmax_2p26_perelement", b26, 10, &mut || {
         drop(x.raw().reduce(ReduceOp::ArgMax, None).expect("argmax"))
     });
-    reduce::set_arg_per_element(None);
+    hip.kernels().reset_policy();
     bench("sum_dim0_8192", b26, 10, &mut || {
         drop(m.sum_axis(0).expect("sum0"))
     });
-    reduce::set_col_reduce(Some(ColReduce::Threads));
+    hip.kernels()
+        .update_policy(|p| p.col_reduce = ColReduce::Threads);
     bench("sum_dim0_8192_threads", b26, 10, &mut || {
         drop(m.sum_axis(0).expect("sum0"))
     });
-    reduce::set_col_reduce(None);
+    hip.kernels().reset_policy();
     bench("sum_dim1_8192", b26, 10, &mut || {
         drop(m.sum_axis(1).expect("sum1"))
     });
@@ -237,13 +245,13 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
             "sort_rows_8192_bitonic",
         ),
     ] {
-        sort::set_algorithm(Some(alg));
+        hip.kernels().update_policy(|p| p.sort = alg);
         bench(one, 2.0 * b26, 3, &mut || drop(x.sort().expect("sort")));
         bench(rows, 2.0 * b26, 3, &mut || {
             drop(m.sort().expect("sort rows"))
         });
     }
-    sort::set_algorithm(None);
+    hip.kernels().reset_policy();
     let xd = Array::<f64, _>::random_uniform(hip, &[N26 / 2], 13).expect("xd");
     bench("sort_f64_2p25", 2.0 * b26, 3, &mut || {
         drop(xd.sort().expect("sort f64"))
@@ -307,13 +315,13 @@ fn device_rows(hip: &HipBackend, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
         .into_iter()
         .zip(names)
         {
-            sort::set_algorithm(Some(alg));
+            hip.kernels().update_policy(|p| p.sort = alg);
             bench(name, 2.0 * b26, 3, &mut || {
                 drop(r.sort().expect("sort short rows"))
             });
         }
     }
-    sort::set_algorithm(None);
+    hip.kernels().reset_policy();
     rows
 }
 

@@ -30,7 +30,9 @@
 //! | the backend on one device | [`HipBackend`], [`HipBuffer`] | `backend/mod.rs`, `backend/hip_buffer.rs` |
 //! | what HIP itself cannot run (nothing: type rules are core's) | [`backend::supports`] | `backend/support.rs` |
 //! | errors, and their conversion into core's | [`HipError`]; `From<HipError> for gpuarrays_core::Error`, [`backend::to_core`] | `error.rs`, `backend/core_error.rs` |
-//! | one platform and the state of each of its devices | [`HipRuntime`], [`RuntimeConfig`] | `runtime.rs` |
+//! | one platform and the state of each of its devices | [`HipRuntime`] | `runtime/mod.rs` |
+//! | the runtime's settings, and every environment variable the crate reads | [`RuntimeConfig`] | `runtime/config.rs` |
+//! | which kernels run where several compute the same results, and where matrix products go | [`KernelPolicy`], [`kernels::DeviceKernels::policy`] | `runtime/policy.rs` |
 //! | one device's state (stream pools, events, memory pool) | [`DeviceState`] | `device/state.rs` |
 //! | a device allocation with the record of every stream that may still use it | [`DeviceBuffer`] | `device/buffer.rs` |
 //! | the ordering protocol: order operands, enqueue, record uses, in one step | [`DeviceState::enqueue`], [`Access`] | `device/enqueue.rs` |
@@ -51,9 +53,9 @@
 //! | compiled modules, in memory and on disk | [`kernels::ModuleCache`], [`kernels::DiskCache`] | `kernels/cache/` |
 //! | FFT plans (leased, bounded, per device) and work areas per stream | [`fft::FftState`], [`fft::FftPlanCache`], [`fft::WorkAreas`] | `fft/` |
 //! | cuFFT and rocFFT | `platform::nvidia::cufft`, `platform::amd::rocfft` | `platform/nvidia/cufft.rs`, `platform/amd/rocfft.rs` |
-//! | the HIP operations the backend needs | [`Platform`] | `platform/mod.rs` |
-//! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], [`platform::test_double::FakePlatform`] | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
-//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`Platform::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
+//! | the HIP operations the backend needs: devices, streams, events, memory; and by concern, kernels and modules, graph capture, vendor BLAS and FFT | [`Platform`]; [`platform::KernelModules`], [`platform::GraphCapture`], [`platform::BlasLibrary`], [`platform::FftLibrary`] | `platform/mod.rs`; `platform/modules.rs`, `platform/graphs.rs`, `platform/libraries.rs` |
+//! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], `platform::test_double::FakePlatform` (feature `test-double`) | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
+//! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`platform::BlasLibrary::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
 //! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
@@ -75,7 +77,7 @@ pub mod runtime;
 pub mod stream;
 mod sync;
 
-#[cfg(all(test, loom))]
+#[cfg(all(test, loom, feature = "test-double"))]
 mod loom_models;
 
 pub use backend::{HipBackend, HipBuffer, HipTimer};
@@ -84,7 +86,7 @@ pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};
 pub use memory::{DeviceAllocation, MemoryPool, MemoryStats, ReleaseHook};
 pub use platform::Platform;
-pub use runtime::{HipRuntime, RuntimeConfig};
+pub use runtime::{HipRuntime, KernelPolicy, RuntimeConfig};
 pub use stream::{
     BufferUses, Stream, StreamPool, StreamPoolStats, StreamPriority, Use, with_priority,
     with_stream,

@@ -13,7 +13,7 @@ mod kernel_checks;
 use gpuarrays_core::kernel::{BinaryOp, Distribution};
 use gpuarrays_core::{Array, Backend, DType, Expr};
 use gpuarrays_cpu_ref::CpuBackend;
-use gpuarrays_hip::kernels::reduce::{self, ColReduce};
+use gpuarrays_hip::kernels::reduce::{ArgReduce, ColReduce};
 use gpuarrays_hip::kernels::sort::SortAlgorithm;
 
 #[test]
@@ -71,7 +71,7 @@ fn row_scans_match_cpu_on_both_paths() {
     };
     // f32 tiles hold 4096 elements: 1, 2, 3 and 10 tiles (binary decompositions up to 1001b),
     // partial last tiles, several rows.
-    kernel_checks::scans(
+    kernel_checks::scans::scans(
         &hip,
         &[
             &[4096 * 9 + 77],
@@ -83,7 +83,7 @@ fn row_scans_match_cpu_on_both_paths() {
     );
     // 16-byte aligned rows with a partial last tile (vector and element-wise paths in one
     // row), special values on every path.
-    kernel_checks::scan_special_values(&hip, &[3, 4096 * 3 + 12]);
+    kernel_checks::scans::scan_special_values(&hip, &[3, 4096 * 3 + 12]);
 }
 
 #[test]
@@ -273,13 +273,17 @@ fn split_reductions_match_cpu() {
     // the partials are combined by the last block; columns of 37 (scalar) and 64 (vectors),
     // with both strided-axis kernels and both argmax kernels.
     let _one = kernel_checks::CHOICE.lock();
-    for (cols, per_element) in [(ColReduce::Slices, false), (ColReduce::Threads, true)] {
-        reduce::set_col_reduce(Some(cols));
-        reduce::set_arg_per_element(Some(per_element));
+    for (cols, arg) in [
+        (ColReduce::Slices, ArgReduce::PerThreadBest),
+        (ColReduce::Threads, ArgReduce::PerElement),
+    ] {
+        hip.kernels().update_policy(|p| {
+            p.col_reduce = cols;
+            p.arg_reduce = arg;
+        });
         kernel_checks::reductions(&hip, 70_001, 300, &[37, 64]);
     }
-    reduce::set_col_reduce(None);
-    reduce::set_arg_per_element(None);
+    hip.kernels().reset_policy();
 }
 
 /// The conformance suite's rows of sorts, scans and permutes (quick shapes, every type) on the

@@ -81,7 +81,7 @@ fn register_sort_of_every_short_length() {
 fn large_scans_match_cpu() {
     let Some(hip) = gpu() else { return };
     let t = std::time::Instant::now();
-    kernel_checks::scans(
+    kernel_checks::scans::scans(
         &hip,
         &[
             &[1 << 26],

@@ -316,7 +316,7 @@ fn random_uniforms_and_matmul_are_bit_identical_to_cpu() {
     let own = HipBackend::with_runtime(
         hip.runtime().clone(),
         0,
-        DiskCache::from_env().expect("kernel cache"),
+        DiskCache::configured(hip.runtime().config()),
     )
     .expect("backend");
     own.set_matmul_route(MatmulRoute::Kernel);

@@ -12,7 +12,7 @@ use gpuarrays_core::kernel::{FftArgs, FftDirection, FftKind, FftLayout};
 use gpuarrays_core::{Backend, DType, Scalar};
 use gpuarrays_hip::kernels::DiskCache;
 use gpuarrays_hip::platform::test_double::{Completion, FakeConfig, FakePlatform};
-use gpuarrays_hip::platform::{FftPlanDesc, Platform};
+use gpuarrays_hip::platform::{FftLibrary, FftPlanDesc, Platform};
 use gpuarrays_hip::{HipBackend, HipBuffer, RuntimeConfig};
 use std::sync::{Arc, mpsc};
 

@@ -38,7 +38,7 @@ use parking_lot::Mutex;
 use crate::blas::{DeviceBlas, MatmulRoute};
 use crate::device::DeviceState;
 use crate::error::{HipError, Result};
-use crate::fft::{FftState, limits_from_env};
+use crate::fft::FftState;
 use crate::kernels::{DeviceKernels, DiskCache};
 use crate::platform::DeviceId;
 use crate::runtime::HipRuntime;
@@ -48,7 +48,6 @@ struct Inner {
     kernels: DeviceKernels,
     fft: FftState,
     blas: DeviceBlas,
-    matmul_route: parking_lot::RwLock<MatmulRoute>,
     /// Whether the fallback from a missing BLAS library to the kernel was reported.
     blas_fallback_reported: std::sync::atomic::AtomicBool,
     info: DeviceInfo,
@@ -72,7 +71,8 @@ static SHARED: Mutex<Vec<(usize, HipBackend)>> = Mutex::new(Vec::new());
 
 impl HipBackend {
     /// The device `ordinal` of the process-wide runtime (platform from
-    /// `GPUARRAYS_HIP_PLATFORM` or automatic; kernel cache from `GPUARRAYS_KERNEL_CACHE`).
+    /// `GPUARRAYS_HIP_PLATFORM` or automatic; kernel cache and policy from the runtime's
+    /// configuration, read from the environment).
     /// Every call for one ordinal returns the same device (arrays of both mix).
     pub fn new(ordinal: usize) -> Result<HipBackend> {
         let runtime = HipRuntime::global()?;
@@ -83,7 +83,8 @@ impl HipBackend {
         {
             return Ok(b.clone());
         }
-        let b = HipBackend::with_runtime(runtime, ordinal, DiskCache::from_env()?)?;
+        let disk = DiskCache::configured(runtime.config());
+        let b = HipBackend::with_runtime(runtime, ordinal, disk)?;
         shared.push((ordinal, b.clone()));
         Ok(b)
     }
@@ -101,7 +102,8 @@ impl HipBackend {
     }
 
     /// A backend on device `ordinal` of `runtime` with its own kernel state and `disk` as the
-    /// kernel cache (tests, and runtimes over a test double).
+    /// kernel cache (tests, and runtimes over a test double); kernel policy and FFT plan
+    /// budgets from the runtime's configuration.
     pub fn with_runtime(
         runtime: Arc<HipRuntime>,
         ordinal: usize,
@@ -119,14 +121,15 @@ impl HipBackend {
             // hipRTC/clang (no denormal flushing by default): IEEE subnormals.
             flushes_subnormals: Default::default(),
         };
-        let fft = FftState::new(state.clone(), limits_from_env()?);
+        let config = runtime.config();
+        let fft = FftState::new(state.clone(), config.fft_plan_cache);
+        let policy = config.kernels;
         Ok(HipBackend {
             inner: Arc::new(Inner {
                 fft,
-                blas: DeviceBlas::new(state.clone())?,
-                matmul_route: parking_lot::RwLock::new(MatmulRoute::from_env()?),
+                blas: DeviceBlas::with_math(state.clone(), policy.blas_math),
                 blas_fallback_reported: std::sync::atomic::AtomicBool::new(false),
-                kernels: DeviceKernels::new(state, disk),
+                kernels: DeviceKernels::new(state, disk, policy),
                 runtime,
                 info,
             }),
@@ -149,15 +152,16 @@ impl HipBackend {
     pub fn blas(&self) -> &DeviceBlas {
         &self.inner.blas
     }
-    /// Where matrix products of f32, f64 and complex types run (initially from
-    /// `GPUARRAYS_MATMUL`, default [`MatmulRoute::Auto`]).
+    /// Where matrix products of f32, f64 and complex types run (the kernel policy's
+    /// [`crate::runtime::KernelPolicy::matmul`]; initially the runtime's, default
+    /// [`MatmulRoute::Auto`]).
     pub fn matmul_route(&self) -> MatmulRoute {
-        *self.inner.matmul_route.read()
+        self.inner.kernels.policy().matmul
     }
     /// Sends this device's later matrix products of f32, f64 and complex types by `route`
     /// (shared by every clone of this backend).
     pub fn set_matmul_route(&self, route: MatmulRoute) {
-        *self.inner.matmul_route.write() = route;
+        self.inner.kernels.update_policy(|p| p.matmul = route);
     }
     /// The runtime's state of this device.
     pub fn device_state(&self) -> &Arc<DeviceState> {

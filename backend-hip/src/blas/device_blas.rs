@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use gpuarrays_core::handle_cache::Limits;
 
 use super::handle::{BlasHandleCache, OwnedBlasHandle};
-use super::policy::parse_math;
 use super::row_major::RowMajorProduct;
 use super::thread_leases;
 use crate::device::DeviceState;
@@ -41,14 +40,9 @@ impl std::fmt::Debug for DeviceBlas {
 }
 
 impl DeviceBlas {
-    /// The BLAS state of `state`'s device; precision from `GPUARRAYS_ALLOW_TF32` (exact
-    /// unless set). Nothing is loaded until the first product.
-    pub fn new(state: Arc<DeviceState>) -> Result<DeviceBlas> {
-        let math = parse_math(std::env::var(super::ALLOW_TF32_ENV).ok().as_deref())?;
-        Ok(DeviceBlas::with_math(state, math))
-    }
-
-    /// The BLAS state of `state`'s device with the given precision.
+    /// The BLAS state of `state`'s device with the given precision (the backend passes its
+    /// runtime's [`crate::runtime::KernelPolicy::blas_math`]). Nothing is loaded until the
+    /// first product.
     pub fn with_math(state: Arc<DeviceState>, math: BlasMath) -> DeviceBlas {
         let limits = Limits::new(DEFAULT_IDLE_HANDLES, DEFAULT_IDLE_HANDLES);
         let cache = Arc::new(BlasHandleCache::with_drop(limits));

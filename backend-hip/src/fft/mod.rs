@@ -20,7 +20,7 @@ mod work_area;
 
 pub use plan_cache::{
     DEFAULT_LIMITS, FFT_PLAN_CACHE_ENV, FftPlan, FftPlanCache, FftPlanKey, FftPlanLease,
-    limits_from_env, parse_limits,
+    parse_limits,
 };
 pub use work_area::{MAX_STREAMS, WorkAreas};
 

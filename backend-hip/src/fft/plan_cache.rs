@@ -18,8 +18,9 @@
 //!   sooner.
 //! - **Defaults** ([`DEFAULT_LIMITS`]): per device 64 idle plans, 4 per key, 1 GiB. Every
 //!   device has its own cache and budget, so 8 devices of one host never evict each
-//!   other's plans. `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` (bytes with an optional K, M or
-//!   G suffix) sets the count and byte budgets of every device's cache at creation, and
+//!   other's plans. the runtime's configuration ([`crate::RuntimeConfig::fft_plan_cache`],
+//!   `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]` with an optional K, M or G suffix on the bytes)
+//!   sets the count and byte budgets of every device's cache at creation, and
 //!   [`FftPlanCache::set_limits`] changes one at run time; a count of 0 disables caching
 //!   (every plan is destroyed after its transform).
 //! - **Destruction**: an [`FftPlan`] owns what destroying it needs (platform, creating
@@ -34,67 +35,10 @@ use gpuarrays_core::handle_cache::{Evicted, HandleCache, HandleCacheStats, Lease
 use crate::error::{HipError, Result};
 use crate::platform::{DeviceId, FftPlanDesc, FftPlanHandle, FftPlanInfo, Platform};
 
-/// `GPUARRAYS_FFT_PLAN_CACHE=count[,bytes]`: the idle-plan budgets of every device's cache.
-pub const FFT_PLAN_CACHE_ENV: &str = "GPUARRAYS_FFT_PLAN_CACHE";
-
-/// Per device: 4 idle plans per key, 64 over all keys, 1 GiB of plans' own memory.
-pub const DEFAULT_LIMITS: Limits = Limits {
-    max_entries: 4,
-    max_idle: 64,
-    max_idle_bytes: 1 << 30,
+pub use crate::runtime::{
+    DEFAULT_FFT_PLAN_LIMITS as DEFAULT_LIMITS, FFT_PLAN_CACHE_ENV,
+    parse_fft_plan_limits as parse_limits,
 };
-
-/// The limits for a value of [`FFT_PLAN_CACHE_ENV`]: `count` sets the idle count over all
-/// keys (0 disables caching), `bytes` the byte budget; the per-key budget stays 4 (or 0).
-pub fn parse_limits(value: &str) -> Result<Limits> {
-    let bad = || HipError::InvalidConfig {
-        var: FFT_PLAN_CACHE_ENV,
-        value: value.to_string(),
-        expected: "count[,bytes], e.g. 64 or 64,1G (0 disables the cache)",
-    };
-    let mut parts = value.split(',').map(str::trim);
-    let count: usize = parts
-        .next()
-        .filter(|c| !c.is_empty())
-        .ok_or_else(bad)?
-        .parse()
-        .map_err(|_| bad())?;
-    let bytes = match parts.next() {
-        None => DEFAULT_LIMITS.max_idle_bytes,
-        Some(b) => parse_bytes(b).ok_or_else(bad)?,
-    };
-    if parts.next().is_some() {
-        return Err(bad());
-    }
-    Ok(Limits {
-        max_entries: DEFAULT_LIMITS.max_entries.min(count),
-        max_idle: count,
-        max_idle_bytes: bytes,
-    })
-}
-
-fn parse_bytes(s: &str) -> Option<usize> {
-    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => s.split_at(i),
-        None => (s, ""),
-    };
-    let shift = match unit.to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return None,
-    };
-    digits.parse::<usize>().ok()?.checked_mul(1usize << shift)
-}
-
-/// The limits from the environment, or the defaults.
-pub fn limits_from_env() -> Result<Limits> {
-    match std::env::var(FFT_PLAN_CACHE_ENV) {
-        Ok(v) => parse_limits(&v),
-        Err(_) => Ok(DEFAULT_LIMITS),
-    }
-}
 
 /// A plan with everything destroying it needs, captured by value.
 pub struct FftPlan {
@@ -269,27 +213,5 @@ impl FftPlanCache {
     /// them for `usize::MAX`).
     pub fn evict_idle(&self, bytes: usize) -> Evicted {
         self.cache.evict_idle(bytes)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn environment_values_parse_into_budgets() {
-        let l = parse_limits("16").unwrap();
-        assert_eq!(
-            (l.max_idle, l.max_entries, l.max_idle_bytes),
-            (16, 4, 1 << 30)
-        );
-        let l = parse_limits("8, 512M").unwrap();
-        assert_eq!((l.max_idle, l.max_idle_bytes), (8, 512 << 20));
-        let l = parse_limits("0").unwrap();
-        assert_eq!((l.max_idle, l.max_entries), (0, 0));
-        assert_eq!(parse_limits("2,100").unwrap().max_idle_bytes, 100);
-        for bad in ["", "x", "4,", "4,1T", "1,2,3", "-1"] {
-            assert!(parse_limits(bad).is_err(), "{bad:?}");
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! `DeviceKernels`: everything the kernels keep per device — properties, the module cache,
-//! one [`KernelSet`] per operation family — and the launch and scratch helpers they share.
+//! one [`KernelSet`] per operation family, the [`KernelPolicy`] the families choose their
+//! kernels by — and the launch and scratch helpers they share.
 
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use crate::device::DeviceBuffer;
 use crate::device::DeviceState;
 use crate::error::Result;
 use crate::platform::{DeviceProperties, DevicePtr, FunctionHandle, LaunchConfig, Platform};
+use crate::runtime::KernelPolicy;
 use crate::stream::Stream;
 
 /// Per-device kernel state.
@@ -21,6 +23,9 @@ pub struct DeviceKernels {
     id: u64,
     state: Arc<DeviceState>,
     modules: ModuleCache,
+    /// The policy the device was created with (its runtime's), for [`Self::reset_policy`].
+    configured: KernelPolicy,
+    policy: parking_lot::RwLock<KernelPolicy>,
     pub(crate) elementwise: KernelSet<EwKey>,
     pub(crate) reduce: KernelSet<(ReduceOp, DType)>,
     pub(crate) scan: KernelSet<(ScanOp, DType)>,
@@ -39,8 +44,9 @@ impl std::fmt::Debug for DeviceKernels {
 }
 
 impl DeviceKernels {
-    /// Kernel state for the device of `state`, with compiled binaries cached in `disk`.
-    pub fn new(state: Arc<DeviceState>, disk: DiskCache) -> DeviceKernels {
+    /// Kernel state for the device of `state`, with compiled binaries cached in `disk`,
+    /// choosing kernels by `policy` (the runtime's, [`crate::RuntimeConfig::kernels`]).
+    pub fn new(state: Arc<DeviceState>, disk: DiskCache, policy: KernelPolicy) -> DeviceKernels {
         let modules = ModuleCache::new(
             state.platform().clone(),
             state.id(),
@@ -52,6 +58,8 @@ impl DeviceKernels {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             state,
             modules,
+            configured: policy,
+            policy: parking_lot::RwLock::new(policy),
             elementwise: KernelSet::default(),
             reduce: KernelSet::default(),
             scan: KernelSet::default(),
@@ -88,6 +96,19 @@ impl DeviceKernels {
     /// The module cache.
     pub fn modules(&self) -> &ModuleCache {
         &self.modules
+    }
+    /// The policy this device's kernels are chosen by now.
+    pub fn policy(&self) -> KernelPolicy {
+        *self.policy.read()
+    }
+    /// Changes the policy of this device's later operations (on every clone of its backend;
+    /// tests and benchmarks compare variants this way).
+    pub fn update_policy(&self, change: impl FnOnce(&mut KernelPolicy)) {
+        change(&mut self.policy.write());
+    }
+    /// Back to the policy the device was created with.
+    pub fn reset_policy(&self) {
+        *self.policy.write() = self.configured;
     }
     /// Module cache counters.
     pub fn cache_stats(&self) -> CacheStats {

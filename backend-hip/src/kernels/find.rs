@@ -11,12 +11,12 @@
 //! 1 GiB of mask, which held findall at 0.44× PyTorch on the H200 (2026-12-01).
 //!
 //! Each thread owns 16 consecutive mask bytes of its tile. With the mask 16-byte aligned
-//! (default; `GPUARRAYS_FIND=bytes` forces the byte kernels), `ga_find_count_vec` and
+//! (which is the usual case), `ga_find_count_vec` and
 //! `ga_find_scatter_vec` read them as one 16-byte vector (a warp moves 512 contiguous bytes
 //! per instruction) and count a word's non-zero bytes with a mask and a popcount; the byte
-//! kernels make 16 one-byte loads per thread, which kept 1 GiB findall at 0.46× PyTorch on
-//! the H200 (2026-12-01, docs/results/hip-kernels.md). A thread whose bytes cross the end of
-//! the mask takes the byte path.
+//! kernels issue 16 one-byte loads per thread, which kept 1 GiB findall at 0.46× PyTorch on
+//! the H200 (2026-12-01, docs/results/hip-scan-sort.md), so they remain only for masks that are not 16-byte aligned. A thread
+//! whose bytes cross the end of the mask takes the byte path.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};
@@ -42,16 +42,6 @@ pub const KERNELS: [&str; 4] = [
     "ga_find_count_vec",
     "ga_find_scatter_vec",
 ];
-
-/// `GPUARRAYS_FIND=bytes` keeps the one-byte-load kernels (see the module docs).
-pub const FIND_ENV: &str = "GPUARRAYS_FIND";
-
-fn bytes_only() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        std::env::var(FIND_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("bytes"))
-    })
-}
 
 /// The module body (everything after the kernel header).
 pub fn body() -> Result<String> {
@@ -211,7 +201,7 @@ fn launch(
     let scanned = dev.scratch(tiles * 8, stream)?;
     let mut a = KernelArgs::with_capacity(3);
     a.ptr(mask).ptr(counts.ptr()).i64(len as i64);
-    let vec = mask.0 % 16 == 0 && !bytes_only();
+    let vec = mask.0 % 16 == 0;
     let (count, scatter) = if vec {
         ("ga_find_count_vec", "ga_find_scatter_vec")
     } else {

@@ -1,5 +1,5 @@
 //! Run-time generated kernels: one HIP-dialect C++ source per kernel family and element type,
-//! compiled by hiprtc (AMD) or NVRTC (NVIDIA) through [`crate::Platform::compile`], cached in
+//! compiled by hiprtc (AMD) or NVRTC (NVIDIA) through [`crate::platform::KernelModules::compile`], cached in
 //! memory per device and on disk ([`cache`]).
 //!
 //! | family | file | kernels |

@@ -3,9 +3,19 @@
 //! All platform-specific code lives below this module. Three implementations:
 //! - [`amd::AmdPlatform`]: libamdhip64 + hiprtc, loaded at run time;
 //! - [`nvidia::NvidiaPlatform`]: what HIP does on NVIDIA, the CUDA driver API + NVRTC via cudarc;
-//! - [`test_double::FakePlatform`]: an in-process test double in host memory with injectable faults.
+//! - `test_double::FakePlatform`: an in-process test double in host memory with injectable
+//!   faults, compiled only with the `test-double` feature (the crate's tests and benches).
 //!
 //! Every implementation resolves all of its symbols when it is created, into a `Result`.
+//!
+//! The operations are split by concern, so that an implementation (and a reader) meets them
+//! in groups of a few: [`Platform`] itself holds devices, streams, events and memory, what
+//! every layer above uses; its supertraits hold run-time compilation, modules and launches
+//! ([`KernelModules`], `modules.rs`), graph capture ([`GraphCapture`], `graphs.rs`) and the
+//! two vendor libraries ([`BlasLibrary`], [`FftLibrary`], `libraries.rs`). A
+//! `dyn Platform` offers every method of all five; code calling one of the concern traits'
+//! methods on a concrete platform type imports that trait. Each implementation has one file
+//! per half (`platform_impl.rs`: `Platform`; `work_impl.rs`: the four concern traits).
 //!
 //! Threading contract: operations that take only a handle (stream, event, pointer, function)
 //! must run on a thread that has called [`Platform::bind_device`] for that handle's device;
@@ -13,7 +23,10 @@
 
 mod blas_types;
 mod fft_types;
+mod graphs;
 mod handles;
+mod libraries;
+mod modules;
 mod select;
 mod types;
 
@@ -21,16 +34,20 @@ pub mod access_declarations;
 pub mod amd;
 pub mod loader;
 pub mod nvidia;
+#[cfg(feature = "test-double")]
 pub mod test_double;
 
 pub use crate::error::codes;
 pub use crate::ids::{DeviceId, PlatformKind};
 pub use blas_types::{BlasMath, BlasType, GemmStridedBatched};
 pub use fft_types::{FftPlanDesc, FftPlanHandle, FftPlanInfo};
+pub use graphs::GraphCapture;
 pub use handles::{
     BlasHandle, DevicePtr, EventHandle, FunctionHandle, GraphExecHandle, GraphHandle, ModuleHandle,
     StreamHandle,
 };
+pub use libraries::{BlasLibrary, FftLibrary};
+pub use modules::KernelModules;
 pub use select::{PLATFORM_ENV, select_platform, select_platform_named};
 pub use types::{
     CaptureMode, CompileRequest, CompiledProgram, DeviceProperties, LaunchConfig, MemInfo,
@@ -41,7 +58,14 @@ use crate::error::Result;
 use std::ffi::c_void;
 
 /// The HIP operations the backend needs. Object-safe; one instance per process and platform.
-pub trait Platform: Send + Sync + std::fmt::Debug {
+///
+/// This trait holds the calls every layer uses: devices, streams, events, memory. The other
+/// concerns are supertraits, each in its own file: [`KernelModules`] (run-time compilation,
+/// modules, launches), [`GraphCapture`], [`BlasLibrary`] and [`FftLibrary`]. A
+/// `dyn Platform` has all of them; a caller imports the concern trait whose methods it calls.
+pub trait Platform:
+    KernelModules + GraphCapture + BlasLibrary + FftLibrary + Send + Sync + std::fmt::Debug
+{
     /// Which platform this is.
     fn kind(&self) -> PlatformKind;
 
@@ -159,98 +183,4 @@ pub trait Platform: Send + Sync + std::fmt::Debug {
     /// `ptr` came from `host_alloc_pinned` of this platform, is freed once, and no copy that
     /// uses it is still queued.
     unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()>;
-
-    // ---- run-time compilation and modules ----
-    /// The run-time compiler's version, for cache keys (e.g. "nvrtc 13.0", "hiprtc 50221153").
-    fn compiler_version(&self) -> Result<String>;
-    /// Compile HIP-dialect C++ to a loadable binary for `request.arch`.
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram>;
-    /// Load a compiled binary on `device`.
-    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle>;
-    /// Unload a module.
-    fn unload_module(&self, module: ModuleHandle) -> Result<()>;
-    /// Look up a kernel by its (lowered) name.
-    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
-    /// Launch a kernel.
-    ///
-    /// # Safety
-    /// `args` must hold one pointer per kernel parameter, each pointing to a value of that
-    /// parameter's type in storage readable for at least 8 bytes (the 8-byte slots of
-    /// `KernelArgs`; the test double reads every parameter as one 8-byte word to find the
-    /// device addresses a kernel touches), and every device pointer passed must stay valid
-    /// until the kernel ends.
-    unsafe fn launch_kernel(
-        &self,
-        function: FunctionHandle,
-        config: &LaunchConfig,
-        stream: StreamHandle,
-        args: &mut [*mut c_void],
-    ) -> Result<()>;
-
-    // ---- vendor BLAS (cuBLAS on NVIDIA, rocBLAS on AMD), loaded at first use ----
-    /// The BLAS library's name and version (e.g. "cuBLAS 13.0.0"), loading it if needed. A
-    /// missing library or symbol is [`crate::HipError::LibraryNotFound`] /
-    /// [`crate::HipError::MissingSymbols`] saying what to install.
-    fn blas_version(&self) -> Result<String>;
-    /// Create a BLAS handle bound to `device`.
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle>;
-    /// Destroy a handle created on `device` (the platform binds `device` first). The caller
-    /// must not use the handle afterwards.
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()>;
-    /// Set `handle`'s stream to `stream` and precision to `gemm.math`, then enqueue the
-    /// product `gemm` on it. The calling thread must be bound to the handle's device.
-    ///
-    /// # Safety
-    /// Every matrix `gemm` describes (pointers, leading dimensions, strides, batch) must lie
-    /// inside live device allocations of the handle's device until the product has run, and
-    /// the handle must not be used by another thread at the same time.
-    unsafe fn blas_gemm(
-        &self,
-        handle: BlasHandle,
-        stream: StreamHandle,
-        gemm: &GemmStridedBatched,
-    ) -> Result<()>;
-
-    // ---- graph capture ----
-    /// Start capturing work enqueued on `stream` into a graph.
-    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()>;
-    /// Stop capturing and return the graph.
-    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle>;
-    /// Whether `stream` is capturing.
-    fn is_capturing(&self, stream: StreamHandle) -> Result<bool>;
-    /// Instantiate a graph.
-    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle>;
-    /// Launch an instantiated graph on `stream`.
-    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()>;
-    /// Destroy a graph.
-    fn destroy_graph(&self, graph: GraphHandle) -> Result<()>;
-    /// Destroy an instantiated graph.
-    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()>;
-
-    // ---- FFT (cuFFT on NVIDIA, rocFFT on AMD) ----
-    /// Create a plan for `desc` on `device`, holding no work area of its own (cuFFT's
-    /// auto-allocation off; rocFFT gets one at each execution). Binds `device`.
-    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo>;
-    /// Destroy a plan created on `device`, with `device` current during the call; the calling
-    /// thread's binding is restored afterwards.
-    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()>;
-    /// Run `plan` (made for `desc`) on `stream`, with `work` (at least the plan's
-    /// `work_bytes`) as its work area; both are set at every call.
-    ///
-    /// # Safety
-    /// `input` and `output` must be device allocations laid out as `desc` says (the same
-    /// pointer iff `desc.in_place`), `work` an allocation of at least `work_bytes` bytes (or
-    /// anything when 0), all on the stream's device and alive until the transform has run;
-    /// the plan must not be used by another thread during the call.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn fft_execute(
-        &self,
-        plan: FftPlanHandle,
-        desc: &FftPlanDesc,
-        input: DevicePtr,
-        output: DevicePtr,
-        work: DevicePtr,
-        work_bytes: usize,
-        stream: StreamHandle,
-    ) -> Result<()>;
 }

@@ -99,7 +99,7 @@ pub struct CompileRequest<'a> {
     pub arch: &'a str,
 }
 
-/// The output of [`super::Platform::compile`].
+/// The output of [`super::KernelModules::compile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompiledProgram {
     /// Loadable binary (cubin for NVIDIA, code object for AMD).

@@ -10,7 +10,7 @@ use gpuarrays_core::element::as_bytes;
 use gpuarrays_core::{Array, DType, Element};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
-use gpuarrays_hip::kernels::sort::{self, SortAlgorithm};
+use gpuarrays_hip::kernels::sort::SortAlgorithm;
 
 use super::{CHOICE, f32_values, f64_values, same, words};
 
@@ -24,7 +24,7 @@ pub fn rows_for(len: usize) -> usize {
 fn check<T: Element>(hip: &HipBackend, len: usize, data: &[T]) {
     let dims = [data.len() / len, len];
     let run = |alg| {
-        sort::set_algorithm(Some(alg));
+        hip.kernels().update_policy(|p| p.sort = alg);
         Array::from_slice(hip, &dims, data)
             .and_then(|a| a.sort())
             .and_then(|a| a.to_vec())
@@ -96,5 +96,5 @@ pub fn short_rows(hip: &HipBackend, f32_lens: &[usize], all_lens: &[usize]) {
         check(hip, len, &w.iter().map(|&x| x % 3 == 0).collect::<Vec<_>>());
         check(hip, len, &vec![f32::NAN; n]);
     }
-    sort::set_algorithm(None);
+    hip.kernels().reset_policy();
 }

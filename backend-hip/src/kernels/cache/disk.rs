@@ -3,7 +3,8 @@
 //! 154 ms for one small kernel on the H200 machine).
 //!
 //! `GPUARRAYS_KERNEL_CACHE=off` disables it, `=DIR` puts it in DIR; the default is
-//! `$XDG_CACHE_HOME/gpuarrays/kernels` or `~/.cache/gpuarrays/kernels`. Files are written to a
+//! `$XDG_CACHE_HOME/gpuarrays/kernels` or `~/.cache/gpuarrays/kernels` (resolved with the
+//! runtime's configuration, [`RuntimeConfig::kernel_cache`]). Files are written to a
 //! temporary name and renamed, so readers never see a partial file. Each file holds its full
 //! key material, compared on load, so a hash collision is a miss, never a wrong kernel. Disk
 //! problems are logged and treated as misses: the cache never fails an operation.
@@ -11,10 +12,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{HipError, Result};
+use crate::runtime::RuntimeConfig;
 
-/// The environment variable that configures the disk cache.
-pub const KERNEL_CACHE_ENV: &str = "GPUARRAYS_KERNEL_CACHE";
+pub use crate::runtime::KERNEL_CACHE_ENV;
 
 const MAGIC: &[u8; 8] = b"GAKC0001";
 
@@ -58,28 +58,12 @@ impl DiskCache {
         }
     }
 
-    /// The cache [`KERNEL_CACHE_ENV`] asks for.
-    pub fn from_env() -> Result<DiskCache> {
-        match std::env::var(KERNEL_CACHE_ENV) {
-            Ok(v) if v.trim().eq_ignore_ascii_case("off") => Ok(DiskCache::off()),
-            Ok(v) if !v.trim().is_empty() => Ok(DiskCache::at(v.trim())),
-            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(Self::default_dir()
-                .map(DiskCache::at)
-                .unwrap_or_else(DiskCache::off)),
-            Err(std::env::VarError::NotUnicode(v)) => Err(HipError::InvalidConfig {
-                var: KERNEL_CACHE_ENV,
-                value: v.to_string_lossy().into_owned(),
-                expected: "off or a directory path in UTF-8",
-            }),
+    /// The cache `config` names ([`RuntimeConfig::kernel_cache`]: from
+    /// `GPUARRAYS_KERNEL_CACHE` when the runtime was configured from the environment).
+    pub fn configured(config: &RuntimeConfig) -> DiskCache {
+        DiskCache {
+            dir: config.kernel_cache.clone(),
         }
-    }
-
-    fn default_dir() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
-        Some(base.join("gpuarrays").join("kernels"))
     }
 
     /// The directory, if the cache is on.

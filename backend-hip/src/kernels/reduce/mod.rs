@@ -56,129 +56,18 @@ const COL_SLICE_BLOCKS_PER_SM: usize = 16;
 /// Rows per batch of loads in `ga_cols_slices` (`GA_COL_BATCH` in [`codegen`]).
 const COL_BATCH: usize = 4;
 
-/// `GPUARRAYS_REDUCE_COLS=threads` reduces strided axes with `ga_cols` (one thread per column
-/// group and split, sequential over its split: Nsight Compute measured it latency-bound at
-/// 56 % of DRAM bandwidth on 8192² f32, 2026-12-01); unset or anything else, with
-/// `ga_cols_slices` (blocks of 32 column groups × warps over interleaved rows, 4 loads in
-/// flight per thread, ~2 waves of blocks).
-pub const REDUCE_COLS_ENV: &str = "GPUARRAYS_REDUCE_COLS";
-
-/// `GPUARRAYS_ARG_REDUCE=perelement` makes argmin/argmax of long rows combine every element
-/// into a (value, index) accumulator (`ga_rows_block_vec`, the kernel before 2026-12-02);
-/// unset or anything else, they take `ga_rows_block_vec_best` (a per-thread first best with
-/// two compares per element). [`set_arg_per_element`] overrides it for benchmarks.
-pub const ARG_REDUCE_ENV: &str = "GPUARRAYS_ARG_REDUCE";
-
-/// 0: from `GPUARRAYS_ARG_REDUCE` on first use; 1: per element; 2: per-thread best.
-static ARG_MODE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Overrides how argmin/argmax reduce long rows for every later reduction of the process
-/// (`Some(true)`: per element, the previous kernel; `None`: back to `GPUARRAYS_ARG_REDUCE`).
-pub fn set_arg_per_element(choice: Option<bool>) {
-    let code = match choice {
-        None => 0,
-        Some(true) => 1,
-        Some(false) => 2,
-    };
-    ARG_MODE.store(code, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn arg_per_element() -> bool {
-    use std::sync::atomic::Ordering::Relaxed;
-    let code = match ARG_MODE.load(Relaxed) {
-        0 => {
-            let per = std::env::var(ARG_REDUCE_ENV)
-                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("perelement"));
-            let code = if per { 1 } else { 2 };
-            let _ = ARG_MODE.compare_exchange(0, code, Relaxed, Relaxed);
-            code
-        }
-        c => c,
-    };
-    code == 1
-}
-
-/// How strided axes are reduced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColReduce {
-    /// `ga_cols`: a thread per (column group, split).
-    Threads,
-    /// `ga_cols_slices`: a block per (32 column groups, split), batched loads.
-    Slices,
-}
-
-/// 0: from `GPUARRAYS_REDUCE_COLS` on first use; 1: threads; 2: slices.
-static COLS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Overrides the strided-axis reduction for every later reduction of the process (`None`:
-/// back to `GPUARRAYS_REDUCE_COLS`). For benchmarks and tests that compare both in one run.
-pub fn set_col_reduce(choice: Option<ColReduce>) {
-    let code = match choice {
-        None => 0,
-        Some(ColReduce::Threads) => 1,
-        Some(ColReduce::Slices) => 2,
-    };
-    COLS.store(code, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The strided-axis reduction in effect.
-pub fn col_reduce() -> ColReduce {
-    use std::sync::atomic::Ordering::Relaxed;
-    let code = match COLS.load(Relaxed) {
-        0 => {
-            let threads = std::env::var(REDUCE_COLS_ENV)
-                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("threads"));
-            let code = if threads { 1 } else { 2 };
-            let _ = COLS.compare_exchange(0, code, Relaxed, Relaxed);
-            code
-        }
-        c => c,
-    };
-    if code == 1 {
-        ColReduce::Threads
-    } else {
-        ColReduce::Slices
-    }
-}
-
-/// `GPUARRAYS_COL_SLICE_BLOCKS=N` sets the blocks per multiprocessor `ga_cols_slices` aims
-/// for (default `COL_SLICE_BLOCKS_PER_SM`, 16), to tune the split count on a new device.
-pub const COL_SLICE_BLOCKS_ENV: &str = "GPUARRAYS_COL_SLICE_BLOCKS";
-
-fn col_slice_blocks_per_sm() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| blocks_from_env(COL_SLICE_BLOCKS_ENV, COL_SLICE_BLOCKS_PER_SM))
-}
-
-/// Blocks per multiprocessor from `var` (1 to 1024), else `default`.
-fn blocks_from_env(var: &str, default: usize) -> usize {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| (1..=1024).contains(&n))
-        .unwrap_or(default)
-}
-
-/// `GPUARRAYS_REDUCE_BLOCKS=N` sets the blocks per multiprocessor a split row reduction
-/// aims for (default `BLOCKS_PER_SM`, 16; argmin/argmax keep `ARG_BLOCKS_PER_SM`, 32), to tune
-/// the grid on a new device or element size.
-pub const REDUCE_BLOCKS_ENV: &str = "GPUARRAYS_REDUCE_BLOCKS";
-
-fn reduce_blocks_per_sm() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| blocks_from_env(REDUCE_BLOCKS_ENV, BLOCKS_PER_SM))
-}
-
-/// `GPUARRAYS_REDUCE=twopass` combines split reductions' partials in a second launch (the
-/// kernels before the partials were combined in the same launch); kept as a fallback.
-pub const REDUCE_ENV: &str = "GPUARRAYS_REDUCE";
-
-fn two_pass() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        std::env::var(REDUCE_ENV).is_ok_and(|v| v.trim().eq_ignore_ascii_case("twopass"))
-    })
-}
+// Which kernels run where two compute the same results is the device's kernel policy
+// (`crate::runtime::KernelPolicy`): strided axes by `ga_cols_slices` (blocks of 32 column
+// groups × warps over interleaved rows, 4 loads in flight per thread, ~2 waves of blocks) or
+// `ga_cols` (one thread per column group and split, sequential over its split: Nsight Compute
+// measured it latency-bound at 56 % of DRAM bandwidth on 8192² f32, 2026-12-01); argmin and
+// argmax of long rows by `ga_rows_block_vec_best` (a per-thread first best with two compares
+// per element) or `ga_rows_block_vec` (every element into a (value, index) accumulator, the
+// kernel before 2026-12-02); split reductions' partials combined in the same launch or, as
+// the kernels before did, in a second one.
+pub use crate::runtime::policy::{
+    ARG_REDUCE_ENV, ArgReduce, ColReduce, REDUCE_COLS_ENV, REDUCE_ENV, SplitReduce,
+};
 
 /// Scratch for the partials of a split reduction and, unless two-pass, one zeroed counter per
 /// output group (`counters`), ordered on `stream`.
@@ -188,7 +77,7 @@ fn partials(
     partial_bytes: usize,
     counters: usize,
 ) -> Result<(crate::device::DeviceBuffer, DevicePtr, DevicePtr)> {
-    let fused = !two_pass();
+    let fused = dev.policy().split_reduce == SplitReduce::OneLaunch;
     let counter_bytes = if fused {
         (counters * 4).next_multiple_of(16)
     } else {
@@ -282,7 +171,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let target = sms
             * match r.op {
                 ReduceOp::ArgMin | ReduceOp::ArgMax => ARG_BLOCKS_PER_SM,
-                _ => reduce_blocks_per_sm(),
+                _ => BLOCKS_PER_SM,
             };
         let min_per_block = ROWS_BLOCK as usize * step * 8;
         let mut bpr = if outer >= target {
@@ -314,7 +203,8 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
         let blocks = (outer * bpr).clamp(1, i32::MAX as usize) as u32;
         let arg = matches!(r.op, ReduceOp::ArgMin | ReduceOp::ArgMax);
         // The per-thread best keeps 32-bit offsets within a block's chunk.
-        let best = arg && chunk < u32::MAX as usize && !arg_per_element();
+        let best =
+            arg && chunk < u32::MAX as usize && dev.policy().arg_reduce == ArgReduce::PerThreadBest;
         let name = match (vec, best) {
             (true, true) => "ga_rows_block_vec_best",
             (true, false) => "ga_rows_block_vec",
@@ -331,13 +221,13 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, r: &ReduceLaunch) -> Res
     let v = vec_width(r.dtype) as usize;
     let vec = v > 1 && r.input.0 % 16 == 0 && (inner * size) % 16 == 0;
     let groups = if vec { inner / v } else { inner };
-    let slices = col_reduce() == ColReduce::Slices;
+    let slices = dev.policy().col_reduce == ColReduce::Slices;
     let (splits, ksplit, counters, items, block_items) = if slices {
         // A block per (outer, 32 column groups, split); splits of whole batches of rows.
         let warp = dev.warp_size().max(1) as usize;
         let cblocks = groups.div_ceil(warp);
         let row_step = (BLOCK as usize / warp).max(1) * COL_BATCH;
-        let target = sms * col_slice_blocks_per_sm();
+        let target = sms * COL_SLICE_BLOCKS_PER_SM;
         let splits = if outer * cblocks >= target {
             1
         } else {

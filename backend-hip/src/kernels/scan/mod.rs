@@ -3,7 +3,6 @@
 pub mod codegen;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};
@@ -35,10 +34,11 @@ pub struct ScanLaunch {
 /// Threads per multiprocessor a column scan aims for.
 const COL_THREADS_PER_SM: usize = 2048;
 
-/// `GPUARRAYS_SCAN=lookback`, `=reducescan`, `=rowpass` or `=multipass` forces one row scan;
-/// unset (or anything else), the choice is automatic: one pass per row where there are rows
-/// enough to fill the device ([`rows_in_one_pass`]), else the reduce-then-scan over register
-/// tiles.
+/// The row scan: forced by the kernel policy's
+/// [`row_scan`](crate::runtime::KernelPolicy::row_scan) (`GPUARRAYS_SCAN=lookback`,
+/// `=reducescan`, `=rowpass` or `=multipass` when the runtime reads the environment), else
+/// chosen per scan: one pass per row where there are rows enough to fill the device
+/// ([`rows_in_one_pass`]), else the reduce-then-scan over register tiles.
 ///
 /// Measured on the H200 (2026-12-01, `gpuarrays bench --filter accumulate` once per mode in
 /// one call; docs/results/hip-scan-sort.md): the reduce-then-scan was as fast or
@@ -54,75 +54,8 @@ const COL_THREADS_PER_SM: usize = 2048;
 /// loads) and 55 % (scan, 64 registers, 50 % occupancy) of DRAM bandwidth; `reducescan` is
 /// the same three passes with 16-byte loads, the tile held in registers and a register
 /// budget (see [`codegen`]).
-pub const SCAN_ENV: &str = "GPUARRAYS_SCAN";
-
-/// How rows are scanned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowScan {
-    /// One pass; carries from a fixed tree of tile aggregates ([`codegen`] docs).
-    Lookback,
-    /// Tile totals, a scan of them (recursively), then the tiles with their carries, the
-    /// tiles staged through shared memory with scalar loads (the scan before `ReduceScan`).
-    Multipass,
-    /// The same three passes over register tiles with 16-byte loads and stores.
-    ReduceScan,
-    /// One block per row walking its tiles in order with a running carry: one pass, the
-    /// input read once. Needs many rows to fill the device ([`rows_in_one_pass`]).
-    RowPass,
-}
-
-impl RowScan {
-    /// Every row scan, for tests and benchmarks that run each one.
-    pub const ALL: [RowScan; 4] = [
-        RowScan::Lookback,
-        RowScan::Multipass,
-        RowScan::ReduceScan,
-        RowScan::RowPass,
-    ];
-}
-
-/// 0: from `GPUARRAYS_SCAN` on first use; 1: look-back; 2: multipass; 3: automatic;
-/// 4: reduce-then-scan, forced; 5: one pass per row, forced.
-static CHOSEN: AtomicU8 = AtomicU8::new(0);
-
-/// Overrides the row scan for every later scan of the process (`None`: back to
-/// `GPUARRAYS_SCAN`). For benchmarks and tests that compare both in one run.
-pub fn set_row_scan(choice: Option<RowScan>) {
-    let code = match choice {
-        None => 0,
-        Some(RowScan::Lookback) => 1,
-        Some(RowScan::Multipass) => 2,
-        Some(RowScan::ReduceScan) => 4,
-        Some(RowScan::RowPass) => 5,
-    };
-    CHOSEN.store(code, Ordering::Relaxed);
-}
-
-/// The row scan forced by [`set_row_scan`] or [`SCAN_ENV`]; `None`: chosen per scan.
-pub fn row_scan() -> Option<RowScan> {
-    let code = match CHOSEN.load(Ordering::Relaxed) {
-        0 => {
-            let env = std::env::var(SCAN_ENV).unwrap_or_default();
-            let code = match env.trim().to_ascii_lowercase().as_str() {
-                "lookback" => 1,
-                "multipass" => 2,
-                "reducescan" => 4,
-                "rowpass" => 5,
-                _ => 3,
-            };
-            let _ = CHOSEN.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
-            code
-        }
-        c => c,
-    };
-    match code {
-        1 => Some(RowScan::Lookback),
-        2 => Some(RowScan::Multipass),
-        4 => Some(RowScan::ReduceScan),
-        5 => Some(RowScan::RowPass),
-        _ => None,
-    }
-}
+pub use crate::runtime::policy::RowScan;
+pub use crate::runtime::policy::SCAN_ENV;
 
 /// Rows per resident block the automatic choice asks for before it scans each row in one
 /// pass: with every block walking a whole row, the last wave of rows leaves part of the
@@ -238,7 +171,7 @@ impl Ctx<'_> {
 
     fn rows(&self, x: DevicePtr, y: DevicePtr, outer: usize, len: usize) -> Result<()> {
         let tpr = len.div_ceil(tile(self.dtype));
-        let mode = row_scan().unwrap_or_else(|| {
+        let mode = self.dev.policy().row_scan.unwrap_or_else(|| {
             if rows_in_one_pass(outer, tpr, self.dev.sm_count() as usize) {
                 RowScan::RowPass
             } else {

@@ -7,24 +7,22 @@
 //!
 //! | row length | algorithm (default, [`SortAlgorithm::Auto`]) |
 //! |---|---|
-//! | padded to a power of two ≤ [`register::auto_max`] (2048, [`register::AUTO_MAX`]) | bitonic network with the keys in registers, several rows per block (one launch, in place) |
-//! | padded to a power of two ≤ [`BITONIC_AUTO_MAX`] (1024; only when `GPUARRAYS_SORT_REGISTER_MAX` is lower) | bitonic network in one shared-memory tile (four launches) |
+//! | padded to a power of two ≤ [`register::AUTO_MAX`] (2048) | bitonic network with the keys in registers, several rows per block (one launch, in place) |
 //! | ≤ [`radix_codegen::rows_max`] (8192; 4096 for 8-byte types) | one block per row, radix passes in shared memory |
 //! | longer | onesweep radix sort (histogram, then one pass per 8-bit digit with decoupled look-back) |
 //!
-//! `GPUARRAYS_SORT=register|bitonic|radix|rows|onesweep` (or [`set_algorithm`]) overrides the
-//! choice, so the sorts can be compared in one run and the older ones stay available as
-//! fallbacks; `register` applies to rows of up to [`register::MAX_LEN`] (2048) elements, longer
-//! ones take the automatic choice. `GPUARRAYS_SORT_REGISTER_MAX=N` moves the register sort's
-//! automatic threshold (0: never).
+//! The kernel policy's [`KernelPolicy::sort`](crate::runtime::KernelPolicy::sort)
+//! (`GPUARRAYS_SORT=register|bitonic|radix|rows|onesweep` when the runtime reads the
+//! environment) overrides the choice, so the sorts can be compared in one run and the older
+//! ones stay available as fallbacks: `bitonic` sorts every row in a shared-memory tile (four
+//! launches per tile), `register` applies to rows of up to [`register::MAX_LEN`] (2048)
+//! elements, longer ones take the automatic choice.
 
 pub mod codegen;
 pub mod radix;
 pub mod radix_codegen;
 pub mod register;
 pub mod register_codegen;
-
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use gpuarrays_core::DType;
 
@@ -37,89 +35,7 @@ use crate::error::{HipError, Result};
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
 
-/// Environment variable choosing the sort algorithm (see [`SortAlgorithm::parse`]).
-pub const SORT_ENV: &str = "GPUARRAYS_SORT";
-
-/// Which sort runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortAlgorithm {
-    /// By row length, as the module docs' table says.
-    Auto,
-    /// The bitonic network for every length (the sort before the radix sort existed).
-    Bitonic,
-    /// Radix for every length: one block per row where the row fits, onesweep beyond.
-    Rows,
-    /// The onesweep radix sort for every length (exercises the look-back on small inputs).
-    Onesweep,
-    /// The register sort for every length it takes (≤ [`register::MAX_LEN`]); `Auto` beyond.
-    Register,
-}
-
-impl SortAlgorithm {
-    /// `auto`/`radix`, `bitonic`, `rows`, `onesweep`, `register` (case-insensitive); `None`
-    /// for anything else.
-    pub fn parse(s: &str) -> Option<SortAlgorithm> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "" | "auto" | "radix" => Some(SortAlgorithm::Auto),
-            "bitonic" => Some(SortAlgorithm::Bitonic),
-            "rows" => Some(SortAlgorithm::Rows),
-            "onesweep" => Some(SortAlgorithm::Onesweep),
-            "register" => Some(SortAlgorithm::Register),
-            _ => None,
-        }
-    }
-
-    fn code(self) -> u8 {
-        match self {
-            SortAlgorithm::Auto => 1,
-            SortAlgorithm::Bitonic => 2,
-            SortAlgorithm::Rows => 3,
-            SortAlgorithm::Onesweep => 4,
-            SortAlgorithm::Register => 5,
-        }
-    }
-}
-
-/// The longest row (padded to a power of two) the automatic choice sorts with the bitonic
-/// tile when the register sort does not take it (`GPUARRAYS_SORT_REGISTER_MAX` below the
-/// length); longer rows that fit a block take the one-block radix sort. Measured on the H200,
-/// 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048 (ms, bitonic vs radix): 2.9 vs
-/// 22.5, 3.5 vs 14.4, 4.1 vs 10.4, 4.9 vs 5.8, 5.6 vs 3.0 (`bench-hip_kernels`,
-/// docs/results/hip-scan-sort.md).
-pub const BITONIC_AUTO_MAX: usize = 1024;
-
-/// 0: not chosen yet (read `GPUARRAYS_SORT` on first use); else [`SortAlgorithm::code`].
-static CHOSEN: AtomicU8 = AtomicU8::new(0);
-
-/// Overrides the algorithm for every later sort of the process (`None`: back to
-/// `GPUARRAYS_SORT`). For benchmarks and tests that compare the algorithms in one run.
-pub fn set_algorithm(algorithm: Option<SortAlgorithm>) {
-    CHOSEN.store(algorithm.map_or(0, SortAlgorithm::code), Ordering::Relaxed);
-}
-
-/// The algorithm sorts use now.
-pub fn algorithm() -> SortAlgorithm {
-    match CHOSEN.load(Ordering::Relaxed) {
-        2 => SortAlgorithm::Bitonic,
-        3 => SortAlgorithm::Rows,
-        4 => SortAlgorithm::Onesweep,
-        5 => SortAlgorithm::Register,
-        1 => SortAlgorithm::Auto,
-        _ => {
-            let chosen = match std::env::var(SORT_ENV) {
-                Ok(v) => SortAlgorithm::parse(&v).unwrap_or_else(|| {
-                    tracing::warn!(
-                        "{SORT_ENV}={v:?} is not one of auto, radix, bitonic, rows, onesweep, register; using auto"
-                    );
-                    SortAlgorithm::Auto
-                }),
-                Err(_) => SortAlgorithm::Auto,
-            };
-            let _ = CHOSEN.compare_exchange(0, chosen.code(), Ordering::Relaxed, Ordering::Relaxed);
-            chosen
-        }
-    }
-}
+pub use crate::runtime::policy::{SORT_ENV, SortAlgorithm};
 
 /// The module body for sorting `dtype` (not complex): the bitonic kernels, then the radix
 /// and register kernels, which use the bitonic part's key functions.
@@ -157,7 +73,7 @@ fn blocks(items: usize, block: u32) -> u32 {
 }
 
 /// Sorts `rows` rows of `len` elements at `data` (offset applied) on `stream`, with the
-/// algorithm [`algorithm`] chooses for this length.
+/// algorithm the device's kernel policy chooses for this length.
 pub fn run(
     dev: &DeviceKernels,
     stream: &Stream,
@@ -166,7 +82,7 @@ pub fn run(
     rows: usize,
     len: usize,
 ) -> Result<()> {
-    run_with(dev, stream, dtype, data, rows, len, algorithm())
+    run_with(dev, stream, dtype, data, rows, len, dev.policy().sort)
 }
 
 /// As [`run`], with the algorithm given.
@@ -187,7 +103,15 @@ pub fn run_with(
 /// algorithm launches kernels of the one sort module of `dtype`, so the choice of algorithm
 /// does not matter here.
 pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Result<()> {
-    run_on(dev, None, dtype, DevicePtr(0), rows, len, algorithm())
+    run_on(
+        dev,
+        None,
+        dtype,
+        DevicePtr(0),
+        rows,
+        len,
+        SortAlgorithm::Auto,
+    )
 }
 
 /// [`run_with`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
@@ -208,21 +132,12 @@ fn run_on(
         return Ok(());
     };
     let fits_row_block = len <= radix_codegen::rows_max(dtype);
-    let padded = len.next_power_of_two();
     let registers = register::applies(len);
-    let auto_registers = registers && padded <= register::auto_max();
-    let short = padded <= BITONIC_AUTO_MAX;
     match algorithm {
-        SortAlgorithm::Register if registers => {
-            register::rows(dev, stream, &module, data, rows, len)
-        }
-        SortAlgorithm::Auto if auto_registers => {
+        SortAlgorithm::Auto | SortAlgorithm::Register if registers => {
             register::rows(dev, stream, &module, data, rows, len)
         }
         SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
-        SortAlgorithm::Auto | SortAlgorithm::Register if short => {
-            bitonic(dev, stream, &module, dtype, data, rows, len)
-        }
         SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
             radix::rows(dev, stream, &module, data, rows, len)
         }

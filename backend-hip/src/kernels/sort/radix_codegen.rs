@@ -45,30 +45,13 @@ pub const RADIX_BITS: u32 = 8;
 pub const PASS_BLOCK: u32 = 256;
 /// Keys per thread in `ga_radix_pass` by default.
 pub const PASS_ITEMS: u32 = 16;
-/// `GPUARRAYS_SORT_PASS_ITEMS=N` (8 to 24) sets the keys per thread of `ga_radix_pass` for
-/// keys of up to 4 bytes, for the whole process (an experiment knob: tile sizes compared in
-/// one run on the GPU). 8-byte keys keep [`PASS_ITEMS`]: their tile is 32 KiB of the 48 KiB
-/// of static shared memory a block may have.
-///
-/// Measured on the H200 (2026-12-02, docs/results/hip-scan-sort.md),
-/// 2^28 f32 in one row / the suite's rows: 12 keys 11.2 / 10.1 ms, 16 keys 10.25 / 9.04 ms,
-/// 20 keys 10.5 / 10.6 ms, 24 keys 10.16 / 10.13 ms (80 registers, 37.5 % occupancy): 16
-/// stays the default.
-pub const PASS_ITEMS_ENV: &str = "GPUARRAYS_SORT_PASS_ITEMS";
-
-/// Keys per thread in `ga_radix_pass` for `t` (see [`PASS_ITEMS_ENV`]).
-pub fn pass_items(t: DType) -> u32 {
-    static SMALL_KEYS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    if t.size() > 4 {
-        return PASS_ITEMS;
-    }
-    *SMALL_KEYS.get_or_init(|| {
-        std::env::var(PASS_ITEMS_ENV)
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|n| (8..=24).contains(n))
-            .unwrap_or(PASS_ITEMS)
-    })
+/// Keys per thread in `ga_radix_pass` for `t`: [`PASS_ITEMS`]. (Measured on the H200,
+/// 2026-12-02, docs/results/hip-scan-sort.md: 2^28 f32 in one row / the suite's rows: 12 keys 11.2 / 10.1 ms, 16 keys 10.25 /
+/// 9.04 ms, 20 keys 10.5 / 10.6 ms, 24 keys 10.16 / 10.13 ms (80 registers, 37.5 %
+/// occupancy): 16 for every key size. 8-byte keys could not take more: their tile is 32 KiB
+/// of the 48 KiB of static shared memory a block may have.)
+pub fn pass_items(_t: DType) -> u32 {
+    PASS_ITEMS
 }
 
 /// Keys per onesweep tile of `t`.

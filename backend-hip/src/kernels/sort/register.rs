@@ -21,27 +21,6 @@ pub const MAX_LEN: usize = TILE;
 /// 2048: 0.95 / 5.64 / 3.05 (`docs/results/hip-scan-sort.md`).
 pub const AUTO_MAX: usize = MAX_LEN;
 
-/// `GPUARRAYS_SORT_REGISTER_MAX=N` sets the longest padded row the automatic choice gives the
-/// register sort (0: never; values above [`MAX_LEN`] act as [`MAX_LEN`]).
-pub const REGISTER_MAX_ENV: &str = "GPUARRAYS_SORT_REGISTER_MAX";
-
-/// [`AUTO_MAX`], or `GPUARRAYS_SORT_REGISTER_MAX` when set to a number (read once).
-pub fn auto_max() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| match std::env::var(REGISTER_MAX_ENV) {
-        Ok(v) => match v.trim().parse::<usize>() {
-            Ok(n) => n.min(MAX_LEN),
-            Err(_) => {
-                tracing::warn!(
-                    "{REGISTER_MAX_ENV}={v:?} is not a number of keys; using {AUTO_MAX}"
-                );
-                AUTO_MAX
-            }
-        },
-        Err(_) => AUTO_MAX,
-    })
-}
-
 /// Whether the register sort can take rows of `len` elements.
 pub fn applies(len: usize) -> bool {
     len >= 2 && len.next_power_of_two() <= MAX_LEN

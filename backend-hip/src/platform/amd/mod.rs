@@ -6,6 +6,7 @@ pub mod ffi;
 mod platform_impl;
 pub mod rocblas;
 pub mod rocfft;
+mod work_impl;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::{

@@ -1,16 +1,14 @@
-//! `impl Platform for AmdPlatform`: the HIP runtime calls.
+//! `impl Platform for AmdPlatform` (devices, streams, events, memory): the HIP runtime calls.
 
 use super::{AmdPlatform, ffi::attr, find_arch};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
-    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
+    DeviceId, DeviceProperties, DevicePtr, EventHandle, MemInfo, Platform, PlatformKind,
+    PriorityRange, StreamHandle, WorkStatus, codes,
 };
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 
-fn p(h: u64) -> *mut c_void {
+pub(super) fn p(h: u64) -> *mut c_void {
     h as usize as *mut c_void
 }
 
@@ -72,11 +70,9 @@ impl Platform for AmdPlatform {
     fn kind(&self) -> PlatformKind {
         PlatformKind::Amd
     }
-
     fn device_count(&self) -> Result<usize> {
         Ok(self.devices)
     }
-
     fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties> {
         let dev = self.check_device(device)?;
         let mut name = [0 as std::ffi::c_char; 256];
@@ -104,7 +100,6 @@ impl Platform for AmdPlatform {
                 as u32,
         })
     }
-
     fn bind_device(&self, device: DeviceId) -> Result<()> {
         let dev = self.check_device(device)?;
         let mut cur = -1;
@@ -116,7 +111,6 @@ impl Platform for AmdPlatform {
         }
         Ok(())
     }
-
     fn mem_info(&self, device: DeviceId) -> Result<MemInfo> {
         self.bind_device(device)?;
         let (mut free, mut total) = (0usize, 0usize);
@@ -126,7 +120,6 @@ impl Platform for AmdPlatform {
         })?;
         Ok(MemInfo { free, total })
     }
-
     fn synchronize_device(&self, device: DeviceId) -> Result<()> {
         self.bind_device(device)?;
         // SAFETY: no arguments; the device is current.
@@ -134,7 +127,6 @@ impl Platform for AmdPlatform {
             (self.f().hipDeviceSynchronize)()
         })
     }
-
     fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
         self.bind_device(device)?;
         let (mut least, mut greatest) = (0, 0);
@@ -144,7 +136,6 @@ impl Platform for AmdPlatform {
         })?;
         Ok(PriorityRange { least, greatest })
     }
-
     fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle> {
         self.bind_device(device)?;
         let mut s = std::ptr::null_mut();
@@ -154,26 +145,22 @@ impl Platform for AmdPlatform {
         })?;
         Ok(StreamHandle(s as usize as u64))
     }
-
     fn destroy_stream(&self, s: StreamHandle) -> Result<()> {
         // SAFETY: the caller passes a stream it created and no longer uses.
         self.check("hipStreamDestroy", unsafe {
             (self.f().hipStreamDestroy)(p(s.0))
         })
     }
-
     fn query_stream(&self, s: StreamHandle) -> WorkStatus {
         // SAFETY: queries a stream handle; invalid handles yield an error code.
         self.status(unsafe { (self.f().hipStreamQuery)(p(s.0)) })
     }
-
     fn synchronize_stream(&self, s: StreamHandle) -> Result<()> {
         // SAFETY: blocks on a stream handle.
         self.check("hipStreamSynchronize", unsafe {
             (self.f().hipStreamSynchronize)(p(s.0))
         })
     }
-
     fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.bind_device(device)?;
         let mut e = std::ptr::null_mut();
@@ -183,40 +170,34 @@ impl Platform for AmdPlatform {
         })?;
         Ok(EventHandle(e as usize as u64))
     }
-
     fn record_event(&self, e: EventHandle, s: StreamHandle) -> Result<()> {
         // SAFETY: handles created on this platform.
         self.check("hipEventRecord", unsafe {
             (self.f().hipEventRecord)(p(e.0), p(s.0))
         })
     }
-
     fn stream_wait_event(&self, s: StreamHandle, e: EventHandle) -> Result<()> {
         // SAFETY: handles created on this platform.
         self.check("hipStreamWaitEvent", unsafe {
             (self.f().hipStreamWaitEvent)(p(s.0), p(e.0), 0)
         })
     }
-
     fn query_event(&self, e: EventHandle) -> WorkStatus {
         // SAFETY: queries an event handle.
         self.status(unsafe { (self.f().hipEventQuery)(p(e.0)) })
     }
-
     fn synchronize_event(&self, e: EventHandle) -> Result<()> {
         // SAFETY: blocks on an event handle.
         self.check("hipEventSynchronize", unsafe {
             (self.f().hipEventSynchronize)(p(e.0))
         })
     }
-
     fn destroy_event(&self, e: EventHandle) -> Result<()> {
         // SAFETY: the caller passes an event it created and no longer uses.
         self.check("hipEventDestroy", unsafe {
             (self.f().hipEventDestroy)(p(e.0))
         })
     }
-
     fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.bind_device(device)?;
         let mut e = std::ptr::null_mut();
@@ -226,7 +207,6 @@ impl Platform for AmdPlatform {
         })?;
         Ok(EventHandle(e as usize as u64))
     }
-
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
         let mut ms = 0f32;
         // SAFETY: valid out-pointer; events created on this platform (HIP reports events
@@ -236,7 +216,6 @@ impl Platform for AmdPlatform {
         })?;
         Ok(ms)
     }
-
     fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the stream's device is current (contract).
@@ -245,14 +224,12 @@ impl Platform for AmdPlatform {
         })?;
         Ok(DevicePtr(ptr as usize as u64))
     }
-
     fn free_async(&self, ptr: DevicePtr, s: StreamHandle) -> Result<()> {
         // SAFETY: `ptr` came from alloc_async and is freed once (caller contract).
         self.check("hipFreeAsync", unsafe {
             (self.f().hipFreeAsync)(p(ptr.0), p(s.0))
         })
     }
-
     unsafe fn copy_htod_async(
         &self,
         dst: DevicePtr,
@@ -265,7 +242,6 @@ impl Platform for AmdPlatform {
             (self.f().hipMemcpyHtoDAsync)(p(dst.0), src as *mut c_void, bytes, p(s.0))
         })
     }
-
     unsafe fn copy_dtoh_async(
         &self,
         dst: *mut c_void,
@@ -278,7 +254,6 @@ impl Platform for AmdPlatform {
             (self.f().hipMemcpyDtoHAsync)(dst, p(src.0), bytes, p(s.0))
         })
     }
-
     unsafe fn copy_dtod_async(
         &self,
         dst: DevicePtr,
@@ -291,7 +266,6 @@ impl Platform for AmdPlatform {
             (self.f().hipMemcpyDtoDAsync)(p(dst.0), p(src.0), bytes, p(s.0))
         })
     }
-
     unsafe fn memset_async(
         &self,
         dst: DevicePtr,
@@ -304,7 +278,6 @@ impl Platform for AmdPlatform {
             (self.f().hipMemsetD8Async)(p(dst.0), value, bytes, p(s.0))
         })
     }
-
     fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
         self.bind_device(device)?;
         // 1 = hipHostMallocPortable (= hipHostAllocPortable): usable by every device.
@@ -324,182 +297,9 @@ impl Platform for AmdPlatform {
         self.check(call, unsafe { alloc(&mut ptr, bytes, 1) })?;
         Ok(ptr.cast())
     }
-
     unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
         self.bind_device(device)?;
         // SAFETY: the trait's contract: `ptr` came from host_alloc_pinned, no copy pending.
         self.check("hipHostFree", unsafe { (self.f().hipHostFree)(ptr.cast()) })
-    }
-
-    fn compiler_version(&self) -> Result<String> {
-        self.rtc_version()
-    }
-
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
-        self.rtc_compile(request)
-    }
-
-    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle> {
-        self.bind_device(device)?;
-        let mut m = std::ptr::null_mut();
-        // SAFETY: `image` is a complete code object that outlives the call.
-        self.check("hipModuleLoadData", unsafe {
-            (self.f().hipModuleLoadData)(&mut m, image.as_ptr().cast())
-        })?;
-        Ok(ModuleHandle(m as usize as u64))
-    }
-
-    fn unload_module(&self, module: ModuleHandle) -> Result<()> {
-        // SAFETY: the caller passes a module it loaded and no longer uses.
-        self.check("hipModuleUnload", unsafe {
-            (self.f().hipModuleUnload)(p(module.0))
-        })
-    }
-
-    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
-        let cname = CString::new(name)
-            .map_err(|_| HipError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
-        let mut f = std::ptr::null_mut();
-        // SAFETY: valid out-pointer and NUL-terminated name.
-        self.check("hipModuleGetFunction", unsafe {
-            (self.f().hipModuleGetFunction)(&mut f, p(module.0), cname.as_ptr())
-        })?;
-        Ok(FunctionHandle(f as usize as u64))
-    }
-
-    unsafe fn launch_kernel(
-        &self,
-        function: FunctionHandle,
-        c: &LaunchConfig,
-        s: StreamHandle,
-        args: &mut [*mut c_void],
-    ) -> Result<()> {
-        // SAFETY: the trait's contract: `args` matches the kernel's parameters.
-        self.check("hipModuleLaunchKernel", unsafe {
-            (self.f().hipModuleLaunchKernel)(
-                p(function.0),
-                c.grid[0],
-                c.grid[1],
-                c.grid[2],
-                c.block[0],
-                c.block[1],
-                c.block[2],
-                c.shared_mem_bytes,
-                p(s.0),
-                args.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        })
-    }
-
-    fn blas_version(&self) -> Result<String> {
-        self.rocblas()?.version()
-    }
-
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
-        let r = self.rocblas()?;
-        self.bind_device(device)?;
-        let mut h = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the handle binds to the current device, `device`.
-        r.check("rocblas_create_handle", unsafe {
-            (r.fns.rocblas_create_handle)(&mut h)
-        })?;
-        Ok(BlasHandle(h as usize as u64))
-    }
-
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
-        let r = self.rocblas()?;
-        self.bind_device(device)?;
-        // SAFETY: the caller passes a handle created on `device` that nobody uses any more.
-        r.check("rocblas_destroy_handle", unsafe {
-            (r.fns.rocblas_destroy_handle)(p(handle.0))
-        })
-    }
-
-    unsafe fn blas_gemm(
-        &self,
-        handle: BlasHandle,
-        stream: StreamHandle,
-        gemm: &GemmStridedBatched,
-    ) -> Result<()> {
-        // SAFETY: the caller upholds the trait's contract, which is Rocblas::gemm's.
-        unsafe { self.rocblas()?.gemm(p(handle.0), p(stream.0), gemm) }
-    }
-
-    fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {
-        // SAFETY: plain handle and enum value (same numbering as CUDA).
-        self.check("hipStreamBeginCapture", unsafe {
-            (self.f().hipStreamBeginCapture)(p(s.0), mode.raw() as i32)
-        })
-    }
-
-    fn end_capture(&self, s: StreamHandle) -> Result<GraphHandle> {
-        let mut g = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        self.check("hipStreamEndCapture", unsafe {
-            (self.f().hipStreamEndCapture)(p(s.0), &mut g)
-        })?;
-        Ok(GraphHandle(g as usize as u64))
-    }
-
-    fn is_capturing(&self, s: StreamHandle) -> Result<bool> {
-        let mut st = 0;
-        // SAFETY: valid out-pointer.
-        self.check("hipStreamIsCapturing", unsafe {
-            (self.f().hipStreamIsCapturing)(p(s.0), &mut st)
-        })?;
-        Ok(st != 0)
-    }
-
-    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
-        let mut e = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; `graph` came from end_capture.
-        self.check("hipGraphInstantiateWithFlags", unsafe {
-            (self.f().hipGraphInstantiateWithFlags)(&mut e, p(graph.0), 0)
-        })?;
-        Ok(GraphExecHandle(e as usize as u64))
-    }
-
-    fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
-        // SAFETY: handles created on this platform.
-        self.check("hipGraphLaunch", unsafe {
-            (self.f().hipGraphLaunch)(p(graph.0), p(s.0))
-        })
-    }
-
-    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        // SAFETY: the caller passes a graph it owns and no longer uses.
-        self.check("hipGraphDestroy", unsafe {
-            (self.f().hipGraphDestroy)(p(graph.0))
-        })
-    }
-
-    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        // SAFETY: the caller passes an instantiated graph it owns and no longer uses.
-        self.check("hipGraphExecDestroy", unsafe {
-            (self.f().hipGraphExecDestroy)(p(graph.0))
-        })
-    }
-
-    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
-        self.rocfft_plan_create(device, desc)
-    }
-
-    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
-        self.rocfft_plan_destroy(device, plan)
-    }
-
-    unsafe fn fft_execute(
-        &self,
-        plan: FftPlanHandle,
-        desc: &FftPlanDesc,
-        input: DevicePtr,
-        output: DevicePtr,
-        work: DevicePtr,
-        work_bytes: usize,
-        stream: StreamHandle,
-    ) -> Result<()> {
-        // SAFETY: the trait's contract is the callee's.
-        unsafe { self.rocfft_execute(plan, desc, input, output, work, work_bytes, stream) }
     }
 }

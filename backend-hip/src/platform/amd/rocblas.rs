@@ -172,7 +172,7 @@ impl Rocblas {
     /// Set stream and precision of `h`, then enqueue `g`.
     ///
     /// # Safety
-    /// As [`crate::Platform::blas_gemm`]; the device of `h` is current on this thread.
+    /// As [`crate::platform::BlasLibrary::blas_gemm`]; the device of `h` is current on this thread.
     pub unsafe fn gemm(
         &self,
         h: RocblasHandle,

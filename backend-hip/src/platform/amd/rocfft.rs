@@ -374,7 +374,7 @@ impl AmdPlatform {
     }
 
     /// # Safety
-    /// As [`Platform::fft_execute`].
+    /// As [`crate::platform::FftLibrary::fft_execute`].
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn rocfft_execute(
         &self,

@@ -133,7 +133,7 @@ impl NvidiaPlatform {
     }
 
     /// # Safety
-    /// As [`crate::Platform::blas_gemm`].
+    /// As [`crate::platform::BlasLibrary::blas_gemm`].
     pub(super) unsafe fn cublas_gemm(
         &self,
         handle: BlasHandle,

@@ -192,7 +192,7 @@ impl NvidiaPlatform {
     }
 
     /// # Safety
-    /// As [`Platform::fft_execute`].
+    /// As [`crate::platform::FftLibrary::fft_execute`].
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn cufft_execute(
         &self,

@@ -8,6 +8,7 @@ mod compile;
 pub mod cufft;
 mod platform_impl;
 pub mod symbols;
+mod work_impl;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::LoadedLibrary;

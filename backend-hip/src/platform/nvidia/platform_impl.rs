@@ -1,14 +1,12 @@
-//! `impl Platform for NvidiaPlatform`: the CUDA driver calls.
+//! `impl Platform for NvidiaPlatform` (devices, streams, events, memory): the CUDA driver calls.
 
 use super::{NvidiaPlatform, cu, cu_call, event, guarded, stream};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    BlasHandle, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DeviceProperties,
-    DevicePtr, EventHandle, FftPlanDesc, FftPlanHandle, FftPlanInfo, FunctionHandle,
-    GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
-    Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
+    DeviceId, DeviceProperties, DevicePtr, EventHandle, MemInfo, Platform, PlatformKind,
+    PriorityRange, StreamHandle, WorkStatus,
 };
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 
 fn status(r: cu::CUresult) -> WorkStatus {
     match r {
@@ -22,11 +20,9 @@ impl Platform for NvidiaPlatform {
     fn kind(&self) -> PlatformKind {
         PlatformKind::Nvidia
     }
-
     fn device_count(&self) -> Result<usize> {
         Ok(self.contexts.len())
     }
-
     fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties> {
         self.context(device)?;
         let dev = self.cu_device(device)?;
@@ -63,7 +59,6 @@ impl Platform for NvidiaPlatform {
                 as u32,
         })
     }
-
     fn bind_device(&self, device: DeviceId) -> Result<()> {
         let ctx = self.context(device)?;
         let mut current: cu::CUcontext = std::ptr::null_mut();
@@ -77,7 +72,6 @@ impl Platform for NvidiaPlatform {
         }
         Ok(())
     }
-
     fn mem_info(&self, device: DeviceId) -> Result<MemInfo> {
         self.bind_device(device)?;
         let (mut free, mut total) = (0usize, 0usize);
@@ -87,13 +81,11 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(MemInfo { free, total })
     }
-
     fn synchronize_device(&self, device: DeviceId) -> Result<()> {
         self.bind_device(device)?;
         // SAFETY: no arguments; the device's context is current.
         cu_call("cuCtxSynchronize", || unsafe { cu::cuCtxSynchronize() })
     }
-
     fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
         self.bind_device(device)?;
         let (mut least, mut greatest) = (0i32, 0i32);
@@ -103,7 +95,6 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(PriorityRange { least, greatest })
     }
-
     fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle> {
         self.bind_device(device)?;
         let mut s: cu::CUstream = std::ptr::null_mut();
@@ -114,14 +105,12 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(StreamHandle(s as usize as u64))
     }
-
     fn destroy_stream(&self, s: StreamHandle) -> Result<()> {
         // SAFETY: the caller passes a stream it created and no longer uses.
         cu_call("cuStreamDestroy_v2", || unsafe {
             cu::cuStreamDestroy_v2(stream(s))
         })
     }
-
     fn query_stream(&self, s: StreamHandle) -> WorkStatus {
         // SAFETY: queries a stream handle; invalid handles yield an error code.
         match guarded("cuStreamQuery", || unsafe { cu::cuStreamQuery(stream(s)) }) {
@@ -129,14 +118,12 @@ impl Platform for NvidiaPlatform {
             Err(_) => WorkStatus::Error(crate::platform::codes::INVALID_HANDLE),
         }
     }
-
     fn synchronize_stream(&self, s: StreamHandle) -> Result<()> {
         // SAFETY: blocks on a stream handle the caller owns or recorded.
         cu_call("cuStreamSynchronize", || unsafe {
             cu::cuStreamSynchronize(stream(s))
         })
     }
-
     fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.bind_device(device)?;
         let mut e: cu::CUevent = std::ptr::null_mut();
@@ -147,21 +134,18 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(EventHandle(e as usize as u64))
     }
-
     fn record_event(&self, e: EventHandle, s: StreamHandle) -> Result<()> {
         // SAFETY: both handles were created on this platform.
         cu_call("cuEventRecord", || unsafe {
             cu::cuEventRecord(event(e), stream(s))
         })
     }
-
     fn stream_wait_event(&self, s: StreamHandle, e: EventHandle) -> Result<()> {
         // SAFETY: both handles were created on this platform.
         cu_call("cuStreamWaitEvent", || unsafe {
             cu::cuStreamWaitEvent(stream(s), event(e), 0)
         })
     }
-
     fn query_event(&self, e: EventHandle) -> WorkStatus {
         // SAFETY: queries an event handle created on this platform.
         match guarded("cuEventQuery", || unsafe { cu::cuEventQuery(event(e)) }) {
@@ -169,21 +153,18 @@ impl Platform for NvidiaPlatform {
             Err(_) => WorkStatus::Error(crate::platform::codes::INVALID_HANDLE),
         }
     }
-
     fn synchronize_event(&self, e: EventHandle) -> Result<()> {
         // SAFETY: blocks on an event handle created on this platform.
         cu_call("cuEventSynchronize", || unsafe {
             cu::cuEventSynchronize(event(e))
         })
     }
-
     fn destroy_event(&self, e: EventHandle) -> Result<()> {
         // SAFETY: the caller passes an event it created and no longer uses.
         cu_call("cuEventDestroy_v2", || unsafe {
             cu::cuEventDestroy_v2(event(e))
         })
     }
-
     fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.bind_device(device)?;
         let mut e: cu::CUevent = std::ptr::null_mut();
@@ -194,7 +175,6 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(EventHandle(e as usize as u64))
     }
-
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
         if !self.has_elapsed_time {
             return Err(HipError::MissingSymbols {
@@ -214,7 +194,6 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(ms)
     }
-
     fn alloc_async(&self, bytes: usize, s: StreamHandle) -> Result<DevicePtr> {
         let mut p: cu::CUdeviceptr = 0;
         if self.pools_supported.iter().all(|&b| b) {
@@ -230,7 +209,6 @@ impl Platform for NvidiaPlatform {
         }
         Ok(DevicePtr(p))
     }
-
     fn free_async(&self, ptr: DevicePtr, s: StreamHandle) -> Result<()> {
         if self.pools_supported.iter().all(|&b| b) {
             // SAFETY: `ptr` came from alloc_async and is freed once (caller contract).
@@ -243,7 +221,6 @@ impl Platform for NvidiaPlatform {
             cu_call("cuMemFree_v2", || unsafe { cu::cuMemFree_v2(ptr.0) })
         }
     }
-
     unsafe fn copy_htod_async(
         &self,
         dst: DevicePtr,
@@ -256,7 +233,6 @@ impl Platform for NvidiaPlatform {
             cu::cuMemcpyHtoDAsync_v2(dst.0, src, bytes, stream(s))
         })
     }
-
     unsafe fn copy_dtoh_async(
         &self,
         dst: *mut c_void,
@@ -269,7 +245,6 @@ impl Platform for NvidiaPlatform {
             cu::cuMemcpyDtoHAsync_v2(dst, src.0, bytes, stream(s))
         })
     }
-
     unsafe fn copy_dtod_async(
         &self,
         dst: DevicePtr,
@@ -282,7 +257,6 @@ impl Platform for NvidiaPlatform {
             cu::cuMemcpyDtoDAsync_v2(dst.0, src.0, bytes, stream(s))
         })
     }
-
     unsafe fn memset_async(
         &self,
         dst: DevicePtr,
@@ -295,7 +269,6 @@ impl Platform for NvidiaPlatform {
             cu::cuMemsetD8Async(dst.0, value, bytes, stream(s))
         })
     }
-
     fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
         self.bind_device(device)?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
@@ -307,180 +280,9 @@ impl Platform for NvidiaPlatform {
         })?;
         Ok(ptr.cast())
     }
-
     unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
         self.bind_device(device)?;
         // SAFETY: the trait's contract: `ptr` came from host_alloc_pinned, no copy pending.
         cu_call("cuMemFreeHost", || unsafe { cu::cuMemFreeHost(ptr.cast()) })
-    }
-
-    fn compiler_version(&self) -> Result<String> {
-        self.nvrtc_ready()?;
-        self.nvrtc_version()
-    }
-
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
-        self.nvrtc_ready()?;
-        self.nvrtc_compile(request)
-    }
-
-    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle> {
-        self.bind_device(device)?;
-        let mut m: cu::CUmodule = std::ptr::null_mut();
-        // SAFETY: `image` is a complete cubin/PTX image (NVRTC output) that outlives the call.
-        cu_call("cuModuleLoadData", || unsafe {
-            cu::cuModuleLoadData(&mut m, image.as_ptr().cast())
-        })?;
-        Ok(ModuleHandle(m as usize as u64))
-    }
-
-    fn unload_module(&self, module: ModuleHandle) -> Result<()> {
-        // SAFETY: the caller passes a module it loaded and no longer uses.
-        cu_call("cuModuleUnload", || unsafe {
-            cu::cuModuleUnload(module.0 as usize as cu::CUmodule)
-        })
-    }
-
-    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
-        let cname = CString::new(name)
-            .map_err(|_| HipError::InvalidArgument(format!("kernel name {name:?} contains NUL")))?;
-        let mut f: cu::CUfunction = std::ptr::null_mut();
-        // SAFETY: `f` is a valid out-pointer and `cname` a NUL-terminated string.
-        cu_call("cuModuleGetFunction", || unsafe {
-            cu::cuModuleGetFunction(&mut f, module.0 as usize as cu::CUmodule, cname.as_ptr())
-        })?;
-        Ok(FunctionHandle(f as usize as u64))
-    }
-
-    unsafe fn launch_kernel(
-        &self,
-        function: FunctionHandle,
-        c: &LaunchConfig,
-        s: StreamHandle,
-        args: &mut [*mut c_void],
-    ) -> Result<()> {
-        // SAFETY: the trait's contract: `args` matches the kernel's parameters.
-        cu_call("cuLaunchKernel", || unsafe {
-            cu::cuLaunchKernel(
-                function.0 as usize as cu::CUfunction,
-                c.grid[0],
-                c.grid[1],
-                c.grid[2],
-                c.block[0],
-                c.block[1],
-                c.block[2],
-                c.shared_mem_bytes,
-                stream(s),
-                args.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        })
-    }
-
-    fn blas_version(&self) -> Result<String> {
-        self.cublas_version()
-    }
-
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
-        self.context(device)?;
-        self.cublas_create(device)
-    }
-
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
-        self.context(device)?;
-        self.cublas_destroy(device, handle)
-    }
-
-    unsafe fn blas_gemm(
-        &self,
-        handle: BlasHandle,
-        stream: StreamHandle,
-        gemm: &GemmStridedBatched,
-    ) -> Result<()> {
-        // SAFETY: the caller upholds the trait's contract, which is cublas_gemm's.
-        unsafe { self.cublas_gemm(handle, stream, gemm) }
-    }
-
-    fn begin_capture(&self, s: StreamHandle, mode: CaptureMode) -> Result<()> {
-        use cu::CUstreamCaptureMode as M;
-        let mode = match mode {
-            CaptureMode::Global => M::CU_STREAM_CAPTURE_MODE_GLOBAL,
-            CaptureMode::ThreadLocal => M::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-            CaptureMode::Relaxed => M::CU_STREAM_CAPTURE_MODE_RELAXED,
-        };
-        // SAFETY: plain handle and enum arguments.
-        cu_call("cuStreamBeginCapture_v2", || unsafe {
-            cu::cuStreamBeginCapture_v2(stream(s), mode)
-        })
-    }
-
-    fn end_capture(&self, s: StreamHandle) -> Result<GraphHandle> {
-        let mut g: cu::CUgraph = std::ptr::null_mut();
-        // SAFETY: `g` is a valid out-pointer.
-        cu_call("cuStreamEndCapture", || unsafe {
-            cu::cuStreamEndCapture(stream(s), &mut g)
-        })?;
-        Ok(GraphHandle(g as usize as u64))
-    }
-
-    fn is_capturing(&self, s: StreamHandle) -> Result<bool> {
-        let mut st = cu::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: `st` is a valid out-pointer.
-        cu_call("cuStreamIsCapturing", || unsafe {
-            cu::cuStreamIsCapturing(stream(s), &mut st)
-        })?;
-        Ok(st != cu::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
-    }
-
-    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
-        let mut e: cu::CUgraphExec = std::ptr::null_mut();
-        // SAFETY: `e` is a valid out-pointer; `graph` came from end_capture.
-        cu_call("cuGraphInstantiateWithFlags", || unsafe {
-            cu::cuGraphInstantiateWithFlags(&mut e, graph.0 as usize as cu::CUgraph, 0)
-        })?;
-        Ok(GraphExecHandle(e as usize as u64))
-    }
-
-    fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
-        // SAFETY: handles created on this platform.
-        cu_call("cuGraphLaunch", || unsafe {
-            cu::cuGraphLaunch(graph.0 as usize as cu::CUgraphExec, stream(s))
-        })
-    }
-
-    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        // SAFETY: the caller passes a graph it owns and no longer uses.
-        cu_call("cuGraphDestroy", || unsafe {
-            cu::cuGraphDestroy(graph.0 as usize as cu::CUgraph)
-        })
-    }
-
-    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        // SAFETY: the caller passes an instantiated graph it owns and no longer uses.
-        cu_call("cuGraphExecDestroy", || unsafe {
-            cu::cuGraphExecDestroy(graph.0 as usize as cu::CUgraphExec)
-        })
-    }
-
-    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
-        self.cufft_plan_create(device, desc)
-    }
-
-    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
-        self.cufft_plan_destroy(device, plan)
-    }
-
-    unsafe fn fft_execute(
-        &self,
-        plan: FftPlanHandle,
-        desc: &FftPlanDesc,
-        input: DevicePtr,
-        output: DevicePtr,
-        work: DevicePtr,
-        work_bytes: usize,
-        stream: StreamHandle,
-    ) -> Result<()> {
-        // SAFETY: the trait's contract is the callee's.
-        unsafe { self.cufft_execute(plan, desc, input, output, work, work_bytes, stream) }
     }
 }

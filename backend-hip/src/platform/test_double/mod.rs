@@ -47,6 +47,7 @@ mod memory_ops;
 mod ops;
 mod pinned;
 pub(crate) mod race;
+mod records;
 mod state;
 
 pub use fft::{FakeFftStats, fake_work_bytes};
@@ -60,6 +61,7 @@ use super::{
     GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
+use super::{BlasLibrary, FftLibrary, GraphCapture, KernelModules};
 use crate::error::{HipError, Result};
 use faults::Faults;
 use parking_lot::{Condvar, Mutex};
@@ -427,3 +429,4 @@ impl FakePlatform {
 }
 
 mod platform_impl;
+mod work_impl;

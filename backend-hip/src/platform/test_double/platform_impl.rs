@@ -1,4 +1,4 @@
-//! `impl Platform for FakePlatform`.
+//! `impl Platform for FakePlatform` (devices, streams, events, memory).
 
 use super::*;
 
@@ -6,15 +6,12 @@ impl Platform for FakePlatform {
     fn kind(&self) -> PlatformKind {
         PlatformKind::TestDouble
     }
-
     fn checks_ordering(&self) -> bool {
         self.config.detect_races
     }
-
     fn device_count(&self) -> Result<usize> {
         Ok(self.config.devices)
     }
-
     fn device_properties(&self, device: DeviceId) -> Result<DeviceProperties> {
         self.check_device(device)?;
         Ok(DeviceProperties {
@@ -27,7 +24,6 @@ impl Platform for FakePlatform {
             max_shared_memory_per_block: 48 << 10,
         })
     }
-
     fn bind_device(&self, device: DeviceId) -> Result<()> {
         self.check_device(device)?;
         self.state
@@ -36,7 +32,6 @@ impl Platform for FakePlatform {
             .insert(std::thread::current().id(), device);
         Ok(())
     }
-
     fn mem_info(&self, device: DeviceId) -> Result<MemInfo> {
         self.check_device(device)?;
         let used = self.allocated_bytes(device);
@@ -45,7 +40,6 @@ impl Platform for FakePlatform {
             total: self.config.memory_per_device,
         })
     }
-
     fn synchronize_device(&self, device: DeviceId) -> Result<()> {
         self.check_device(device)?;
         self.device_syncs.fetch_add(1, Ordering::SeqCst);
@@ -85,12 +79,10 @@ impl Platform for FakePlatform {
         }
         Ok(())
     }
-
     fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
         self.check_device(device)?;
         Ok(self.config.priority_range)
     }
-
     fn create_stream(&self, device: DeviceId, priority: i32) -> Result<StreamHandle> {
         self.check_device(device)?;
         let now = self.creating.fetch_add(1, Ordering::SeqCst) + 1;
@@ -121,7 +113,6 @@ impl Platform for FakePlatform {
         self.created.fetch_add(1, Ordering::SeqCst);
         Ok(StreamHandle(h))
     }
-
     fn destroy_stream(&self, stream: StreamHandle) -> Result<()> {
         let mut st = self.state.lock();
         match st.stream(stream).map(|s| s.life) {
@@ -140,7 +131,6 @@ impl Platform for FakePlatform {
             }
         }
     }
-
     fn query_stream(&self, stream: StreamHandle) -> WorkStatus {
         self.queries.fetch_add(1, Ordering::SeqCst);
         let mut st = self.state.lock();
@@ -166,7 +156,6 @@ impl Platform for FakePlatform {
             None => WorkStatus::Error(codes::INVALID_HANDLE),
         }
     }
-
     fn synchronize_stream(&self, stream: StreamHandle) -> Result<()> {
         let (uid, seq, last) = {
             let mut st = self.state.lock();
@@ -183,47 +172,36 @@ impl Platform for FakePlatform {
         st.races.observe(uid, seq);
         Ok(())
     }
-
     fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.fake_create_event(device)
     }
-
     fn record_event(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
         self.fake_record_event(event, stream)
     }
-
     fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
         self.fake_stream_wait_event(stream, event)
     }
-
     fn query_event(&self, event: EventHandle) -> WorkStatus {
         self.fake_query_event(event)
     }
-
     fn synchronize_event(&self, event: EventHandle) -> Result<()> {
         self.fake_synchronize_event(event)
     }
-
     fn destroy_event(&self, event: EventHandle) -> Result<()> {
         self.fake_destroy_event(event)
     }
-
     fn create_timing_event(&self, device: DeviceId) -> Result<EventHandle> {
         self.fake_create_timing_event(device)
     }
-
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
         self.fake_event_elapsed_ms(start, end)
     }
-
     fn alloc_async(&self, bytes: usize, stream: StreamHandle) -> Result<DevicePtr> {
         self.fake_alloc_async(bytes, stream)
     }
-
     fn free_async(&self, ptr: DevicePtr, stream: StreamHandle) -> Result<()> {
         self.fake_free_async(ptr, stream)
     }
-
     unsafe fn copy_htod_async(
         &self,
         dst: DevicePtr,
@@ -234,7 +212,6 @@ impl Platform for FakePlatform {
         // SAFETY: the trait's contract, passed on unchanged.
         unsafe { self.fake_copy_htod_async(dst, src, bytes, stream) }
     }
-
     unsafe fn copy_dtoh_async(
         &self,
         dst: *mut c_void,
@@ -245,7 +222,6 @@ impl Platform for FakePlatform {
         // SAFETY: the trait's contract, passed on unchanged.
         unsafe { self.fake_copy_dtoh_async(dst, src, bytes, stream) }
     }
-
     unsafe fn copy_dtod_async(
         &self,
         dst: DevicePtr,
@@ -256,7 +232,6 @@ impl Platform for FakePlatform {
         // SAFETY: the trait's contract, passed on unchanged.
         unsafe { self.fake_copy_dtod_async(dst, src, bytes, stream) }
     }
-
     unsafe fn memset_async(
         &self,
         dst: DevicePtr,
@@ -267,204 +242,18 @@ impl Platform for FakePlatform {
         // SAFETY: the trait's contract, passed on unchanged.
         unsafe { self.fake_memset_async(dst, value, bytes, stream) }
     }
-
     fn host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
         self.fake_host_alloc_pinned(device, bytes)
     }
-
     unsafe fn host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
         // The double checks `ptr` itself: an unknown address or a second free is an error.
         self.fake_host_free_pinned(device, ptr)
-    }
-
-    fn compiler_version(&self) -> Result<String> {
-        Ok("fake-rtc 1.0".into())
-    }
-
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
-        self.compiling.fetch_add(1, Ordering::SeqCst);
-        let held = self.delay_compile();
-        self.compiling.fetch_sub(1, Ordering::SeqCst);
-        held?;
-        for k in request.kernel_names {
-            let base = k.split('<').next().unwrap_or(k);
-            if !request.source.contains(base) {
-                return Err(HipError::Compile {
-                    platform: PlatformKind::TestDouble,
-                    program: request.name.into(),
-                    arch: request.arch.into(),
-                    call: "compile",
-                    log: format!("kernel {k} not found in source"),
-                });
-            }
-        }
-        Ok(CompiledProgram {
-            binary: request.source.as_bytes().to_vec(),
-            lowered_names: request
-                .kernel_names
-                .iter()
-                .map(|k| (k.to_string(), k.to_string()))
-                .collect(),
-            log: String::new(),
-        })
-    }
-
-    fn load_module(&self, device: DeviceId, image: &[u8]) -> Result<ModuleHandle> {
-        self.check_device(device)?;
-        let mut st = self.state.lock();
-        let h = st.handle();
-        st.modules
-            .insert(h, String::from_utf8_lossy(image).into_owned());
-        Ok(ModuleHandle(h))
-    }
-
-    fn unload_module(&self, module: ModuleHandle) -> Result<()> {
-        match self.state.lock().modules.remove(&module.0) {
-            Some(_) => Ok(()),
-            None => Err(api(
-                "unload_module",
-                codes::INVALID_HANDLE,
-                "no such module",
-            )),
-        }
-    }
-
-    fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
-        let mut st = self.state.lock();
-        let src = st
-            .modules
-            .get(&module.0)
-            .ok_or_else(|| api("get_function", codes::INVALID_HANDLE, "no such module"))?;
-        if !src.contains(name) {
-            return Err(api("get_function", 500, "no such function"));
-        }
-        let h = st.handle();
-        st.functions.insert(h, name.to_string());
-        Ok(FunctionHandle(h))
-    }
-
-    unsafe fn launch_kernel(
-        &self,
-        function: FunctionHandle,
-        _config: &LaunchConfig,
-        stream: StreamHandle,
-        args: &mut [*mut c_void],
-    ) -> Result<()> {
-        // SAFETY: the trait's contract: each parameter lies in storage readable for 8 bytes.
-        let words: smallvec::SmallVec<[u64; 32]> = args
-            .iter()
-            .map(|&p| unsafe { std::ptr::read_unaligned(p as *const u64) })
-            .collect();
-        let mut st = self.state.lock();
-        self.enqueue_check(&st, "launch_kernel", stream)?;
-        if !st.functions.contains_key(&function.0) {
-            return Err(api(
-                "launch_kernel",
-                codes::INVALID_HANDLE,
-                "no such function",
-            ));
-        }
-        if st.enqueue(FakeOp::Launch { stream, function }, self.config.kernel_time) {
-            return Ok(());
-        }
-        // The device addresses among the parameters: what the kernel may touch, read or
-        // written as the runtime declared (undeclared: a write).
-        let mut touched: smallvec::SmallVec<[(u64, bool); 8]> = smallvec::SmallVec::new();
-        for w in words {
-            let Some(base) = Self::allocation_of(&st, w) else {
-                continue;
-            };
-            let write =
-                super::super::access_declarations::declared_kind(DevicePtr(w)).unwrap_or(true);
-            match touched.iter_mut().find(|t| t.0 == base) {
-                Some(t) => t.1 |= write,
-                None => touched.push((base, write)),
-            }
-        }
-        for (base, write) in touched {
-            self.note(&mut st, stream, base, write, "kernel");
-        }
-        Ok(())
-    }
-
-    fn blas_version(&self) -> Result<String> {
-        if self.config.blas_available {
-            Ok("fake BLAS 1.0".into())
-        } else {
-            self.fake_blas_create(DeviceId(0)).map(|_| String::new())
-        }
-    }
-
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
-        self.fake_blas_create(device)
-    }
-
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
-        self.fake_blas_destroy(device, handle)
-    }
-
-    unsafe fn blas_gemm(
-        &self,
-        handle: BlasHandle,
-        stream: StreamHandle,
-        gemm: &GemmStridedBatched,
-    ) -> Result<()> {
-        self.fake_blas_gemm(handle, stream, gemm)
-    }
-
-    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
-        self.fake_begin_capture(stream, mode)
-    }
-
-    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
-        self.fake_end_capture(stream)
-    }
-
-    fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
-        self.fake_is_capturing(stream)
-    }
-
-    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
-        self.fake_instantiate_graph(graph)
-    }
-
-    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
-        self.fake_launch_graph(graph, stream)
-    }
-
-    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        self.fake_destroy_graph(graph)
-    }
-
-    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        self.fake_destroy_graph_exec(graph)
-    }
-
-    fn fft_plan_create(&self, device: DeviceId, desc: &FftPlanDesc) -> Result<FftPlanInfo> {
-        self.fake_fft_plan_create(device, desc)
-    }
-
-    fn fft_plan_destroy(&self, device: DeviceId, plan: FftPlanHandle) -> Result<()> {
-        self.fake_fft_plan_destroy(device, plan)
-    }
-
-    unsafe fn fft_execute(
-        &self,
-        plan: FftPlanHandle,
-        desc: &FftPlanDesc,
-        input: DevicePtr,
-        output: DevicePtr,
-        work: DevicePtr,
-        work_bytes: usize,
-        stream: StreamHandle,
-    ) -> Result<()> {
-        self.fake_fft_execute(plan, desc, input, output, work, work_bytes, stream)
     }
 }
 
 impl FakePlatform {
     /// A compilation's injected delay and gate (outside every lock of the double).
-    fn delay_compile(&self) -> Result<()> {
+    pub(super) fn delay_compile(&self) -> Result<()> {
         let delay = self.faults.lock().compile_delay;
         if !delay.is_zero() {
             std::thread::sleep(delay);

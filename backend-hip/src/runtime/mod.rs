@@ -1,87 +1,22 @@
-//! `HipRuntime`: one platform plus per-device state, and the configuration read from the
-//! environment.
+//! `HipRuntime`: one platform plus per-device state, and its configuration
+//! ([`RuntimeConfig`], with the [`KernelPolicy`]), the one place the crate reads its
+//! environment variables ([`config`]; the list is there).
+
+pub mod config;
+pub mod policy;
+
+pub use config::{
+    DEFAULT_FFT_PLAN_LIMITS, FFT_PLAN_CACHE_ENV, KERNEL_CACHE_ENV, MAX_IDLE_STREAMS_ENV,
+    RuntimeConfig, STREAM_POOL_ENV, parse_fft_plan_limits,
+};
+pub use policy::KernelPolicy;
 
 use crate::device::{DeviceSetup, DeviceState};
 use crate::error::{HipError, Result};
-use crate::memory::{HOST_STAGING_ENV, StagingConfig};
 use crate::platform::{DeviceId, Platform, StreamHandle, select_platform};
 use crate::stream::{Origin, Stream, StreamPoolStats, StreamPriority, StreamRegistry};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// `GPUARRAYS_STREAM_POOL=off` disables pooling (a stream is created and destroyed per
-/// thread), for benchmarks.
-pub const STREAM_POOL_ENV: &str = "GPUARRAYS_STREAM_POOL";
-/// `GPUARRAYS_MAX_IDLE_STREAMS=N` sets the idle cap per device × priority.
-pub const MAX_IDLE_STREAMS_ENV: &str = "GPUARRAYS_MAX_IDLE_STREAMS";
-
-/// Runtime settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuntimeConfig {
-    /// Idle streams kept per device × priority (default 32).
-    pub max_idle_streams: usize,
-    /// Whether streams are pooled (default true).
-    pub pooling: bool,
-    /// Bytes the memory pool keeps cached per device (default unlimited: released on
-    /// out-of-memory).
-    pub max_cached_bytes: usize,
-    /// How large copies between a device and pageable host memory are staged (see
-    /// [`StagingConfig`]; `GPUARRAYS_HOST_STAGING`).
-    pub staging: StagingConfig,
-}
-
-impl Default for RuntimeConfig {
-    fn default() -> Self {
-        RuntimeConfig {
-            max_idle_streams: 32,
-            pooling: true,
-            max_cached_bytes: usize::MAX,
-            staging: StagingConfig::default(),
-        }
-    }
-}
-
-impl RuntimeConfig {
-    /// Defaults, overridden by `GPUARRAYS_STREAM_POOL`, `GPUARRAYS_MAX_IDLE_STREAMS` and
-    /// `GPUARRAYS_HOST_STAGING`.
-    pub fn from_env() -> Result<RuntimeConfig> {
-        let mut c = RuntimeConfig::from_values(
-            std::env::var(STREAM_POOL_ENV).ok().as_deref(),
-            std::env::var(MAX_IDLE_STREAMS_ENV).ok().as_deref(),
-        )?;
-        if let Ok(v) = std::env::var(HOST_STAGING_ENV) {
-            c.staging = StagingConfig::parse(&v)?;
-        }
-        Ok(c)
-    }
-
-    /// Defaults, overridden by the values of `GPUARRAYS_STREAM_POOL` (on/off) and
-    /// `GPUARRAYS_MAX_IDLE_STREAMS` (a count) where given.
-    pub fn from_values(pool: Option<&str>, max_idle: Option<&str>) -> Result<RuntimeConfig> {
-        let mut c = RuntimeConfig::default();
-        if let Some(v) = pool {
-            c.pooling = match v.trim().to_ascii_lowercase().as_str() {
-                "" | "on" | "1" | "true" => true,
-                "off" | "0" | "false" => false,
-                _ => {
-                    return Err(HipError::InvalidConfig {
-                        var: STREAM_POOL_ENV,
-                        value: v.to_string(),
-                        expected: "on or off",
-                    });
-                }
-            };
-        }
-        if let Some(v) = max_idle {
-            c.max_idle_streams = v.trim().parse().map_err(|_| HipError::InvalidConfig {
-                var: MAX_IDLE_STREAMS_ENV,
-                value: v.to_string(),
-                expected: "a non-negative integer",
-            })?;
-        }
-        Ok(c)
-    }
-}
 
 /// One platform and the state of each of its devices.
 pub struct HipRuntime {

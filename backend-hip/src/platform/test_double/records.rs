@@ -1,0 +1,111 @@
+//! The records the test double keeps of each stream, piece of work, event, BLAS handle,
+//! allocation and instantiated graph ([`super::state::State`] holds them by handle).
+
+use super::ops::{Completion, FakeOp};
+use super::race::Clock;
+use crate::platform::{CaptureMode, DeviceId};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StreamLife {
+    Live,
+    Errored(i32),
+    /// Destroyed (through `destroy_stream`, or behind the pool's back): its handle value may
+    /// be reused, its queued work still completes.
+    Gone,
+}
+
+#[derive(Debug)]
+pub(super) struct Capture {
+    pub ops: Vec<FakeOp>,
+    pub mode: CaptureMode,
+    pub thread: std::thread::ThreadId,
+    /// Why the capture was invalidated (ending it then fails), if it was.
+    pub invalidated: Option<&'static str>,
+}
+
+#[derive(Debug)]
+pub(super) struct FakeStream {
+    /// Never reused (handle values are): the key of clocks and work.
+    pub uid: u64,
+    pub handle: u64,
+    pub device: DeviceId,
+    pub priority: i32,
+    pub life: StreamLife,
+    /// Work not yet completed, oldest first.
+    pub pending: VecDeque<u64>,
+    /// When the last completed piece of work completed.
+    pub last_done_at: Instant,
+    pub capture: Option<Capture>,
+    /// Operations enqueued so far (the race detector's sequence numbers).
+    pub seq: u64,
+    /// What is known to precede the stream's next operation.
+    pub clock: Clock,
+}
+
+#[derive(Debug)]
+pub(super) struct Work {
+    pub stream: u64,
+    pub completion: Completion,
+    /// Manual work the test released.
+    pub released: bool,
+    pub enqueued: Instant,
+    /// Work on other streams that must complete first (an event wait): (stream uid, work id).
+    pub deps: Vec<(u64, u64)>,
+}
+
+#[derive(Debug)]
+pub(super) struct FakeEvent {
+    pub device: DeviceId,
+    /// The work whose completion the last record marks (None: nothing was pending).
+    pub waits_for: Option<(u64, u64)>,
+    /// What preceded the last record (for the race detector).
+    pub clock: Clock,
+    /// Created with timing; the host time of its last record.
+    pub timing: bool,
+    pub recorded_at: Option<Instant>,
+}
+
+/// A BLAS handle of the double.
+#[derive(Debug)]
+pub(super) struct FakeBlas {
+    pub device: DeviceId,
+    /// Products run with it.
+    pub uses: usize,
+    /// Device memory it holds (its workspace), counted in the device's use.
+    pub bytes: usize,
+}
+
+#[derive(Debug)]
+pub(super) struct FakeAlloc {
+    pub device: DeviceId,
+    pub data: Vec<u8>,
+    /// Allocated inside a graph capture: a graph allocation. Work outside the graph may touch
+    /// it only once `graph_ran` (as on a device, where its memory exists only from the
+    /// graph's launch until it is freed).
+    pub in_graph: bool,
+    /// Its graph has run and did not free it: it is live outside the graph until freed.
+    pub graph_ran: bool,
+}
+
+/// An instantiated graph.
+#[derive(Debug)]
+pub(super) struct FakeExec {
+    pub ops: Vec<FakeOp>,
+    /// The allocations its last launch made and left unfreed (it may not be launched again
+    /// while one of them is still allocated).
+    pub left_unfreed: Vec<u64>,
+}
+
+/// What became of an operation handed to [`super::state::State::enqueue_queued`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Queued {
+    /// It went into the stream's capture.
+    Captured,
+    /// It completed at once (instant work with nothing before it), or there is no such
+    /// stream.
+    Completed,
+    /// It is the piece of work with this id, not yet completed.
+    Pending(u64),
+}
