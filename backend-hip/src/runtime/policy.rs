@@ -107,7 +107,7 @@ impl KernelPolicy {
 ///
 /// By row length: rows of up to 2048 keys (padded) sort in registers, longer rows that fit
 /// one block take the one-block radix sort, longer ones the onesweep radix sort. Against
-/// the bitonic tile, on the H200, 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048
+/// the bitonic tile, on the H200 (docs/results/hip-scan-sort.md), 2^26 f32 keys in rows of 128 / 256 / 512 / 1024 / 2048
 /// (ms, bitonic vs radix): 2.9 vs 22.5, 3.5 vs 14.4, 4.1 vs 10.4, 4.9 vs 5.8, 5.6 vs 3.0; the
 /// register sort beats both at every one of those lengths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,7 +144,7 @@ impl SortAlgorithm {
 /// scan: one pass per row where there are rows enough to fill the device, else the
 /// reduce-then-scan over register tiles).
 ///
-/// Measured on the H200 (2026-12-01): the reduce-then-scan was as fast or faster than the
+/// Measured on the H200 (2026-12-01, docs/results/hip-scan-sort.md): the reduce-then-scan was as fast or faster than the
 /// single-pass look-back on every row (16384 × 8192 i64: 0.824 ms vs 1.073 ms); 2^26 f32 in
 /// one row took 0.619 ms single-pass vs 0.326 ms with the shared-memory three-pass scan. One
 /// pass per row, where it is chosen: 16384 × 8192 i64 along rows 0.54 ms against 0.83 ms for
@@ -188,7 +188,8 @@ impl RowScan {
 /// How strided axes are reduced.
 ///
 /// `ga_cols_slices` by default: Nsight Compute measured `ga_cols` latency-bound at 56 % of
-/// DRAM bandwidth on 8192² f32 on the H200 (2026-12-01). `Threads` stays for comparisons.
+/// DRAM bandwidth on 8192² f32 on the H200 (2026-12-01, docs/results/hip-elementwise-reduce.md).
+/// `Threads` stays for comparisons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColReduce {
     /// `ga_cols`: a thread per (column group, split).
