@@ -48,6 +48,24 @@ fn select_across_devices() {
 }
 
 #[test]
+fn meshgrid_across_devices() {
+    let (b1, b2) = (cpu(), cpu());
+    let (x, y) = (iota(&b1, &[3]), iota(&b2, &[2]));
+    expect(
+        "meshgrid_across_devices",
+        Array::meshgrid(&[&x, &y], gpuarrays::Indexing::Xy),
+    );
+}
+
+#[test]
+fn linspace_of_an_integer_type() {
+    expect(
+        "linspace_of_an_integer_type",
+        Array::<i32, _>::linspace(&cpu(), 0, 10, 5, true),
+    );
+}
+
+#[test]
 fn two_backend_types_in_one_operation() {
     expect_handled("two_backend_types_in_one_operation");
     // Mixing them does not type-check, so the only way across is the explicit move.

@@ -125,11 +125,13 @@ impl<T: Element, B: Backend> Array<T, B> {
         if xy {
             dims.swap(0, 1);
         }
+        if let Some((first, rest)) = inputs.split_first() {
+            for a in rest {
+                first.raw.same_device("meshgrid", &a.raw)?;
+            }
+        }
         let mut out = Vec::with_capacity(inputs.len());
         for (i, a) in inputs.iter().enumerate() {
-            if let Some(first) = inputs.first() {
-                a.raw.same_device("meshgrid", &first.raw)?;
-            }
             let axis = match (xy, i) {
                 (true, 0) => 1,
                 (true, 1) => 0,
