@@ -96,6 +96,7 @@
 #![forbid(unsafe_code)]
 
 pub mod case;
+mod case_fft;
 pub mod cases;
 pub mod compare;
 pub mod config;
