@@ -37,6 +37,7 @@ pub mod dtype;
 mod dtype_dispatch;
 pub mod element;
 pub mod error;
+mod error_kind;
 pub mod handle_cache;
 pub mod host;
 pub mod kernel;
