@@ -276,3 +276,32 @@ pub fn random_element(h: &mut Helpers, dist: Distribution, t: DType) -> String {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each element of a normal pair computes its own function only: the pair's select is
+    /// an `if`, and each branch calls one of cosine and sine once.
+    #[test]
+    fn a_normal_element_computes_only_its_branch() {
+        for t in [DType::F32, DType::F64] {
+            let mut h = Helpers::default();
+            let name = random_element(&mut h, Distribution::Normal, t);
+            let (cos, sin) = (
+                trig::sin_cos(&mut h, t, true),
+                trig::sin_cos(&mut h, t, false),
+            );
+            let all = h.emit();
+            let f = &all[all.find(&format!("fn {name}(")).unwrap_or(0)..];
+            let f = &f[..f.find("\n}\n").unwrap_or(f.len())];
+            let (then, rest) = f.split_at(f.find("  if (").unwrap_or(0));
+            let (inside, after) = rest.split_at(rest.find("  }\n").unwrap_or(0));
+            assert!(!then.contains(&format!("{cos}(")) && !then.contains(&format!("{sin}(")));
+            assert_eq!(inside.matches(&format!("{sin}(")).count(), 1, "{f}");
+            assert_eq!(after.matches(&format!("{cos}(")).count(), 1, "{f}");
+            assert!(!inside.contains(&format!("{cos}(")) && !after.contains(&format!("{sin}(")));
+            assert_eq!(f.matches("mulhilo(").count(), 20, "{f}");
+        }
+    }
+}

@@ -149,6 +149,18 @@ mod tests {
             }
         }
         assert_eq!(s.matches("GaWords ga_philox(").count(), 1);
+        // The shape the f32 normal kernel was tuned to: one PTX wide multiply per product,
+        // the short restricted-argument ln and sincos, one sincos for both elements.
+        let normal = library(&[(Distribution::Normal, DType::F32)]);
+        for f in ["ga_mul_wide(", "ga_unit_ln(", "ga_cis_turn("] {
+            assert!(normal.contains(f), "{f}");
+        }
+        for f in ["logf(", "sincosf(", "sinf(", "cosf("] {
+            assert!(!normal.contains(f), "{f}");
+        }
+        let philox = &normal[normal.find("ga_philox(").unwrap_or(0)..];
+        let philox = &philox[..philox.find("\n}").unwrap_or(0)];
+        assert_eq!(philox.matches("ga_mul_wide(").count(), 20, "{philox}");
         assert!(draw_name(Distribution::Normal, DType::I32).is_none());
         if let Some(path) = std::env::var_os("GPUARRAYS_DUMP_PHILOX") {
             std::fs::write(path, &s).expect("writing the Philox text");
