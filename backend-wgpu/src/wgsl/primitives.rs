@@ -200,7 +200,8 @@ fn print_marked(
     s
 }
 
-/// The statements computing the block's results (see [`print_marked`]).
+/// The statements `let {prefix}{v} = ...;` computing the block's results, value `v` named
+/// `{prefix}{v}`; `leaf` prints the leaves (`Arg`, `Input`, `Scalar`, `Index`, `Random`).
 pub fn statements(
     h: &mut Helpers,
     b: &Block,

@@ -1,6 +1,6 @@
-//! C++ for a fused elementwise kernel: each [`Instr`](gpuarrays_core::kernel::Instr) becomes
-//! one statement of `ga_eval`, and the `ga_ew` kernel feeds it from its operands as the layout
-//! says.
+//! C++ for a fused elementwise kernel: core lowers the program to primitives
+//! (`gpuarrays_core::kernel::lowered`), each primitive becomes one statement of `ga_eval`,
+//! and the `ga_ew` kernel feeds it from its operands as the layout says.
 //!
 //! Kernel parameters, in order (the launcher packs the same list):
 //! `n`; one pointer per input (already advanced to the operand's offset); a `GaDims` of

@@ -1,5 +1,5 @@
-//! The WGSL of a fused elementwise kernel: the program as one function
-//! `eval(j, jl, ...)` giving the output element at linear index `j` (`jl` relative to the
+//! The WGSL of a fused elementwise kernel: the program, lowered by core to primitives
+//! (`gpuarrays_core::kernel::lowered`), as one function `eval(j, jl, ...)` giving the output element at linear index `j` (`jl` relative to the
 //! dispatch), and an entry point in one of three shapes:
 //! - **scalar**: one thread per output element;
 //! - **vec4**: one thread per four consecutive output elements of a 32-bit type, loading
