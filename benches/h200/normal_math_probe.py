@@ -2,10 +2,13 @@
 """Probe for the f32 normal draw of the HIP backend: speed and accuracy of the C library's
 logf/sqrtf/sincosf against the restricted-domain `ga_unit_ln`/`ga_sincos_turn` of
 `backend-hip/src/kernels/cpp/unit_math.rs`, both around the backend's Philox generator
-(`cpp/philox.rs`; the C++ is read from those files, so the probe runs the exact text the
-backend compiles), on the GPU through CuPy's NVRTC with the backend's no-contraction
-flag. Run on the GPU machine from the repository root:
+(printed by `cpp/philox.rs` from core's lowering; the C++ is read from `unit_math.rs` and
+from that printed text, so the probe runs the exact text the backend compiles), on the GPU
+through CuPy's NVRTC with the backend's no-contraction flag. Write the Philox text first (on
+any machine: the crate's unit-test binary does it), then run on the GPU machine from the
+repository root:
 
+    GPUARRAYS_DUMP_PHILOX=target/philox.cu cargo test -p gpuarrays-hip --lib philox
     python3 benches/h200/normal_math_probe.py
 
 Speed: 2^28 outputs (1 GiB of f32), four normals per Philox4x32-10 call stored as one float4,
@@ -15,6 +18,7 @@ Accuracy, every possible argument: u1 = m·2^-24 (m = 1 .. 2^24) for ln, θ = fl
 double precision; and 2^24 normals of seed 7 (ρ·cos θ, ρ·sin θ) against the same recipe in
 double precision from the same f32 u1 and θ, in units of eps·ρ (the NumPy cross-check allows
 4·eps·(|ρ| + |z|))."""
+import os
 import re
 import statistics
 
@@ -27,11 +31,16 @@ def rust_const(path, name):
 
 
 UNIT_MATH = rust_const("backend-hip/src/kernels/cpp/unit_math.rs", "UNIT_MATH")
-PHILOX = rust_const("backend-hip/src/kernels/cpp/philox.rs", "PHILOX")
+PHILOX = open(os.environ.get("GPUARRAYS_DUMP_PHILOX", "target/philox.cu")).read()
 
 CODE = r"""
 typedef unsigned int u32; typedef unsigned long long u64; typedef float f32; typedef double f64;
+typedef long long i64;
 #define GA_INLINE __device__ __forceinline__
+struct c32 { f32 re; f32 im; };
+struct c64 { f64 re; f64 im; };
+GA_INLINE c32 ga_c32(f32 re, f32 im) { c32 r; r.re = re; r.im = im; return r; }
+GA_INLINE c64 ga_c64(f64 re, f64 im) { c64 r; r.re = re; r.im = im; return r; }
 """ + UNIT_MATH + PHILOX + r"""
 GA_INLINE uint4 philox(u64 index, u64 seed) {
   const GaWords w = ga_philox(index, seed);

@@ -13,7 +13,7 @@ use gpuarrays_core::kernel::BinaryOp;
 use super::KernelSource;
 use super::args::KernelArgs;
 use super::cpp::element_types::{cty, mty, zero};
-use super::cpp::expressions;
+use super::cpp::primitives;
 use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
 use crate::platform::DevicePtr;
@@ -29,8 +29,8 @@ pub fn body(dtype: DType) -> Result<String> {
         )));
     }
     let (c, m) = (cty(dtype), mty(dtype));
-    let add = expressions::binary(BinaryOp::Add, dtype, "acc", "p")?;
-    let mul = expressions::binary(BinaryOp::Mul, dtype, "as[ty][kk]", "bs[kk][tx]")?;
+    let add = primitives::binary(BinaryOp::Add, dtype, "acc", "p")?;
+    let mul = primitives::binary(BinaryOp::Mul, dtype, "as[ty][kk]", "bs[kk][tx]")?;
     // The CPU reference starts from 0 (+0.0), not from -0.0: follow it.
     let start = if dtype.is_float() || dtype.is_complex() {
         zero(dtype).replace("-0.0", "0.0")

@@ -12,8 +12,8 @@
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!
 //! Shared pieces: [`cpp`] (the C++ text every source is built from: the header, element
-//! types, operation semantics as expressions, warp/block reduce and scan, Philox), [`args`]
-//! (parameter packing), [`cache`] (compiled modules) and [`DeviceKernels`] in
+//! types, core's lowered primitives printed as C++, warp/block reduce and scan, the random
+//! draws), [`args`] (parameter packing), [`cache`] (compiled modules) and [`DeviceKernels`] in
 //! [`device_kernels`] (per-device kernel state, launching and scratch buffers).
 //!
 //! `DeviceKernels` holds one compiled-kernel set per family, keyed by the family's key type;

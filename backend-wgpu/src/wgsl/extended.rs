@@ -143,9 +143,31 @@ pub fn two_prod(h: &mut Helpers, d: DType) -> String {
     })
 }
 
+/// Registers `mulhilo(a, b) -> vec2<u32>`: the 64-bit product `a·b` as (high, low) words,
+/// from 16-bit halves (WGSL has no `mulhi`), and returns its name.
+pub fn mulhilo(h: &mut Helpers) -> String {
+    h.raw("mulhilo", || {
+        "fn mulhilo(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  let p00 = a0 * b0;
+  let p01 = a0 * b1;
+  let p10 = a1 * b0;
+  let p11 = a1 * b1;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+  return vec2<u32>(hi, a * b);
+}
+"
+        .to_string()
+    })
+}
+
 /// `mac(acc, a, b, c)`: `acc + a·b + c` over u32 words as `(low word, carry word)`.
 pub fn mac(h: &mut Helpers) -> String {
-    super::philox::mulhilo(h);
+    mulhilo(h);
     h.raw("mac", || {
         "fn mac(acc: u32, a: u32, b: u32, c: u32) -> vec2<u32> {
   let p = mulhilo(a, b);

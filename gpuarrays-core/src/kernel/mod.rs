@@ -2,7 +2,8 @@
 //!
 //! Generic array operations in core validate shapes and types, then lower to one of these
 //! descriptions; a backend implements each as a kernel. The exact semantics (wrapping
-//! integers, NaN rules, cast rules, the random-number recipe) are documented on the types.
+//! integers, NaN rules, cast rules, the random-number recipe) are documented on the types,
+//! and [`lowered`] expands them into primitive operations once, for the code generators.
 //!
 //! # Special values
 //!
@@ -34,6 +35,7 @@
 pub mod axis_ops;
 pub mod elementwise;
 pub mod fft;
+pub mod lowered;
 mod map_buffers;
 pub mod operators;
 pub mod random;

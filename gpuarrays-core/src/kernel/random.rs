@@ -57,25 +57,73 @@ pub const PHILOX_M1: u32 = 0xCD9E_8D57;
 pub const PHILOX_W0: u32 = 0x9E37_79B9;
 pub const PHILOX_W1: u32 = 0xBB67_AE85;
 
-fn mulhilo(a: u32, b: u32) -> (u32, u32) {
-    let p = a as u64 * b as u64;
-    ((p >> 32) as u32, p as u32)
+/// The word operations Philox needs. The rounds are written once, in [`philox_rounds`], over
+/// this trait: [`Words`] evaluates them on `u32`s (the CPU reference and the conformance
+/// oracle), and the primitive IR's builder records them as instructions
+/// ([`crate::kernel::lowered`]), which the GPU code printers print.
+pub trait PhiloxOps {
+    /// A 32-bit word (a value, or a reference to one).
+    type W: Copy;
+    fn word(&mut self, v: u32) -> Self::W;
+    /// `a + b` modulo 2³².
+    fn add(&mut self, a: Self::W, b: Self::W) -> Self::W;
+    fn xor(&mut self, a: Self::W, b: Self::W) -> Self::W;
+    /// The 64-bit product `a·b` as (high word, low word).
+    fn mul_hi_lo(&mut self, a: Self::W, b: Self::W) -> (Self::W, Self::W);
+}
+
+/// [`PhiloxOps`] on plain `u32` words.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Words;
+
+impl PhiloxOps for Words {
+    type W = u32;
+    #[inline(always)]
+    fn word(&mut self, v: u32) -> u32 {
+        v
+    }
+    #[inline(always)]
+    fn add(&mut self, a: u32, b: u32) -> u32 {
+        a.wrapping_add(b)
+    }
+    #[inline(always)]
+    fn xor(&mut self, a: u32, b: u32) -> u32 {
+        a ^ b
+    }
+    #[inline(always)]
+    fn mul_hi_lo(&mut self, a: u32, b: u32) -> (u32, u32) {
+        let p = a as u64 * b as u64;
+        ((p >> 32) as u32, p as u32)
+    }
+}
+
+/// The ten rounds of Philox4x32-10 over any [`PhiloxOps`]: the one definition of the block
+/// function.
+#[inline(always)]
+pub fn philox_rounds<O: PhiloxOps>(o: &mut O, counter: [O::W; 4], key: [O::W; 2]) -> [O::W; 4] {
+    let [mut c0, mut c1, mut c2, mut c3] = counter;
+    let [mut k0, mut k1] = key;
+    let (m0, m1) = (o.word(PHILOX_M0), o.word(PHILOX_M1));
+    let (w0, w1) = (o.word(PHILOX_W0), o.word(PHILOX_W1));
+    for round in 0..10 {
+        if round > 0 {
+            k0 = o.add(k0, w0);
+            k1 = o.add(k1, w1);
+        }
+        let (hi0, lo0) = o.mul_hi_lo(m0, c0);
+        let (hi1, lo1) = o.mul_hi_lo(m1, c2);
+        let x = o.xor(hi1, c1);
+        let n0 = o.xor(x, k0);
+        let y = o.xor(hi0, c3);
+        let n2 = o.xor(y, k1);
+        (c0, c1, c2, c3) = (n0, lo1, n2, lo0);
+    }
+    [c0, c1, c2, c3]
 }
 
 /// Philox4x32 with 10 rounds.
 pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
-    let [mut c0, mut c1, mut c2, mut c3] = counter;
-    let [mut k0, mut k1] = key;
-    for round in 0..10 {
-        if round > 0 {
-            k0 = k0.wrapping_add(PHILOX_W0);
-            k1 = k1.wrapping_add(PHILOX_W1);
-        }
-        let (hi0, lo0) = mulhilo(PHILOX_M0, c0);
-        let (hi1, lo1) = mulhilo(PHILOX_M1, c2);
-        (c0, c1, c2, c3) = (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0);
-    }
-    [c0, c1, c2, c3]
+    philox_rounds(&mut Words, counter, key)
 }
 
 /// The four words of Philox call `counter` for `seed` (words `4·counter ..` of the stream).

@@ -9,7 +9,7 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, ScanOp};
 
 use super::element_types::{cty, greatest, least, one, store, zero};
-use super::expressions;
+use super::primitives;
 use crate::error::Result;
 
 /// Warp and block reduce / exclusive scan over `GaA`.
@@ -129,8 +129,9 @@ fn simple(t: DType, combine: String, identity: &str) -> Combiner {
 /// `NaN + ∞i`). The accumulator carries a flag "holds a factor"; the identity is the empty
 /// accumulator, which `ga_combine` skips, so every kernel computes exactly the product of
 /// the elements (`gpuarrays_core::kernel::ReduceOp`).
-fn complex_product(t: DType) -> Combiner {
+fn complex_product(t: DType) -> Result<Combiner> {
     let c = cty(t);
+    let mul = primitives::binary(BinaryOp::Mul, t, "a.v", "b.v")?;
     let bytes = acc_bytes(ReduceOp::Prod, t);
     let definitions = format!(
         "struct GaA {{ {c} v; bool some; }};\n\
@@ -140,7 +141,7 @@ fn complex_product(t: DType) -> Combiner {
          GA_INLINE GaA ga_combine(const GaA a, const GaA b) {{\n\
            if (!a.some) return b;\n\
            if (!b.some) return a;\n\
-           return ga_acc(ga_cmul(a.v, b.v), true);\n\
+           return ga_acc({mul}, true);\n\
          }}\n\
          GA_INLINE GaA ga_identity() {{ return ga_acc({one}, false); }}\n\
          GA_INLINE {c} ga_finish(const GaA a) {{ return a.v; }}\n\
@@ -150,11 +151,11 @@ fn complex_product(t: DType) -> Combiner {
         one = one(t),
         check = size_check(bytes),
     );
-    Combiner {
+    Ok(Combiner {
         definitions,
         acc_bytes: bytes,
         out_dtype: t,
-    }
+    })
 }
 
 fn arg(t: DType, want_min: bool) -> Combiner {
@@ -205,24 +206,21 @@ fn arg(t: DType, want_min: bool) -> Combiner {
 
 /// The combiner of a reduction of `t`.
 pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
-    let bin = |o: BinaryOp| expressions::binary(o, t, "a", "b");
+    let bin = |o: BinaryOp| primitives::binary(o, t, "a", "b");
     Ok(match op {
         ReduceOp::Sum => simple(t, bin(BinaryOp::Add)?, zero(t)),
-        ReduceOp::Prod if t.is_complex() => {
-            bin(BinaryOp::Mul)?;
-            complex_product(t)
-        }
+        ReduceOp::Prod if t.is_complex() => complex_product(t)?,
         ReduceOp::Prod => simple(t, bin(BinaryOp::Mul)?, one(t)),
         ReduceOp::Min => simple(t, bin(BinaryOp::Min)?, greatest(t)),
         ReduceOp::Max => simple(t, bin(BinaryOp::Max)?, least(t)),
         ReduceOp::Any => simple(t, bin(BinaryOp::Or)?, "false"),
         ReduceOp::All => simple(t, bin(BinaryOp::And)?, "true"),
         ReduceOp::ArgMin => {
-            expressions::binary(BinaryOp::Lt, t, "a", "b")?;
+            primitives::binary(BinaryOp::Lt, t, "a", "b")?;
             arg(t, true)
         }
         ReduceOp::ArgMax => {
-            expressions::binary(BinaryOp::Gt, t, "a", "b")?;
+            primitives::binary(BinaryOp::Gt, t, "a", "b")?;
             arg(t, false)
         }
     })

@@ -59,53 +59,10 @@ struct c64 { f64 re; f64 im; };
 
 GA_INLINE c32 ga_c32(f32 re, f32 im) { c32 r; r.re = re; r.im = im; return r; }
 GA_INLINE c64 ga_c64(f64 re, f64 im) { c64 r; r.re = re; r.im = im; return r; }
-// num-complex's formulas, term by term, so products and quotients round like the CPU's.
-GA_INLINE c32 ga_cadd(c32 a, c32 b) { return ga_c32(a.re + b.re, a.im + b.im); }
-GA_INLINE c64 ga_cadd(c64 a, c64 b) { return ga_c64(a.re + b.re, a.im + b.im); }
-GA_INLINE c32 ga_csub(c32 a, c32 b) { return ga_c32(a.re - b.re, a.im - b.im); }
-GA_INLINE c64 ga_csub(c64 a, c64 b) { return ga_c64(a.re - b.re, a.im - b.im); }
-GA_INLINE c32 ga_cmul(c32 a, c32 b) { return ga_c32(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-GA_INLINE c64 ga_cmul(c64 a, c64 b) { return ga_c64(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-GA_INLINE c32 ga_cdiv(c32 a, c32 b) {
-  const f32 d = b.re * b.re + b.im * b.im;
-  return ga_c32((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d);
-}
-GA_INLINE c64 ga_cdiv(c64 a, c64 b) {
-  const f64 d = b.re * b.re + b.im * b.im;
-  return ga_c64((a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d);
-}
-GA_INLINE c32 ga_cneg(c32 a) { return ga_c32(-a.re, -a.im); }
-GA_INLINE c64 ga_cneg(c64 a) { return ga_c64(-a.re, -a.im); }
-GA_INLINE bool ga_ceq(c32 a, c32 b) { return a.re == b.re && a.im == b.im; }
-GA_INLINE bool ga_ceq(c64 a, c64 b) { return a.re == b.re && a.im == b.im; }
-
 GA_INLINE bool ga_isnan(f32 x) { return x != x; }
 GA_INLINE bool ga_isnan(f64 x) { return x != x; }
-// |a + bi| in f64 without spurious overflow: CUDA's hypot may round hypot(MAX, tiny) up to
-// inf (measured on the H200, where the exact value rounds to MAX); m·sqrt(1 + r²) with
-// m = max(|a|, |b|), r = min/max stays finite whenever the result is (within ~1.5 ulp).
-GA_INLINE f64 ga_hypot(f64 a, f64 b) {
-  a = fabs(a); b = fabs(b);
-  if (a == 1.0 / 0.0 || b == 1.0 / 0.0) return 1.0 / 0.0;
-  if (ga_isnan(a) || ga_isnan(b)) return a + b;
-  const f64 m = a > b ? a : b, n = a > b ? b : a;
-  if (m == 0.0) return 0.0;
-  const f64 r = n / m;
-  return m * sqrt(1.0 + r * r);
-}
 GA_INLINE f32 ga_inf_f32() { return __int_as_float(0x7f800000); }
 GA_INLINE f64 ga_inf_f64() { return __longlong_as_double(0x7ff0000000000000LL); }
-// NaN-propagating min/max (NumPy minimum/maximum), with the CPU reference's tie rule.
-GA_INLINE f32 ga_fmin(f32 a, f32 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b < a ? b : a)); }
-GA_INLINE f64 ga_fmin(f64 a, f64 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b < a ? b : a)); }
-GA_INLINE f32 ga_fmax(f32 a, f32 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b > a ? b : a)); }
-GA_INLINE f64 ga_fmax(f64 a, f64 b) { return ga_isnan(a) ? a : (ga_isnan(b) ? b : (b > a ? b : a)); }
-// Rust `as` from float to integer: truncate toward zero, saturate, NaN -> 0. `lo` and `hi`
-// are the exact float values of MIN and MAX + 1 (powers of two), so no conversion overflows.
-template <class I, class F>
-GA_INLINE I ga_f2i(F x, F lo, F hi, I imin, I imax) {
-  return ga_isnan(x) ? (I)0 : (x <= lo ? imin : (x >= hi ? imax : (I)x));
-}
 "#;
 
 const SHFL_NVIDIA: &str = r#"

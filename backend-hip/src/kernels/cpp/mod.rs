@@ -5,18 +5,18 @@
 //!
 //! | piece | file |
 //! |---|---|
-//! | the header every source starts with (types, complex arithmetic, NaN rules, warp shuffles with the device's warp size) and the compiler [`Dialect`] | [`header`] |
+//! | the header every source starts with (types, NaN tests, warp shuffles with the device's warp size) and the compiler [`Dialect`] | [`header`] |
 //! | element types: register and memory types, loads, stores, literals | [`element_types`] |
-//! | operation semantics as C++ expressions (wrapping integers, NaN-propagating min/max, casts) | [`expressions`] |
+//! | the primitives of core's lowered IR as C++: statements, or one operation as one expression for the combining kernels | [`primitives`] |
 //! | warp- and block-wide reduce and scan over an accumulator ([`combine::Combiner`]) | [`combine`] |
-//! | the Philox generator and the random distributions | [`philox`] |
+//! | the random draws printed from core's lowering, and the vector loop's word selection | [`philox`] |
 //! | `ln` and `sincos` for the f32 normal draw's arguments only (short, no special cases) | [`unit_math`] |
 
 pub mod combine;
 pub mod element_types;
-pub mod expressions;
 pub mod header;
 pub mod philox;
+pub mod primitives;
 pub mod unit_math;
 
 pub use header::Dialect;

@@ -1,6 +1,6 @@
-//! C++ for a fused elementwise kernel: each [`Instr`](gpuarrays_core::kernel::Instr) becomes
-//! one statement of `ga_eval`, and the `ga_ew` kernel feeds it from its operands as the layout
-//! says.
+//! C++ for a fused elementwise kernel: core lowers the program to primitives
+//! (`gpuarrays_core::kernel::lowered`), each primitive becomes one statement of `ga_eval`,
+//! and the `ga_ew` kernel feeds it from its operands as the layout says.
 //!
 //! Kernel parameters, in order (the launcher packs the same list):
 //! `n`; one pointer per input (already advanced to the operand's offset); a `GaDims` of
@@ -11,12 +11,13 @@
 use std::fmt::Write;
 
 use gpuarrays_core::DType;
+use gpuarrays_core::kernel::lowered::{self, Prim};
 use gpuarrays_core::kernel::{Node, Program, random};
 
 use super::layout::{Class, EwLayout};
 use crate::error::{HipError, Result};
 use crate::kernels::cpp::element_types::{cty, load, mty, store, tag};
-use crate::kernels::cpp::{expressions, philox, unit_math};
+use crate::kernels::cpp::{philox, primitives, unit_math};
 
 pub use super::layout::EW_BLOCK;
 
@@ -24,8 +25,9 @@ fn invalid(msg: String) -> HipError {
     HipError::InvalidArgument(format!("elementwise program: {msg}"))
 }
 
-/// The `ga_eval` function: the program as straight-line code.
+/// The `ga_eval` function: the program lowered by core to primitives, one statement each.
 fn eval_function(p: &Program) -> Result<String> {
+    let lowered = lowered::lower(p).map_err(|e| invalid(e.to_string()))?;
     let out = p
         .instrs
         .last()
@@ -49,62 +51,19 @@ fn eval_function(p: &Program) -> Result<String> {
         cty(out.dtype),
         params.join(", ")
     );
-    for (i, ins) in p.instrs.iter().enumerate() {
-        let operand = |j: u32| -> Result<(String, DType)> {
-            let j = j as usize;
-            if j >= i {
-                return Err(invalid(format!("instruction {i} reads %{j}")));
-            }
-            Ok((format!("v{j}"), p.instrs[j].dtype))
-        };
-        let scalar = |k: u32| -> Result<DType> {
-            p.scalars
-                .get(k as usize)
-                .copied()
-                .ok_or_else(|| invalid(format!("scalar slot {k}")))
-        };
-        let expr = match ins.node {
-            Node::Input(k) => {
-                if k as usize >= p.inputs.len() {
-                    return Err(invalid(format!("input slot {k}")));
-                }
-                format!("in{k}")
-            }
-            Node::Scalar(k) => load(scalar(k)?, &format!("s{k}")),
-            Node::Index => "idx".to_string(),
-            Node::Unary(op, a) => {
-                let (a, d) = operand(a)?;
-                expressions::unary(op, d, &a)?
-            }
-            Node::Binary(op, a, b) => {
-                let (a, d) = operand(a)?;
-                let (b, _) = operand(b)?;
-                expressions::binary(op, d, &a, &b)?
-            }
-            Node::Cast(to, a) => {
-                let (a, d) = operand(a)?;
-                expressions::cast(d, to, &a)
-            }
-            Node::Select(c, a, b) => {
-                let (c, _) = operand(c)?;
-                let (a, _) = operand(a)?;
-                let (b, _) = operand(b)?;
-                format!("({c} ? {a} : {b})")
-            }
-            Node::Random(dist, k) => {
-                if scalar(k)? != DType::U64 {
-                    return Err(invalid(format!("random seed slot {k} is not u64")));
-                }
-                philox::draw_name(dist, ins.dtype)
-                    .ok_or_else(|| invalid(format!("{} draws of {}", dist.name(), ins.dtype)))?;
-                // The drawn element is an argument (the vector loop draws a whole vector's
-                // elements at once, a normal pair at a time).
-                format!("r{i}")
-            }
-        };
-        let _ = writeln!(s, "  const {} v{i} = {expr};", cty(ins.dtype));
-    }
-    let _ = writeln!(s, "  return v{};\n}}", p.instrs.len() - 1);
+    // The drawn element is an argument (the vector loop draws a whole vector's elements at
+    // once, a normal pair at a time), named after the program's instruction.
+    let leaf = |v: u32, prim: Prim| match prim {
+        Prim::Input(k) => format!("in{k}"),
+        Prim::Scalar(k) => load(p.scalars[k as usize], &format!("s{k}")),
+        Prim::Index => "idx".to_string(),
+        _ => {
+            let i = lowered.values.iter().position(|&x| x == v).unwrap_or(0);
+            format!("r{i}")
+        }
+    };
+    s.push_str(&primitives::statements(&lowered.block, "v", &leaf));
+    let _ = writeln!(s, "  return v{};\n}}", lowered.block.results[0]);
     Ok(s)
 }
 
@@ -224,7 +183,15 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
     }
     if p.draws_random() {
         s.push_str(unit_math::UNIT_MATH);
-        s.push_str(philox::PHILOX);
+        let draws: Vec<_> = p
+            .instrs
+            .iter()
+            .filter_map(|i| match i.node {
+                Node::Random(dist, _) => Some((dist, i.dtype)),
+                _ => None,
+            })
+            .collect();
+        s.push_str(&philox::library(&draws));
     }
     let vec = l.vec;
     if vec > 1 {

@@ -1,5 +1,5 @@
-//! The WGSL of a fused elementwise kernel: the program as one function
-//! `eval(j, jl, ...)` giving the output element at linear index `j` (`jl` relative to the
+//! The WGSL of a fused elementwise kernel: the program, lowered by core to primitives
+//! (`gpuarrays_core::kernel::lowered`), as one function `eval(j, jl, ...)` giving the output element at linear index `j` (`jl` relative to the
 //! dispatch), and an entry point in one of three shapes:
 //! - **scalar**: one thread per output element;
 //! - **vec4**: one thread per four consecutive output elements of a 32-bit type, loading
@@ -10,14 +10,15 @@
 //!   word).
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{Access as OpAccess, Node, Program, random};
+use gpuarrays_core::kernel::lowered::{self, Prim};
+use gpuarrays_core::kernel::{Access as OpAccess, Program};
 
 use crate::error::{Result, invalid};
 use crate::pipeline::Access;
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{self, Class, is_byte, units};
-use crate::wgsl::{ops, philox};
 
 /// Where each operand is bound and how it is read: everything the source depends on
 /// besides the program.
@@ -142,29 +143,25 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
         }
         body.push_str("  let i0 = r;\n");
     }
-    for (i, ins) in program.instrs.iter().enumerate() {
-        let dt = |k: u32| -> Result<DType> {
-            program
-                .instrs
-                .get(k as usize)
-                .filter(|_| (k as usize) < i)
-                .map(|x| x.dtype)
-                .ok_or_else(|| invalid(format!("instruction {i} uses %{k}")))
-        };
-        let e = match ins.node {
-            Node::Input(slot) => {
+    // The program lowered by core to primitives, one `let` each; the leaves read the
+    // operands, the parameter block and the random elements.
+    let lowered = lowered::lower(program).map_err(|e| invalid(e.to_string()))?;
+    let block = &lowered.block;
+    let leaf = |h: &mut Helpers, v: u32, prim: Prim| -> Result<String> {
+        Ok(match prim {
+            Prim::Input(slot) => {
                 let slot = slot as usize;
                 let access = layout
                     .inputs
                     .get(slot)
                     .ok_or_else(|| invalid(format!("input {slot} of {}", layout.inputs.len())))?;
+                let d = program.inputs[slot];
                 if vec4_input(slot) {
-                    from_word(ins.dtype, &format!("x{slot}"))
+                    from_word(d, &format!("x{slot}"))
                 } else {
                     let off = s.input_off[slot];
-                    let u = units(ins.dtype);
                     let pos = match access {
-                        OpAccess::Contiguous => format!("prm({off}u) + jl * {u}u"),
+                        OpAccess::Contiguous => format!("prm({off}u) + jl * {}u", units(d)),
                         OpAccess::Broadcast => format!("prm({off}u)"),
                         OpAccess::Strided(_) => {
                             let mut p = format!("prm({off}u)");
@@ -174,72 +171,35 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
                             p
                         }
                     };
-                    types::load(
-                        ins.dtype,
-                        &format!("b{}", layout.binding[slot] + 1),
-                        &format!("({pos})"),
-                    )
+                    let b = format!("b{}", layout.binding[slot] + 1);
+                    types::load(d, &b, &format!("({pos})"))
                 }
             }
-            Node::Scalar(slot) => {
-                let w = *s
-                    .scalar
-                    .get(slot as usize)
-                    .ok_or_else(|| invalid(format!("scalar {slot}")))?;
-                scalar_expr(ins.dtype, w)
+            Prim::Scalar(slot) => {
+                scalar_expr(program.scalars[slot as usize], s.scalar[slot as usize])
             }
-            Node::Index => "i64(j)".to_string(),
-            Node::Unary(op, a) => ops::unary(&mut h, op, dt(a)?, &format!("v{a}"))?,
-            Node::Binary(op, a, b) => {
-                ops::binary(&mut h, op, dt(a)?, &format!("v{a}"), &format!("v{b}"))?
+            Prim::Index => "i64(j)".to_string(),
+            Prim::Random(dist, slot) => {
+                let w = s.scalar[slot as usize];
+                let t = block.ty(v);
+                let f = primitives::random_element(h, dist, t);
+                format!("{f}(j, 0u, prm({w}u), prm({}u))", w + 1)
             }
-            Node::Cast(to, a) => ops::cast(&mut h, dt(a)?, to, &format!("v{a}")),
-            Node::Select(c, a, b) => {
-                dt(c)?;
-                dt(a)?;
-                dt(b)?;
-                format!("select(v{b}, v{a}, v{c})")
-            }
-            Node::Random(dist, slot) => {
-                let w = *s
-                    .scalar
-                    .get(slot as usize)
-                    .ok_or_else(|| invalid(format!("seed scalar {slot}")))?;
-                let f = philox::philox(&mut h);
-                // Element j is element j % e of draw d = j / e, which takes stream words
-                // per·d ..: call (per·d) / 4, from word (per·d) % 4.
-                let per = random::words_per_draw(dist, ins.dtype);
-                let (draw, branch) = match random::elements_per_draw(dist) {
-                    1 => ("j".to_string(), "0u".to_string()),
-                    _ => ("(j >> 1u)".to_string(), "(j & 1u)".to_string()),
-                };
-                let (shift, mask) = match per {
-                    1 => (2, 3),
-                    2 => (1, 1),
-                    _ => (0, 0),
-                };
-                let q = format!(
-                    "{f}(vec4<u32>(d{i} >> {shift}u, 0u, 0u, 0u), vec2<u32>(prm({w}u), prm({}u)))",
-                    w + 1
-                );
-                body.push_str(&format!("  let d{i} = {draw};\n  let q{i} = {q};\n"));
-                if per == 4 {
-                    body.push_str(&format!("  let r{i} = q{i};\n"));
-                } else {
-                    body.push_str(&format!(
-                        "  let o{i} = (d{i} & {mask}u) * {per}u;\n  let r{i} = vec4<u32>(q{i}[o{i}], q{i}[(o{i} + 1u) & 3u], 0u, 0u);\n"
-                    ));
-                }
-                philox::draw(&mut h, dist, ins.dtype, &format!("r{i}"), &branch)
-            }
-        };
-        body.push_str(&format!("  let v{i}: {} = {e};\n", types::ty(ins.dtype)));
+            other => return Err(invalid(format!("a lowered program with {other:?}"))),
+        })
+    };
+    let mut failed = None;
+    let mut print_leaf = |h: &mut Helpers, v: u32, prim: Prim| {
+        leaf(h, v, prim).unwrap_or_else(|e| {
+            failed = Some(e);
+            String::new()
+        })
+    };
+    body.push_str(&primitives::statements(&mut h, block, "v", &mut print_leaf));
+    if let Some(e) = failed {
+        return Err(e);
     }
-    let last = program
-        .instrs
-        .len()
-        .checked_sub(1)
-        .ok_or_else(|| invalid("an empty program"))?;
+    let last = lowered.block.results[0];
     let word_inputs: Vec<usize> = (0..layout.inputs.len())
         .filter(|&k| vec4_input(k))
         .collect();

@@ -13,7 +13,7 @@ use crate::kernels::temp::{temp_dtype, to_temp};
 use crate::pipeline::Access;
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
-use crate::wgsl::ops;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{self, Class, lit};
 
 /// The kernel's WGSL, with `a`, `b` and the output (or its temporary) at bindings `ba`,
@@ -27,8 +27,8 @@ pub(super) fn source(
     bo: usize,
 ) -> Result<String> {
     let mut h = Helpers::default();
-    let mul = ops::binary(&mut h, BinaryOp::Mul, d, "x", "y")?;
-    let add = ops::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
+    let mul = primitives::binary(&mut h, BinaryOp::Mul, d, "x", "y")?;
+    let add = primitives::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
     let (t, zero, od) = (types::ty(d), lit(d, 0), temp_dtype(d));
     let Operands {
         la,

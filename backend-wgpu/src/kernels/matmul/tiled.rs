@@ -13,7 +13,7 @@ use crate::kernels::temp::{temp_dtype, to_temp};
 use crate::pipeline::Access;
 use crate::wgsl::header;
 use crate::wgsl::helpers::Helpers;
-use crate::wgsl::ops;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{self, Class, lit};
 
 /// Outputs per thread along each axis.
@@ -35,7 +35,7 @@ pub(super) fn source(
     bo: usize,
 ) -> Result<String> {
     let mut h = Helpers::default();
-    let add = ops::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
+    let add = primitives::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
     let t = types::ty(d);
     let tm = per_thread(d);
     let bm = 16 * tm;
@@ -122,7 +122,8 @@ pub(super) fn source(
     }
     for i in 0..tm {
         for j in 0..tm {
-            let m = ops::binary(&mut h, BinaryOp::Mul, d, &format!("a{i}"), &format!("b{j}"))?;
+            let m =
+                primitives::binary(&mut h, BinaryOp::Mul, d, &format!("a{i}"), &format!("b{j}"))?;
             s.push_str(&format!(
                 "      {{ let p = {m}; let acc = acc{i}_{j}; acc{i}_{j} = {add}; }}\n"
             ));

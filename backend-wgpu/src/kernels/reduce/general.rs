@@ -23,7 +23,7 @@ use crate::kernels::temp::{from_temp, temp_dtype, to_temp};
 use crate::pipeline::Access;
 use crate::wgsl::header;
 use crate::wgsl::helpers::Helpers;
-use crate::wgsl::ops;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{self, Class, units};
 
 /// Where a pass reads: the input array, or partial states (values + indices) of a
@@ -49,10 +49,18 @@ pub(crate) fn is_arg(op: ReduceOp) -> bool {
 /// `(av, ai, ak)` from `(bv, bi, bk)` (`k` = state holds a value).
 fn combine(h: &mut Helpers, op: ReduceOp, d: DType) -> Result<String> {
     let f = match op {
-        ReduceOp::Sum => ops::binary(h, gpuarrays_core::kernel::BinaryOp::Add, d, "av", "bv")?,
-        ReduceOp::Prod => ops::binary(h, gpuarrays_core::kernel::BinaryOp::Mul, d, "av", "bv")?,
-        ReduceOp::Min => ops::binary(h, gpuarrays_core::kernel::BinaryOp::Min, d, "av", "bv")?,
-        ReduceOp::Max => ops::binary(h, gpuarrays_core::kernel::BinaryOp::Max, d, "av", "bv")?,
+        ReduceOp::Sum => {
+            primitives::binary(h, gpuarrays_core::kernel::BinaryOp::Add, d, "av", "bv")?
+        }
+        ReduceOp::Prod => {
+            primitives::binary(h, gpuarrays_core::kernel::BinaryOp::Mul, d, "av", "bv")?
+        }
+        ReduceOp::Min => {
+            primitives::binary(h, gpuarrays_core::kernel::BinaryOp::Min, d, "av", "bv")?
+        }
+        ReduceOp::Max => {
+            primitives::binary(h, gpuarrays_core::kernel::BinaryOp::Max, d, "av", "bv")?
+        }
         ReduceOp::Any => "(av || bv)".into(),
         ReduceOp::All => "(av && bv)".into(),
         ReduceOp::ArgMin | ReduceOp::ArgMax => {

@@ -22,7 +22,7 @@ use crate::pipeline::Access;
 use crate::wgsl::extended;
 use crate::wgsl::header;
 use crate::wgsl::helpers::Helpers;
-use crate::wgsl::ops;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{self, Class};
 
 /// Threads per workgroup.
@@ -73,7 +73,7 @@ pub(crate) fn source(
         ReduceOp::Min => BinaryOp::Min,
         _ => BinaryOp::Max,
     };
-    let comb = ops::binary(&mut h, bin, d, "a", "b")?;
+    let comb = primitives::binary(&mut h, bin, d, "a", "b")?;
     let id = identity(&mut h, op, d);
     let t = types::ty(d);
     let conv = |w: &str| {

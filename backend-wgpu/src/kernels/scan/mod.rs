@@ -32,7 +32,7 @@ use crate::error::{Result, WgpuError, invalid};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::WORKGROUP;
 use crate::wgsl::helpers::Helpers;
-use crate::wgsl::ops;
+use crate::wgsl::primitives;
 use crate::wgsl::types::{Class, is_byte, unit_bytes};
 
 /// The most iterations one thread's loop makes in one dispatch.
@@ -45,7 +45,7 @@ fn combine(h: &mut Helpers, op: ScanOp, d: DType, a: &str, b: &str) -> Result<St
     } else {
         BinaryOp::Mul
     };
-    ops::binary(h, bin, d, a, b)
+    primitives::binary(h, bin, d, a, b)
 }
 
 /// One operand of a scan: a buffer and the element offset of the view in it.

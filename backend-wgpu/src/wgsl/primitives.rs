@@ -1,0 +1,308 @@
+//! WGSL for the primitives of `gpuarrays_core::kernel::lowered`. Every semantic rule (integer
+//! division by zero, saturating casts, NaN-propagating min/max, complex formulas, Philox) is
+//! expanded by core, so this only prints each primitive. What stays here is WGSL's own
+//! business: u8 lives in a u32 and is masked back to 8 bits, bool orders through 0/1, `!=`
+//! and NaN tests are written so that no driver folds them ([`Helpers::isnan`]), f32 division
+//! goes through [`Helpers::fdiv`], a float +0 is the opaque [`Helpers::zero`] (drivers fold
+//! `x·0.0`), `MulWide` is a `vec2<u32>` (high, low) from 16-bit halves
+//! ([`extended::mulhilo`]), and the library math is computed in software ([`super::math`]).
+//!
+//! A block prints as `let` statements (kernels, helper functions) or, for the one-operation
+//! blocks of reductions, scans and matmul ([`binary`]), as one expression.
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::lowered::ir::{const_float, const_int};
+use gpuarrays_core::kernel::lowered::{self, Block, MathFn, PBinary, PUnary, Prim, Value};
+use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp};
+
+use super::helpers::Helpers;
+use super::types::{f32_lit, f64_lit, int_bounds, lit, ty};
+use super::{extended, math, pow, trig};
+use crate::error::{Result, WgpuError};
+
+/// A WGSL literal of `t` with the bits of a `Const`.
+fn literal(h: &Helpers, t: DType, bits: u64) -> String {
+    let min = (t == DType::I32 && bits as u32 == 1 << 31) || (t == DType::I64 && bits == 1 << 63);
+    match t {
+        DType::F32 | DType::F64 if bits == 0 => h.zero(t),
+        DType::F32 => f32_lit(f32::from_bits(bits as u32)),
+        DType::F64 => f64_lit(const_float(t, bits)),
+        _ if min => int_bounds(t).0,
+        _ => lit(t, const_int(t, bits) as i64),
+    }
+}
+
+fn mask_u8(t: DType, e: String) -> String {
+    if t == DType::U8 {
+        format!("(({e}) & 0xffu)")
+    } else {
+        e
+    }
+}
+
+/// Integer to integer with wrapping: to the target's width in the source's signedness, then
+/// the bits reinterpreted.
+fn int_to_int(from: DType, to: DType, a: &str) -> String {
+    let step = match (to.is_64bit(), from.is_signed_integer()) {
+        (false, true) => "i32",
+        (false, false) => "u32",
+        (true, true) => "i64",
+        (true, false) => "u64",
+    };
+    let v = if from.is_64bit() == to.is_64bit() {
+        a.to_string()
+    } else {
+        format!("{step}({a})")
+    };
+    let v = if step == ty(to) {
+        v
+    } else {
+        format!("bitcast<{}>({v})", ty(to))
+    };
+    mask_u8(to, v)
+}
+
+fn math_fn(h: &mut Helpers, f: MathFn, t: DType, a: &str) -> String {
+    let op = match f {
+        MathFn::Abs => return format!("abs({a})"),
+        MathFn::Cis | MathFn::TurnCis => {
+            let (c, s) = (trig::sin_cos(h, t, true), trig::sin_cos(h, t, false));
+            return format!("vec2<{}>({c}({a}), {s}({a}))", ty(t));
+        }
+        MathFn::Sqrt => UnaryOp::Sqrt,
+        MathFn::Exp => UnaryOp::Exp,
+        MathFn::Log | MathFn::UnitLn => UnaryOp::Log,
+        MathFn::Sin => UnaryOp::Sin,
+        MathFn::Cos => UnaryOp::Cos,
+        MathFn::Tanh => UnaryOp::Tanh,
+    };
+    math::unary(h, op, t, a)
+}
+
+fn binary_prim(h: &mut Helpers, op: PBinary, t: DType, a: &str, b: &str) -> String {
+    let sym = match op {
+        PBinary::Div if t.is_float() => return h.fdiv(t, a, b),
+        PBinary::Pow => return format!("{}({a}, {b})", pow::pow(h, t)),
+        // `!(a == b)`: WGSL's `!=` on floats may be an ordered comparison (false for NaN).
+        PBinary::Ne if t.is_float() => return format!("(!({a} == {b}))"),
+        _ if t == DType::Bool && op.is_comparison() && !matches!(op, PBinary::Eq | PBinary::Ne) => {
+            let (x, y) = (
+                format!("select(0u, 1u, {a})"),
+                format!("select(0u, 1u, {b})"),
+            );
+            return binary_prim(h, op, DType::U32, &x, &y);
+        }
+        PBinary::Add => "+",
+        PBinary::Sub => "-",
+        PBinary::Mul => "*",
+        PBinary::Div => "/",
+        PBinary::Eq => "==",
+        PBinary::Ne => "!=",
+        PBinary::Lt => "<",
+        PBinary::Le => "<=",
+        PBinary::Gt => ">",
+        PBinary::Ge => ">=",
+        PBinary::And if t == DType::Bool => "&&",
+        PBinary::Or if t == DType::Bool => "||",
+        PBinary::Xor if t == DType::Bool => "!=",
+        PBinary::And => "&",
+        PBinary::Or => "|",
+        PBinary::Xor => "^",
+        PBinary::Shl => "<<",
+        PBinary::Shr => ">>",
+    };
+    let e = format!("({a} {sym} {b})");
+    match op {
+        PBinary::Add | PBinary::Sub | PBinary::Mul | PBinary::Shl => mask_u8(t, e),
+        _ => e,
+    }
+}
+
+/// The WGSL expression of instruction `v` of `b` with operand expressions `o`.
+fn expr(h: &mut Helpers, b: &Block, v: Value, o: &[String]) -> String {
+    let (op, t) = (b.instrs[v as usize].op, b.instrs[v as usize].ty);
+    let a = o.first().map_or("", String::as_str);
+    match op {
+        Prim::Const(bits) => literal(h, t, bits),
+        Prim::Unary(PUnary::Neg, _) if t.is_float() => format!("(-{a})"),
+        Prim::Unary(PUnary::Neg, _) => mask_u8(t, format!("({} - {a})", lit(t, 0))),
+        Prim::Unary(PUnary::Not, _) if t == DType::Bool => format!("(!{a})"),
+        Prim::Unary(PUnary::Not, _) => mask_u8(t, format!("(~{a})")),
+        Prim::Unary(PUnary::IsNan, x) => format!("{}({a})", h.isnan(b.ty(x))),
+        Prim::Unary(PUnary::Math(f), x) => math_fn(h, f, b.ty(x), a),
+        Prim::Binary(op, x, _) => binary_prim(h, op, b.ty(x), a, &o[1]),
+        Prim::Select(..) => format!("select({}, {}, {a})", o[2], o[1]),
+        Prim::Convert(x) if b.ty(x).is_integer() && t.is_integer() => int_to_int(b.ty(x), t, a),
+        Prim::Bitcast(_) => format!("bitcast<{}>({a})", ty(t)),
+        Prim::Convert(_) => format!("{}({a})", ty(t)),
+        Prim::Re(z) | Prim::Im(z) if reads(b, op) != [z] => {
+            let cos = matches!(op, Prim::Re(_));
+            format!("{}({a})", trig::sin_cos(h, t, cos))
+        }
+        Prim::Re(_) | Prim::Hi(_) => format!("{a}.x"),
+        Prim::Im(_) | Prim::Lo(_) => format!("{a}.y"),
+        Prim::Complex(..) => format!("{}({a}, {})", ty(t), o[1]),
+        Prim::MulWide(..) => format!("{}({a}, {})", extended::mulhilo(h), o[1]),
+        leaf => format!("/* unbound {leaf:?} */"),
+    }
+}
+
+/// The operands a primitive is printed from: `Re`/`Im` of a sine–cosine pair read the angle
+/// and print their own function, so an element that keeps one of the pair computes one.
+fn reads(b: &Block, op: Prim) -> Vec<Value> {
+    match op {
+        Prim::Re(z) | Prim::Im(z) => match b.instrs[z as usize].op {
+            Prim::Unary(PUnary::Math(MathFn::Cis | MathFn::TurnCis), t) => vec![t],
+            _ => vec![z],
+        },
+        _ => op.operands().collect(),
+    }
+}
+
+/// Marks in `need` every instruction `v` is computed from.
+fn mark(b: &Block, v: Value, need: &mut [bool]) {
+    if !need[v as usize] {
+        need[v as usize] = true;
+        for a in reads(b, b.instrs[v as usize].op) {
+            mark(b, a, need);
+        }
+    }
+}
+
+/// The instructions marked in `print` (and not yet in `done`) as statements
+/// `let {prefix}{v} = ...;`, value `v` named `{prefix}{v}`; `leaf` prints the leaves
+/// (`Arg`, `Input`, `Scalar`, `Index`, `Random`).
+fn print_marked(
+    h: &mut Helpers,
+    b: &Block,
+    (prefix, print, done): (&str, &[bool], &mut [bool]),
+    leaf: &mut dyn FnMut(&mut Helpers, Value, Prim) -> String,
+) -> String {
+    let mut s = String::new();
+    for (v, ins) in b.instrs.iter().enumerate() {
+        if !print[v] || std::mem::replace(&mut done[v], true) {
+            continue;
+        }
+        let e = match ins.op {
+            Prim::Arg(_) | Prim::Input(_) | Prim::Scalar(_) | Prim::Index | Prim::Random(..) => {
+                leaf(h, v as Value, ins.op)
+            }
+            op => {
+                let o: Vec<String> = reads(b, op)
+                    .iter()
+                    .map(|a| format!("{prefix}{a}"))
+                    .collect();
+                expr(h, b, v as Value, &o)
+            }
+        };
+        s.push_str(&format!("  let {prefix}{v} = {e};\n"));
+    }
+    s
+}
+
+/// The statements `let {prefix}{v} = ...;` computing the block's results, value `v` named
+/// `{prefix}{v}`; `leaf` prints the leaves (`Arg`, `Input`, `Scalar`, `Index`, `Random`).
+pub fn statements(
+    h: &mut Helpers,
+    b: &Block,
+    prefix: &str,
+    leaf: &mut dyn FnMut(&mut Helpers, Value, Prim) -> String,
+) -> String {
+    let mut need = vec![false; b.instrs.len()];
+    for &r in &b.results {
+        mark(b, r, &mut need);
+    }
+    let mut done = vec![false; b.instrs.len()];
+    print_marked(h, b, (prefix, &need, &mut done), leaf)
+}
+
+/// The block's first result as one expression of the arguments `args` (plain names, so an
+/// argument read twice is evaluated once).
+pub fn inline(h: &mut Helpers, b: &Block, args: &[&str]) -> String {
+    fn go(h: &mut Helpers, b: &Block, v: Value, args: &[&str]) -> String {
+        match b.instrs[v as usize].op {
+            Prim::Arg(k) => args[k as usize].to_string(),
+            op => {
+                let o: Vec<String> = op.operands().map(|a| go(h, b, a, args)).collect();
+                expr(h, b, v, &o)
+            }
+        }
+    }
+    go(h, b, b.results[0], args)
+}
+
+/// `a OP b`, both of type `d`, as one expression.
+pub fn binary(h: &mut Helpers, op: BinaryOp, d: DType, a: &str, b: &str) -> Result<String> {
+    let block = lowered::binary(op, d)
+        .map_err(|e| WgpuError::InvalidArgument(format!("no WGSL lowering: {e}")))?;
+    Ok(inline(h, &block, &[a, b]))
+}
+
+/// Registers `{name}(a0, a1, a2, a3: u32) -> T`, element `a1·2³² + a0` of a random leaf of
+/// `dist` in `t` for seed `a3·2³² + a2` (core's lowering, printed), and returns its name.
+/// When the element is one of two (a normal pair picked by a select), each branch computes
+/// only its own element: a shader thread stays one element.
+pub fn random_element(h: &mut Helpers, dist: Distribution, t: DType) -> String {
+    let name = format!("rand_{}_{}", dist.name(), t.name());
+    let block = lowered::random::element(dist, t);
+    let mut args = |_: &mut Helpers, _: Value, p: Prim| match p {
+        Prim::Arg(k) => format!("a{k}"),
+        other => format!("/* unbound {other:?} */"),
+    };
+    let n = block.instrs.len();
+    let r = block.results[0];
+    let (mut done, mut body) = (vec![false; n], String::new());
+    let mut tail = r;
+    if let Prim::Select(c, x, y) = block.instrs[r as usize].op {
+        let needs = |v: Value| {
+            let mut m = vec![false; n];
+            mark(&block, v, &mut m);
+            m
+        };
+        let (mc, mx, my) = (needs(c), needs(x), needs(y));
+        let shared: Vec<bool> = (0..n).map(|i| mc[i] || (mx[i] && my[i])).collect();
+        // Printed before it is registered: the helpers it calls come first.
+        body += &print_marked(h, &block, ("t", &shared, &mut done), &mut args);
+        let then = print_marked(h, &block, ("t", &mx, &mut done), &mut args);
+        body += &format!("  if (t{c}) {{\n{then}  return t{x};\n  }}\n");
+        body += &print_marked(h, &block, ("t", &my, &mut done), &mut args);
+        tail = y;
+    } else {
+        body += &statements(h, &block, "t", &mut args);
+    }
+    h.raw(&name, || {
+        format!(
+            "fn {name}(a0: u32, a1: u32, a2: u32, a3: u32) -> {} {{\n{body}  return t{tail};\n}}\n",
+            ty(t)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each element of a normal pair computes its own function only: the pair's select is
+    /// an `if`, and each branch calls one of cosine and sine once.
+    #[test]
+    fn a_normal_element_computes_only_its_branch() {
+        for t in [DType::F32, DType::F64] {
+            let mut h = Helpers::default();
+            let name = random_element(&mut h, Distribution::Normal, t);
+            let (cos, sin) = (
+                trig::sin_cos(&mut h, t, true),
+                trig::sin_cos(&mut h, t, false),
+            );
+            let all = h.emit();
+            let f = &all[all.find(&format!("fn {name}(")).unwrap_or(0)..];
+            let f = &f[..f.find("\n}\n").unwrap_or(f.len())];
+            let (then, rest) = f.split_at(f.find("  if (").unwrap_or(0));
+            let (inside, after) = rest.split_at(rest.find("  }\n").unwrap_or(0));
+            assert!(!then.contains(&format!("{cos}(")) && !then.contains(&format!("{sin}(")));
+            assert_eq!(inside.matches(&format!("{sin}(")).count(), 1, "{f}");
+            assert_eq!(after.matches(&format!("{cos}(")).count(), 1, "{f}");
+            assert!(!inside.contains(&format!("{cos}(")) && !after.contains(&format!("{sin}(")));
+            assert_eq!(f.matches("mulhilo(").count(), 20, "{f}");
+        }
+    }
+}
