@@ -1,5 +1,5 @@
 //! Copies between the device and pageable host memory, by size: the driver's copy (staging
-//! off) against the staged pipeline (`backend-hip/src/device/staged_copy.rs`), in one process
+//! off) against the staged pipeline (`gpuarrays-hip/src/device/staged_copy.rs`), in one process
 //! on one device, both directions; first, the first large copy of a process (which finds
 //! no pinned set, takes the driver's path and has a set pinned in the background).
 //!

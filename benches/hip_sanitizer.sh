@@ -56,7 +56,7 @@ run() {
 # stress program, which synchronises and trims the pool before it exits, runs with
 # --leak-check full, so a leak it reports is one of ours.
 # Every test binary of gpuarrays-hip (what `gpu-pack -p gpuarrays-hip --tests` packs).
-# A test file under backend-hip/tests/ missing from this list fails the run (below): the list
+# A test file under gpuarrays-hip/tests/ missing from this list fails the run (below): the list
 # was 13 binaries until 2026-12-02, when 8 newer ones were found missing and added.
 tests=(test-gpuarrays_hip test-blas_fake_platform test-codegen_fake_platform test-codegen_syntax
        test-combiner_identity test-conformance_hip test-last_use_and_memory test-module_layers
@@ -86,7 +86,7 @@ elsewhere=(test-codegen_large_inputs test-fft_gpu test-codegen_emulated)
 held=(--skip streams_with_queued_work_are_skipped --skip a_block_is_not_reused_at_once
       --skip a_use_on_another_thread_waits --skip blocks_are_reused_on_the_same_stream)
 slow=(--skip conformance_suite_matches_cpu_reference)
-for f in backend-hip/tests/*.rs; do
+for f in gpuarrays-hip/tests/*.rs; do
   n=test-$(basename "$f" .rs)
   [[ " ${tests[*]} ${elsewhere[*]} " == *" $n "* ]] ||
     { summary+=("NOT IN THE LIST: $n ($f)"); failed=1; }

@@ -2,7 +2,7 @@
 //! with PyTorch, plus the host cost of one small operation.
 //!
 //! Run on the GPU machine, through Vulkan, next to the HIP backend and PyTorch (see
-//! `backend-wgpu/README.md`, "Timings on the H200", for the packing command):
+//! `gpuarrays-wgpu/README.md`, "Timings on the H200", for the packing command):
 //!
 //! ```text
 //! python3 benches/torch_hip_kernels.py > $OUT/torch.json

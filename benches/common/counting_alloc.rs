@@ -1,6 +1,6 @@
 //! A global allocator that counts this thread's allocation calls, for tests that pin how
 //! many allocations a host path makes per call: the HIP backend's small-op path
-//! (`backend-hip/tests/host_path_allocations.rs`, through `host_path_probe.rs`) and
+//! (`gpuarrays-hip/tests/host_path_allocations.rs`, through `host_path_probe.rs`) and
 //! `AnyBackend`'s dispatch (`tests/any_backend_allocations.rs`). Counting per thread keeps
 //! other threads (a pool's workers, the test harness) out of the figure.
 

@@ -5,7 +5,7 @@
 DIR holds `NAME_vVuU.cu` files: complete kernel sources (the backend's header included) whose
 kernel `ga_ew(const i64 n, T* out, const u64 s0)` writes `n` outputs, `U` vectors of `V`
 per thread (the layout's `vec` and `per_thread`). Each is compiled here with the NVIDIA backend's NVRTC options
-(`--gpu-architecture=sm_XX -std=c++17 --fmad=false`, `backend-hip/src/kernels/cpp/header.rs`),
+(`--gpu-architecture=sm_XX -std=c++17 --fmad=false`, `gpuarrays-hip/src/kernels/cpp/header.rs`),
 through the same libnvrtc the backend loads, and launched as the backend launches it (one
 vector per thread, 256 threads per block). Timing: rounds in which every variant runs 10
 times, the variants taking turns, CUDA events; the median per variant. SASS: `cuobjdump

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probe for the f32 normal draw of the HIP backend: speed and accuracy of the C library's
 logf/sqrtf/sincosf against the restricted-domain `ga_unit_ln`/`ga_sincos_turn` of
-`backend-hip/src/kernels/cpp/unit_math.rs`, both around the backend's Philox generator
+`gpuarrays-hip/src/kernels/cpp/unit_math.rs`, both around the backend's Philox generator
 (printed by `cpp/philox.rs` from core's lowering; the C++ is read from `unit_math.rs` and
 from that printed text, so the probe runs the exact text the backend compiles), on the GPU
 through CuPy's NVRTC with the backend's no-contraction flag. Write the Philox text first (on
@@ -30,7 +30,7 @@ def rust_const(path, name):
     return re.search(r"pub const " + name + r': &str = r#"(.*?)"#;', src, re.S).group(1)
 
 
-UNIT_MATH = rust_const("backend-hip/src/kernels/cpp/unit_math.rs", "UNIT_MATH")
+UNIT_MATH = rust_const("gpuarrays-hip/src/kernels/cpp/unit_math.rs", "UNIT_MATH")
 PHILOX = open(os.environ.get("GPUARRAYS_DUMP_PHILOX", "target/philox.cu")).read()
 
 CODE = r"""

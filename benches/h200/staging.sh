@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Staged host copies (backend-hip/src/device/staged_copy.rs) on the H200: the copy rows of
+# Staged host copies (gpuarrays-hip/src/device/staged_copy.rs) on the H200: the copy rows of
 # `gpuarrays bench` with staging off (the driver's pageable copy) and under a sweep of
 # GPUARRAYS_HOST_STAGING settings, the driver's copy against the staged one by size
 # (bench-hip_host_copies), the link's ceiling (PyTorch, pinned memory), and the same rows

@@ -6,8 +6,8 @@
  * rocblas-types.h: rocblas_handle = struct _rocblas_handle*, rocblas_int = int32_t (LP64 build),
  * rocblas_stride = int64_t, rocblas_status / rocblas_operation / rocblas_math_mode = C enums,
  * rocblas_float_complex = { float x, y; }, rocblas_double_complex = { double x, y; }.
- * backend-hip/tests/rocblas_header.rs compares the FFI table of
- * backend-hip/src/platform/amd/rocblas.rs with these prototypes. */
+ * gpuarrays-hip/tests/rocblas_header.rs compares the FFI table of
+ * gpuarrays-hip/src/platform/amd/rocblas.rs with these prototypes. */
 
 ROCBLAS_EXPORT rocblas_status rocblas_create_handle(rocblas_handle* handle);
 
