@@ -3,10 +3,8 @@
 
 use std::fmt;
 
-#[allow(unused_imports)] // the doc links below
-use crate::error::Error;
-
-/// The variant of an [`Error`] without its data ([`Error::kind`]); its [`name`](Self::name)
+/// The variant of an [`Error`](crate::Error) without its data
+/// ([`Error::kind`](crate::Error::kind)); its [`name`](Self::name)
 /// is the variant's name, e.g. `"InvalidDType"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -34,7 +32,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// Every kind, in the order of [`Error`]'s variants.
+    /// Every kind, in the order of [`Error`](crate::Error)'s variants.
     pub const ALL: [ErrorKind; 20] = [
         ErrorKind::Unsupported,
         ErrorKind::InvalidDType,

@@ -268,7 +268,7 @@ fn axis_bodies() -> Vec<String> {
         if d.is_numeric() {
             for op in [ScanOp::Sum, ScanOp::Prod] {
                 let c = combine::scan(op, d).expect("combiner");
-                bodies.push(scan::codegen::body(d, &c));
+                bodies.push(scan::body(d, &c));
             }
             bodies.push(matmul::body(d).expect("matmul"));
         }
@@ -310,7 +310,7 @@ fn every_listed_kernel_is_defined() {
         assert!(has(&r, k), "reduce kernel {k} missing");
     }
     let c = combine::scan(ScanOp::Sum, DType::C64).expect("combiner");
-    let s = scan::codegen::body(DType::C64, &c);
+    let s = scan::body(DType::C64, &c);
     for k in scan::codegen::KERNELS {
         assert!(has(&s, k), "scan kernel {k} missing");
     }

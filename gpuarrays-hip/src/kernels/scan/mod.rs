@@ -1,6 +1,7 @@
 //! Inclusive scans along the middle axis of an (outer, len, inner) view (see [`codegen`]).
 
 pub mod codegen;
+mod register_kernels;
 
 use std::sync::Arc;
 
@@ -86,12 +87,20 @@ fn slots(tpr: usize) -> usize {
     (0..usize::BITS).map(|k| tpr >> k).sum()
 }
 
+/// The whole module body for scanning `dtype` with `c`: the shared stages and the
+/// shared-memory and look-back kernels (`codegen.rs`), then the register-tile kernels.
+pub fn body(dtype: DType, c: &combine::Combiner) -> String {
+    let mut body = codegen::body(dtype, c);
+    body.push_str(&register_kernels::register_kernels(dtype));
+    body
+}
+
 /// The module source for (op, dtype).
 pub fn source(dev: &DeviceKernels, op: ScanOp, dtype: DType) -> Result<KernelSource> {
     let c = combine::scan(op, dtype)?;
     Ok(dev.source(
         format!("ga_scan[{}, {}]", op.name(), dtype.name()),
-        &codegen::body(dtype, &c),
+        &body(dtype, &c),
         KERNELS.to_vec(),
     ))
 }

@@ -14,6 +14,7 @@
 
 mod plan;
 mod source;
+mod steps;
 mod twiddle;
 
 use gpuarrays_core::DType;
