@@ -5,7 +5,7 @@
 //! tested: editing a row changes its test, and `every_row_has_a_test_and_every_test_a_row`
 //! fails when a row lacks a test or a test lacks a row. Each test provides only the bad
 //! input; the rows' tests are in this folder's modules, one per group of rows. Many more
-//! cases of the same kinds are in `tests/bad_input.rs`.
+//! cases of the same kinds are in `tests/bad_input/`.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
