@@ -11,6 +11,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::FindArgs;
 
+use super::windows::{capacity, rel};
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
@@ -84,19 +85,6 @@ pub(crate) fn write_source(storage: &[(Class, Access)]) -> String {
 "
     ));
     s
-}
-
-/// The largest span of one binding, in bytes (less the alignment slack of its start).
-fn capacity(ctx: &Context) -> u64 {
-    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    ctx.limits
-        .max_storage_buffer_binding_size
-        .saturating_sub(2 * align)
-}
-
-/// `byte − start` in units of `unit` bytes, as the wrapping u32 the kernels add.
-fn rel(byte: u64, start: u64, unit: u64) -> u32 {
-    ((byte as i64 - start as i64) / unit as i64) as u32
 }
 
 /// Ranges of blocks whose input, counts and positions (8 bytes for each element at most)

@@ -9,6 +9,7 @@ pub mod reduce;
 pub mod scan;
 pub mod sort;
 pub mod temp;
+mod windows;
 
 #[cfg(test)]
 mod naga_validation;

@@ -44,6 +44,7 @@ use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
 use crate::error::{Result, WgpuError, invalid};
+use crate::kernels::windows::{capacity, rel};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::WORKGROUP;
 use crate::wgsl::types::{self, Class, unit_bytes, units};
@@ -133,19 +134,6 @@ impl Operands {
 /// The most of `k` one dispatch accumulates (see the module documentation: lavapipe's loop
 /// budget). 16,384 takes about 18,400 of the 65,535 loop iterations an invocation may run.
 pub(crate) const MAX_K_PER_DISPATCH: usize = 16_384;
-
-/// The largest span of one binding, in bytes (less the alignment slack of its start).
-fn capacity(ctx: &Context) -> u64 {
-    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    ctx.limits
-        .max_storage_buffer_binding_size
-        .saturating_sub(2 * align)
-}
-
-/// `byte − start` in units of `unit` bytes, as the wrapping u32 the kernel adds.
-fn rel(byte: u64, start: u64, unit: u64) -> u32 {
-    ((byte as i64 - start as i64) / unit as i64) as u32
-}
 
 /// Batches `b0..b1`, rows `m0..m1` of `a` and the output, `k0..k1` of the inner axis.
 #[derive(Clone, Copy)]

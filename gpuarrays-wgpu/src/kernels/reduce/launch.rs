@@ -5,12 +5,13 @@ use gpuarrays_core::kernel::ReduceArgs;
 
 use super::general::{self, Pass, Sink, Source};
 use super::rows;
-use super::{Dest, Input, Kernel, Level, capacity};
+use super::{Dest, Input, Kernel, Level};
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
 use crate::error::{Result, invalid};
 use crate::kernels::temp::temp_dtype;
+use crate::kernels::windows::{capacity, for_ranges, rel};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header;
 use crate::wgsl::types::{Class, unit_bytes};
@@ -53,23 +54,9 @@ pub(super) fn dispatch_level(
         (hi - lo) * esize <= cap && out <= cap && (hi - lo) * 4 <= cap
     };
     let mut spec: Option<ShaderSpec> = None;
-    let mut q0 = 0usize;
-    while q0 < groups {
-        let mut step = groups - q0;
-        while step > 1 && !fits(q0, q0 + step) {
-            step = step.div_ceil(2);
-        }
-        let q1 = q0 + step;
-        dispatch_range(ctx, a, input, len, lv, sink, dest, (q0, q1), &mut spec)?;
-        q0 = q1;
-    }
-    Ok(())
-}
-
-/// Relative offset in units of `unit` bytes of `byte` against a window starting at
-/// `start`, as the wrapping u32 the kernels add.
-fn rel(byte: u64, start: u64, unit: u64) -> u32 {
-    ((byte as i64 - start as i64) / unit as i64) as u32
+    for_ranges(groups, fits, |q0, q1| {
+        dispatch_range(ctx, a, input, len, lv, sink, dest, (q0, q1), &mut spec)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -31,6 +31,7 @@ use super::temp::{pack, temp_dtype};
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::error::{Result, WgpuError, invalid};
+use crate::kernels::windows::capacity;
 use crate::wgsl::types::{self, Class, unit_bytes};
 
 #[cfg(test)]
@@ -88,14 +89,6 @@ pub fn run(ctx: &Context, a: &ReduceArgs<'_, WgpuBuffer>) -> Result<()> {
         source: Source::Array,
     };
     level(ctx, a, input, a.len)
-}
-
-/// The largest span of one binding, in bytes (less the alignment slack of its start).
-fn capacity(ctx: &Context) -> u64 {
-    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    ctx.limits
-        .max_storage_buffer_binding_size
-        .saturating_sub(2 * align)
 }
 
 fn plan(
