@@ -18,7 +18,7 @@ use crate::array::Array;
 use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::Result;
-use crate::scalar_format::ScalarColumn;
+use crate::scalar_format::format_column;
 
 /// Arrays with more elements than this are summarised (NumPy's default threshold).
 pub const THRESHOLD: usize = 1000;
@@ -178,11 +178,8 @@ fn values_text<T: Element, B: Backend>(a: &Array<T, B>, indent: usize, separator
         Ok(v) => v,
         Err(e) => return format!("<unreadable: {e}>"),
     };
-    let column = ScalarColumn::new(values.iter().map(|v| v.to_scalar()));
-    let cells: Vec<String> = values
-        .iter()
-        .map(|v| column.format_padded(v.to_scalar()))
-        .collect();
+    let scalars: Vec<_> = values.iter().map(|v| v.to_scalar()).collect();
+    let cells = format_column(&scalars);
     let mut out = String::new();
     if a.is_empty() {
         out.push_str(&"[".repeat(a.ndim().max(1)));

@@ -107,21 +107,19 @@ fn format_float(style: FloatStyle, s: &Scalar) -> String {
     }
 }
 
-/// The format of one printed array: its float styles and the common width.
-pub(crate) struct ScalarColumn {
+/// The float styles of one printed array.
+struct ColumnStyle {
     /// The real parts' style (the only one for real floats).
     re: FloatStyle,
     /// The imaginary parts' style (complex only).
     im: FloatStyle,
-    width: usize,
 }
 
-impl ScalarColumn {
-    /// The column format that fits every value of `values`.
-    pub(crate) fn new(values: impl Iterator<Item = Scalar>) -> Self {
-        let values: Vec<Scalar> = values.collect();
+impl ColumnStyle {
+    /// The styles that fit every value of `values`.
+    fn new(values: &[Scalar]) -> Self {
         let (mut re, mut im) = (Vec::new(), Vec::new());
-        for v in &values {
+        for v in values {
             if let Some(p) = float_parts(v) {
                 re.push(p);
             } else if let Some((r, i)) = complex_parts(v) {
@@ -129,21 +127,14 @@ impl ScalarColumn {
                 im.extend(float_parts(&i));
             }
         }
-        let mut column = ScalarColumn {
+        ColumnStyle {
             re: FloatStyle::for_values(&re),
             im: FloatStyle::for_values(&im),
-            width: 0,
-        };
-        column.width = values
-            .iter()
-            .map(|v| column.format(*v).chars().count())
-            .max()
-            .unwrap_or(0);
-        column
+        }
     }
 
     /// `value` in the column's style, unpadded.
-    pub(crate) fn format(&self, value: Scalar) -> String {
+    fn format(&self, value: Scalar) -> String {
         if let Some((r, i)) = complex_parts(&value) {
             let re = format_float(self.re, &r);
             let im = format_float(self.im, &i);
@@ -155,11 +146,14 @@ impl ScalarColumn {
             other => other.to_string(),
         }
     }
+}
 
-    /// `value` right-aligned to the column's width.
-    pub(crate) fn format_padded(&self, value: Scalar) -> String {
-        format!("{:>w$}", self.format(value), w = self.width)
-    }
+/// Every value of `values` in one column format, right-aligned to the widest.
+pub(crate) fn format_column(values: &[Scalar]) -> Vec<String> {
+    let style = ColumnStyle::new(values);
+    let texts: Vec<String> = values.iter().map(|v| style.format(*v)).collect();
+    let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    texts.into_iter().map(|t| format!("{t:>width$}")).collect()
 }
 
 #[cfg(test)]
@@ -168,8 +162,7 @@ mod tests {
     use num_complex::Complex32;
 
     fn column(values: &[Scalar]) -> Vec<String> {
-        let c = ScalarColumn::new(values.iter().copied());
-        values.iter().map(|v| c.format_padded(*v)).collect()
+        format_column(values)
     }
 
     #[test]

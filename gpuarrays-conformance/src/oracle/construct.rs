@@ -84,10 +84,10 @@ pub fn meshgrid(
         _ => which,
     };
     let total: usize = dims.iter().product();
+    // The coordinate along `axis` of row-major position `flat` is `(flat / inner) % n`.
+    let inner: usize = dims[axis + 1..].iter().product();
     let mut out = HostData::with_capacity(src.dtype(), total);
     for flat in 0..total {
-        // The coordinate along `axis` of row-major position `flat`.
-        let inner: usize = dims[axis + 1..].iter().product();
         let coord = (flat / inner) % dims[axis];
         out.push(src.data.get(coord));
     }
