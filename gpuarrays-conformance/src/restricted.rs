@@ -107,6 +107,10 @@ impl<B: Backend> Backend for Restricted<B> {
         self.inner.supports_fft_lengths(real, lengths)
     }
 
+    fn writes_strided_outputs(&self) -> bool {
+        self.inner.writes_strided_outputs()
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {
         self.inner.alloc(bytes)
     }

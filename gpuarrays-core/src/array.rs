@@ -1,9 +1,17 @@
 //! Arrays: a shared buffer ([`DataRef`]), a shape and an element offset on one device.
 //!
 //! [`RawArray`] is the untyped form (element type known at run time) that expressions and
-//! backends work with; [`Array<T, B>`] is the typed form users hold. Both are contiguous
-//! and row-major: derived arrays (see `derive.rs`) only ever describe contiguous runs.
+//! backends work with; [`Array<T, B>`] is the typed form users hold.
+//!
+//! An array is strided: element `(i0, .., in)` sits at element position
+//! `offset + Σ ik · strides[k]` of its buffer. Strides are in elements and may be negative
+//! (reversed axes) or zero (broadcast views). Arrays made by allocation are contiguous and
+//! row-major; views (`derive.rs`, `views.rs`, `slicing.rs`) share the buffer with other
+//! strides. Elementwise expressions read and write strided arrays directly; every other
+//! kernel family reads a contiguous run, so core copies a strided operand into a contiguous
+//! temporary first ([`RawArray::dense`]).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -20,7 +28,9 @@ pub struct RawArray<B: Backend> {
     pub(crate) backend: B,
     pub(crate) data: DataRef<B::Buffer>,
     pub(crate) dims: Vec<usize>,
-    /// Offset of the first element, in elements of `dtype`.
+    /// One stride per dimension, in elements of `dtype`.
+    pub(crate) strides: Vec<isize>,
+    /// Position of element `(0, .., 0)` in the buffer, in elements of `dtype`.
     pub(crate) offset: usize,
     pub(crate) dtype: DType,
 }
@@ -42,18 +52,34 @@ impl<B: Backend> RawArray<B> {
         Ok(RawArray {
             backend: backend.clone(),
             data: DataRef::new(buffer, move |b| owner.release(b)),
+            strides: shape::contiguous_strides(dims),
             dims: dims.to_vec(),
             offset: 0,
             dtype,
         })
     }
 
-    /// A new array sharing this one's buffer (a derived array).
+    /// A new contiguous array sharing this one's buffer (a derived array).
     pub(crate) fn derive(&self, dtype: DType, dims: Vec<usize>, offset: usize) -> Self {
+        let strides = shape::contiguous_strides(&dims);
+        self.derive_strided(dtype, dims, strides, offset)
+    }
+
+    /// A new array sharing this one's buffer with any strides (a view). The caller
+    /// guarantees every element it reaches lies in the buffer.
+    pub(crate) fn derive_strided(
+        &self,
+        dtype: DType,
+        dims: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Self {
+        debug_assert_eq!(dims.len(), strides.len());
         RawArray {
             backend: self.backend.clone(),
             data: self.data.clone(),
             dims,
+            strides,
             offset,
             dtype,
         }
@@ -77,13 +103,41 @@ impl<B: Backend> RawArray<B> {
     pub fn dtype(&self) -> DType {
         self.dtype
     }
-    /// Offset of the first element in the shared buffer, in elements.
+    /// Position of element `(0, .., 0)` in the shared buffer, in elements.
     pub fn offset(&self) -> usize {
         self.offset
     }
-    /// Offset of the first element in the shared buffer, in bytes.
+    /// Position of element `(0, .., 0)` in the shared buffer, in bytes.
     pub fn byte_offset(&self) -> usize {
         self.offset * self.dtype.size()
+    }
+    /// The step between neighbours along each dimension, in elements (may be negative or 0).
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    /// Whether the elements are one row-major run from [`offset`](Self::offset) (NumPy's
+    /// C-contiguous: strides of dimensions of length 1 do not matter, nor do any of an empty
+    /// array's).
+    pub fn is_contiguous(&self) -> bool {
+        shape::is_contiguous(&self.dims, &self.strides)
+    }
+    /// The lowest and highest buffer positions (elements) the array reaches; `None` when
+    /// empty.
+    pub fn span(&self) -> Option<(usize, usize)> {
+        shape::span(self.offset, &self.dims, &self.strides)
+    }
+    /// This array if it is contiguous, else a contiguous copy: what every kernel family but
+    /// elementwise reads.
+    pub(crate) fn dense(&self) -> Result<Cow<'_, Self>> {
+        if self.is_contiguous() {
+            Ok(Cow::Borrowed(self))
+        } else {
+            Ok(Cow::Owned(self.copy()?))
+        }
+    }
+    /// This array if it is contiguous (sharing the buffer), else a contiguous copy.
+    pub fn contiguous(&self) -> Result<Self> {
+        Ok(self.dense()?.into_owned())
     }
     /// The shared buffer handle (for identity checks and reference counts).
     pub fn data(&self) -> &DataRef<B::Buffer> {
@@ -101,8 +155,11 @@ impl<B: Backend> RawArray<B> {
         self.data.read().map(drop)
     }
 
-    /// Copies the elements to host bytes.
+    /// Copies the elements to host bytes, in row-major order.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        if !self.is_contiguous() {
+            return self.copy()?.to_bytes();
+        }
         let mut out = vec![0u8; self.len() * self.dtype.size()];
         if !out.is_empty() {
             let buf = self.buffer()?;
@@ -146,7 +203,12 @@ impl<B: Backend> RawArray<B> {
 impl<B: Backend> Clone for RawArray<B> {
     /// Another reference to the same buffer (shares the data, like a derived array).
     fn clone(&self) -> Self {
-        self.derive(self.dtype, self.dims.clone(), self.offset)
+        self.derive_strided(
+            self.dtype,
+            self.dims.clone(),
+            self.strides.clone(),
+            self.offset,
+        )
     }
 }
 
@@ -155,6 +217,7 @@ impl<B: Backend> fmt::Debug for RawArray<B> {
         f.debug_struct("RawArray")
             .field("dtype", &self.dtype)
             .field("dims", &self.dims)
+            .field("strides", &self.strides)
             .field("offset", &self.offset)
             .field("device", &self.backend.device().to_string())
             .field("data", &self.data)
@@ -239,9 +302,21 @@ impl<T: Element, B: Backend> Array<T, B> {
     pub fn dtype(&self) -> DType {
         T::DTYPE
     }
-    /// Offset of the first element in the shared buffer, in elements of `T`.
+    /// Position of element `(0, .., 0)` in the shared buffer, in elements of `T`.
     pub fn offset(&self) -> usize {
         self.raw.offset
+    }
+    /// The step between neighbours along each dimension, in elements of `T`.
+    pub fn strides(&self) -> &[isize] {
+        &self.raw.strides
+    }
+    /// Whether the elements are one row-major run (see [`RawArray::is_contiguous`]).
+    pub fn is_contiguous(&self) -> bool {
+        self.raw.is_contiguous()
+    }
+    /// This array if contiguous (sharing its buffer), else a contiguous copy.
+    pub fn contiguous(&self) -> Result<Self> {
+        Ok(Array::from_raw(self.raw.contiguous()?))
     }
     /// The shared buffer handle: `DataRef::same_buffer(a.data(), b.data())` tells whether
     /// two arrays share storage.

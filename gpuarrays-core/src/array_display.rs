@@ -60,32 +60,33 @@ fn read_shown<T: Element, B: Backend>(a: &Array<T, B>, axes: &[AxisShown]) -> Re
     }
     let raw = a.raw();
     let size = T::DTYPE.size();
-    let dims = a.dims();
     let (last, outer) = axes
         .split_last()
         .map_or((None, &[][..]), |(l, o)| (Some(l), o));
-    // Runs of consecutive positions along the last axis: one device read each.
+    // Runs of consecutive positions along a unit-stride last axis: one device read each
+    // (single elements along another stride).
+    let strides = raw.strides();
+    let last_stride = strides.last().copied().unwrap_or(1);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for &p in last.map_or(&[][..], |l| &l.positions[..]) {
         match runs.last_mut() {
-            Some((start, len)) if *start + *len == p => *len += 1,
+            Some((start, len)) if last_stride == 1 && *start + *len == p => *len += 1,
             _ => runs.push((p, 1)),
         }
     }
-    let inner = dims.last().copied().unwrap_or(1);
     let mut bytes = Vec::with_capacity(shown * size);
     let buf = raw.buffer()?;
     let mut index = vec![0usize; outer.len()];
     loop {
-        // Linear index of the row start for the current outer indices.
-        let mut row = 0usize;
+        // Buffer position of the row start for the current outer indices.
+        let mut row = raw.offset() as isize;
         for (k, ax) in outer.iter().enumerate() {
-            row = row * dims[k] + ax.positions[index[k]];
+            row += ax.positions[index[k]] as isize * strides[k];
         }
         for &(start, len) in &runs {
             let at = bytes.len();
             bytes.resize(at + len * size, 0);
-            let byte_offset = (raw.offset() + row * inner + start) * size;
+            let byte_offset = (row + start as isize * last_stride) as usize * size;
             raw.backend().read(&buf, byte_offset, &mut bytes[at..])?;
         }
         // Next outer index, odometer-style; done after the last.

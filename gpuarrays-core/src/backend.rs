@@ -92,6 +92,13 @@ pub trait Backend: Clone + Send + Sync + 'static {
         Ok(())
     }
 
+    /// Whether [`elementwise`](Self::elementwise) writes outputs with any strides (a view
+    /// of a column, a reversed axis). Default `false`: core then sends row-major contiguous
+    /// outputs only, one kernel per contiguous run of a strided destination.
+    fn writes_strided_outputs(&self) -> bool {
+        false
+    }
+
     /// Runs a fused elementwise program. Default: [`host::elementwise`].
     fn elementwise(
         &self,

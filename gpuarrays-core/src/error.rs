@@ -83,15 +83,17 @@ pub enum Error {
         ranges: Vec<std::ops::Range<usize>>,
     },
 
-    /// A view whose elements are not one contiguous row-major run.
+    /// A derived array (reshape, flatten, reinterpret) that a strided view's layout cannot
+    /// give without moving elements.
     #[error(
-        "view {ranges:?} of an array of shape {dims:?} is not contiguous: only the first \
-         partially-selected axis may select a sub-range, every axis before it must select one \
-         index and every axis after it must be whole; copy the data with `permute`/`copy` instead"
+        "{op} of a strided view (shape {dims:?}, strides {strides:?}) cannot share its buffer: \
+         {reason}; make it contiguous first with `contiguous()` (a copy)"
     )]
     NonContiguousView {
+        op: String,
         dims: Vec<usize>,
-        ranges: Vec<std::ops::Range<usize>>,
+        strides: Vec<isize>,
+        reason: String,
     },
 
     /// A reshape that changes the element count or cannot infer its free dimension.
@@ -296,8 +298,10 @@ mod tests {
                 ranges: vec![],
             },
             Error::NonContiguousView {
+                op: op.clone(),
                 dims: vec![],
-                ranges: vec![],
+                strides: vec![],
+                reason: "r".into(),
             },
             Error::Reshape {
                 from: vec![],

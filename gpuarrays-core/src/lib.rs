@@ -7,7 +7,7 @@
 //! | `DType` → Rust type | [`dispatch_dtype!`] | `dtype_dispatch.rs` |
 //! | storage | [`DataRef`] (refcounted buffer, destructor runs once) | `data_ref.rs` |
 //! | arrays | [`Array<T, B>`], [`RawArray<B>`] | `array.rs` |
-//! | derived arrays | `view`, `slice`, `reshape`, `reinterpret` | `derive.rs` |
+//! | derived arrays (strided views) | `view`, `slice`, `reshape`, `reinterpret`; `at` + [`s!`]; `permute`, `reverse`, `broadcast_to`, `diagonal`, ... | `derive.rs`, `slicing.rs`, `views.rs` |
 //! | capabilities | [`OpKind`], [`Support`], [`TypeRule`] (a leaf); [`ensure_supported`] | `capability.rs`; `support.rs` |
 //! | the backend trait | [`Backend`] | `backend.rs` |
 //! | the small-backend kit: every kernel on the host, the trait's defaults | [`host`] | `host/` |
@@ -45,10 +45,12 @@ pub mod ops;
 pub mod scalar;
 mod scalar_format;
 pub mod shape;
+mod slicing;
 pub mod support;
 mod sync;
 #[cfg(test)]
 mod test_backend;
+mod views;
 
 pub use array::{Array, RawArray};
 pub use backend::Backend;
@@ -61,4 +63,5 @@ pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
 pub use ops::{Expr, FftElement, FftNorm, Indexing};
 pub use scalar::Scalar;
+pub use slicing::{NEW_AXIS, SliceArg};
 pub use support::ensure_supported;

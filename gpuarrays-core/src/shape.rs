@@ -125,6 +125,113 @@ pub(crate) fn broadcast_strides_inline(src: &[usize], out: &[usize]) -> InlineSt
     strides
 }
 
+/// Whether `strides` lay `dims` out as one row-major run (dimensions of length 1 and
+/// empty shapes impose nothing, as in NumPy).
+pub fn is_contiguous(dims: &[usize], strides: &[isize]) -> bool {
+    if dims.contains(&0) {
+        return true;
+    }
+    let mut expected = 1isize;
+    for (&d, &s) in dims.iter().zip(strides).rev() {
+        if d != 1 {
+            if s != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(d as isize);
+        }
+    }
+    true
+}
+
+/// The lowest and highest positions `offset + Σ ik · strides[k]` reaches over `dims`;
+/// `None` when the shape is empty.
+pub fn span(offset: usize, dims: &[usize], strides: &[isize]) -> Option<(usize, usize)> {
+    if dims.contains(&0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for (&d, &s) in dims.iter().zip(strides) {
+        let reach = (d as i128 - 1) * s as i128;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    Some((lo.max(0) as usize, hi.max(0) as usize))
+}
+
+/// Strides with which an operand of shape `src` and strides `strides` is read when
+/// broadcast to `out`: stretched dimensions of size 1 and missing leading ones get 0.
+pub(crate) fn broadcast_view_strides(
+    src: &[usize],
+    strides: &[isize],
+    out: &[usize],
+) -> InlineStrides {
+    let lead = out.len() - src.len();
+    let mut result: InlineStrides = smallvec::smallvec![0; out.len()];
+    for i in lead..out.len() {
+        let n = src[i - lead];
+        if !(n == 1 && out[i] != 1) {
+            result[i] = strides[i - lead];
+        }
+    }
+    result
+}
+
+/// Strides with which `new_dims` steps through the elements of an array of `dims` and
+/// `strides` in row-major order without moving them, or `None` where no strides can
+/// (NumPy's no-copy reshape: each group of old axes merged or split must itself be one
+/// strided run). The element counts must agree.
+pub fn reshaped_strides(
+    dims: &[usize],
+    strides: &[isize],
+    new_dims: &[usize],
+) -> Option<Vec<isize>> {
+    if numel(dims) == 0 || is_contiguous(dims, strides) {
+        return Some(contiguous_strides(new_dims));
+    }
+    let old: Vec<(usize, isize)> = dims
+        .iter()
+        .zip(strides)
+        .filter(|(d, _)| **d != 1)
+        .map(|(&d, &s)| (d, s))
+        .collect();
+    let new: Vec<usize> = new_dims.iter().copied().filter(|&d| d != 1).collect();
+    let mut found = vec![0isize; new.len()];
+    let (mut oi, mut ni) = (0, 0);
+    while oi < old.len() && ni < new.len() {
+        let (mut op, mut np) = (old[oi].0, new[ni]);
+        let (mut oj, mut nj) = (oi + 1, ni + 1);
+        while op != np {
+            if np < op {
+                np *= *new.get(nj)?;
+                nj += 1;
+            } else {
+                op *= old.get(oj)?.0;
+                oj += 1;
+            }
+        }
+        // The old axes oi..oj must be one strided run to be regrouped.
+        if (oi..oj - 1).any(|k| old[k].1 != old[k + 1].1 * old[k + 1].0 as isize) {
+            return None;
+        }
+        found[nj - 1] = old[oj - 1].1;
+        for k in (ni + 1..nj).rev() {
+            found[k - 1] = found[k] * new[k] as isize;
+        }
+        (oi, ni) = (oj, nj);
+    }
+    // Axes of length 1 take any stride; the others in order.
+    let mut found = found.into_iter();
+    Some(
+        new_dims
+            .iter()
+            .map(|&d| if d == 1 { 0 } else { found.next().unwrap_or(0) })
+            .collect(),
+    )
+}
+
 /// Splits a shape around `axis` into (outer, len, inner) for axis-wise kernels.
 pub fn split_at_axis(dims: &[usize], axis: usize) -> (usize, usize, usize) {
     (numel(&dims[..axis]), dims[axis], numel(&dims[axis + 1..]))

@@ -134,6 +134,11 @@ impl Backend for CpuBackend {
         Support::Yes
     }
 
+    /// The evaluator scatters to any output layout (`elementwise/layout.rs`).
+    fn writes_strided_outputs(&self) -> bool {
+        true
+    }
+
     fn alloc(&self, bytes: usize) -> Result<CpuBuffer> {
         Ok(CpuBuffer::new(bytes)?)
     }

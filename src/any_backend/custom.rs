@@ -50,6 +50,7 @@ pub trait DynBackend: Send + Sync + 'static {
     fn device(&self) -> &DeviceInfo;
     fn supports(&self, dtype: DType, op: OpKind) -> Support;
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support;
+    fn writes_strided_outputs(&self) -> bool;
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer>;
     fn release(&self, buffer: CustomBuffer);
     fn write(&self, dst: &CustomBuffer, byte_offset: usize, src: &[u8]) -> Result<()>;
@@ -100,6 +101,9 @@ impl<B: Backend> DynBackend for B {
     }
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
         Backend::supports_fft_lengths(self, real, lengths)
+    }
+    fn writes_strided_outputs(&self) -> bool {
+        Backend::writes_strided_outputs(self)
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         Backend::alloc(self, bytes).map(|b| CustomBuffer::new(b, bytes))
@@ -193,6 +197,9 @@ impl Backend for CustomBackend {
     }
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
         self.0.supports_fft_lengths(real, lengths)
+    }
+    fn writes_strided_outputs(&self) -> bool {
+        self.0.writes_strided_outputs()
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         self.0.alloc(bytes)

@@ -72,6 +72,10 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.supports_fft_lengths(real, lengths))
     }
 
+    fn writes_strided_outputs(&self) -> bool {
+        match_variant!(self, b => b.writes_strided_outputs())
+    }
+
     fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {
         match_variant!(self, b => alloc(b, bytes))
     }

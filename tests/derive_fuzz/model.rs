@@ -9,15 +9,19 @@
 //! - a shape is valid when the product of its non-zero dimensions fits in `usize`, and it has
 //!   at most [`MAX_DIMS`] dimensions (NumPy's rule: zero-size arrays may have huge other
 //!   dimensions, but not ones whose product overflows);
-//! - `view(ranges)`: one range per dimension, each inside its dimension; the selected
-//!   elements must be one contiguous run of the buffer (the model checks the gathered byte
-//!   positions, it does not restate the axis rule); an empty view starts where its parent
-//!   starts;
+//! - `view(ranges)`: one range per dimension, each inside its dimension; the view gathers
+//!   the selected elements (any layout: arrays are strided); an empty view starts where its
+//!   parent starts;
 //! - `reshape(dims)`: at most one `-1`, no other negative value, the element count unchanged
-//!   (`-1` inferred when the other dimensions' product is non-zero and divides it);
+//!   (`-1` inferred when the other dimensions' product is non-zero and divides it); the
+//!   elements' byte positions, in row-major order of the new shape, must step by one
+//!   constant amount along each new axis (else `NonContiguousView`: no strides describe it);
 //! - `reinterpret(to)`: to any type (any byte is a bool: nonzero is true); the first byte a multiple of the new
 //!   element size; the last dimension's bytes a multiple of it (a 0-d array only between
-//!   types of one size); the result shape valid;
+//!   types of one size); the result shape valid. An array whose elements are not one run
+//!   keeps its positions between types of one size; between sizes it needs its last axis
+//!   to be one run (or of length 1) and every other axis's step to be a multiple of the new
+//!   size, else `NonContiguousView`;
 //! - `slice(range)`: `view` of the flattened array;
 //! - broadcasting: shapes aligned at the right, each pair of dimensions equal or one of them
 //!   1; `broadcast_to(target)` additionally needs the broadcast shape to be `target`.
@@ -172,11 +176,15 @@ impl MArr {
             .collect()
     }
 
-    /// Checks the model's own invariant: the elements are one run from `start`.
+    /// Checks the model's own invariant: the first element is at `start`, every element
+    /// is aligned to its size.
     pub fn check_invariant(&self) {
         let size = size_of(self.dtype);
-        for (k, &p) in self.elems.iter().enumerate() {
-            assert_eq!(p, self.start + k * size, "model invariant broken: {self:?}");
+        if let Some(&first) = self.elems.first() {
+            assert_eq!(first, self.start, "model invariant broken: {self:?}");
+        }
+        for &p in &self.elems {
+            assert_eq!(p % size, 0, "model invariant broken: {self:?}");
         }
         assert_eq!(self.start % size, 0, "model invariant broken: {self:?}");
     }
@@ -214,10 +222,6 @@ impl MArr {
                 self.elems[flat(&parent, &self.dims)]
             })
             .collect();
-        let size = size_of(self.dtype);
-        if elems.windows(2).any(|w| w[1] != w[0] + size) {
-            return Err(Expect::NonContiguousView);
-        }
         Ok(self.with(self.dtype, dims, elems[0], elems))
     }
 
@@ -248,10 +252,64 @@ impl MArr {
         if !fits(&out) {
             return Err(Expect::Reshape);
         }
+        if !steps_evenly(&self.elems, &out) {
+            return Err(Expect::NonContiguousView);
+        }
         Ok(self.with(self.dtype, out, self.start, self.elems.clone()))
     }
 
+    /// Whether the elements are one run of consecutive positions.
+    fn is_run(&self) -> bool {
+        let size = size_of(self.dtype);
+        self.elems.windows(2).all(|w| w[1] == w[0] + size)
+    }
+
+    /// The byte step along axis `k` (`None` for an axis of length 1 or an empty array).
+    fn step(&self, k: usize) -> Option<i128> {
+        if self.elems.is_empty() || self.dims[k] < 2 {
+            return None;
+        }
+        let mut idx = vec![0; self.dims.len()];
+        idx[k] = 1;
+        Some(self.elems[flat(&idx, &self.dims)] as i128 - self.elems[0] as i128)
+    }
+
+    /// `reinterpret` of an array whose elements are not one run (non-empty, rank >= 1).
+    fn reinterpret_scattered(&self, to: DType) -> Result<MArr, Expect> {
+        let (from_size, to_size) = (size_of(self.dtype), size_of(to));
+        let last = self.dims.len() - 1;
+        if from_size == to_size {
+            if self.start % to_size != 0 {
+                return Err(Expect::NonContiguousView);
+            }
+            return Ok(self.with(to, self.dims.clone(), self.start, self.elems.clone()));
+        }
+        if self.step(last).is_some_and(|s| s != from_size as i128) {
+            return Err(Expect::NonContiguousView);
+        }
+        let whole = |s: Option<i128>| s.is_none_or(|s| s % to_size as i128 == 0);
+        if self.start % to_size != 0 || !(0..last).all(|k| whole(self.step(k))) {
+            return Err(Expect::NonContiguousView);
+        }
+        let row_bytes = self.dims[last] as u128 * from_size as u128;
+        if row_bytes % to_size as u128 != 0 {
+            return Err(Expect::Reinterpret);
+        }
+        let mut dims = self.dims.clone();
+        dims[last] = (row_bytes / to_size as u128) as usize;
+        // Each row (last axis) starts where the old one did and runs on in the new size.
+        let elems = self
+            .elems
+            .chunks(self.dims[last])
+            .flat_map(|row| (0..dims[last]).map(move |j| row[0] + j * to_size))
+            .collect();
+        Ok(self.with(to, dims, self.start, elems))
+    }
+
     pub fn reinterpret(&self, to: DType) -> Result<MArr, Expect> {
+        if !self.elems.is_empty() && !self.is_run() {
+            return self.reinterpret_scattered(to);
+        }
         let (from_size, to_size) = (size_of(self.dtype), size_of(to));
         if self.start % to_size != 0 {
             return Err(Expect::Reinterpret);
@@ -283,6 +341,27 @@ impl MArr {
     pub fn slice(&self, range: Range<usize>) -> Result<MArr, Expect> {
         self.reshape(&[-1])?.view(&[range])
     }
+}
+
+/// Whether `elems` (row-major positions) step by one constant amount along each axis of
+/// `dims`: whether some strides describe them in that shape.
+fn steps_evenly(elems: &[usize], dims: &[usize]) -> bool {
+    if elems.is_empty() {
+        return true;
+    }
+    let positions = multi_indices(dims);
+    (0..dims.len()).all(|k| {
+        let mut step = None;
+        positions
+            .iter()
+            .filter(|idx| idx[k] + 1 < dims[k])
+            .all(|idx| {
+                let mut next = idx.clone();
+                next[k] += 1;
+                let d = elems[flat(&next, dims)] as i128 - elems[flat(idx, dims)] as i128;
+                *step.get_or_insert(d) == d
+            })
+    })
 }
 
 /// The broadcast of two shapes, or `None` if they do not broadcast.

@@ -99,6 +99,16 @@ impl Program {
             .any(|i| matches!(i.node, Node::Random(..)))
     }
 
+    /// Whether a value depends on where an element sits in the output's index space (a
+    /// [`Node::Index`] or a random draw, which is keyed by the index): such a program cannot
+    /// be run as pieces of its index space in another order.
+    #[inline]
+    pub fn reads_output_index(&self) -> bool {
+        self.instrs
+            .iter()
+            .any(|i| matches!(i.node, Node::Index | Node::Random(..)))
+    }
+
     /// A short human-readable form, for logs and kernel names.
     pub fn describe(&self) -> String {
         self.instrs
@@ -153,9 +163,13 @@ impl<Buf> Operand<'_, Buf> {
 ///
 /// The shape has already been simplified by core (dimensions merged wherever every operand
 /// allows), so the common case of same-shape contiguous arrays arrives one-dimensional with
-/// every operand [`Access::Contiguous`]. The output is always contiguous and never aliases
-/// an input in a way that changes results. The shape is never empty of elements: core does
-/// not dispatch zero-element kernels.
+/// every operand [`Access::Contiguous`]. The output is row-major contiguous over the shape,
+/// unless the backend answers [`Backend::writes_strided_outputs`](crate::Backend::writes_strided_outputs)
+/// with `true`: then it may have any strides (negative too; never 0 along a dimension longer
+/// than 1, so no two output elements share an address). The output never aliases an input in
+/// a way that changes results: an input in the output's buffer is either read element for
+/// element where it is written, or does not overlap it. The shape is never empty of
+/// elements: core does not dispatch zero-element kernels.
 #[derive(Debug, Clone)]
 pub struct ElementwiseArgs<'a, Buf> {
     pub shape: Vec<usize>,

@@ -1,5 +1,5 @@
-//! Construction and copies: zeros/ones/full/arange, deep copies, fill, casts, broadcasts,
-//! and strided copies (the kernel behind reverse and permute).
+//! Construction and copies: zeros/ones/full/arange, deep copies, fill, casts. Copies and
+//! fills take strided arrays on either side.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
@@ -8,12 +8,15 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::{ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout};
+use crate::ops::eval::check_writable;
 use crate::ops::expr::Expr;
+use crate::ops::strided_output;
 use crate::scalar::Scalar;
-use crate::shape;
 use crate::support::{OpKind, ensure_supported};
 
-/// Copies `src` into `dst` (same type and element count), device to device.
+/// Copies `src` into `dst` (same type and element count, row-major order), device to
+/// device. Contiguous arrays are one backend copy; a strided side is an elementwise copy
+/// (which also handles overlap within one buffer).
 pub(crate) fn copy_raw<B: Backend>(src: &RawArray<B>, dst: &RawArray<B>) -> Result<()> {
     src.same_device("copy", dst)?;
     if src.dtype != dst.dtype || src.len() != dst.len() {
@@ -22,6 +25,19 @@ pub(crate) fn copy_raw<B: Backend>(src: &RawArray<B>, dst: &RawArray<B>) -> Resu
             expected: dst.dims.clone(),
             got: src.dims.clone(),
         });
+    }
+    if !(src.is_contiguous() && dst.is_contiguous()) {
+        if src.dtype == DType::Bool {
+            // A copy moves bytes, like the contiguous path: any nonzero byte stays as it is
+            // (computing operations would write 0/1).
+            return copy_raw(&src.reinterpret(DType::U8)?, &dst.reinterpret(DType::U8)?);
+        }
+        let src = if src.dims == dst.dims {
+            src.clone()
+        } else {
+            src.reshape(&dst.dims.iter().map(|&d| d as isize).collect::<Vec<_>>())?
+        };
+        return Expr::array(&src).eval_into_raw(dst);
     }
     ensure_supported(&src.backend, src.dtype, OpKind::Storage)?;
     let bytes = src.len() * src.dtype.size();
@@ -43,49 +59,6 @@ pub(crate) fn copy_raw<B: Backend>(src: &RawArray<B>, dst: &RawArray<B>) -> Resu
     }
     src.backend
         .copy(&s, src.byte_offset(), &d, dst.byte_offset(), bytes)
-}
-
-/// Writes `dst[i] = src[offset + Σ i_k · strides[k]]` for every multi-index `i` of `dst`'s
-/// shape: one elementwise kernel reading `src` with arbitrary (possibly negative) strides.
-pub(crate) fn strided_copy<B: Backend>(
-    src: &RawArray<B>,
-    offset: usize,
-    strides: Vec<isize>,
-    dst: &RawArray<B>,
-) -> Result<()> {
-    ensure_supported(&src.backend, src.dtype, OpKind::Elementwise)?;
-    src.same_device("copy", dst)?;
-    if dst.is_empty() {
-        src.ensure_alive()?;
-        return dst.ensure_alive();
-    }
-    let program = Program {
-        inputs: vec![src.dtype],
-        scalars: vec![],
-        instrs: vec![Instr {
-            node: Node::Input(0),
-            dtype: src.dtype,
-        }],
-    };
-    let (dims, st) = simplify_layout(&dst.dims, &[shape::contiguous_strides(&dst.dims), strides]);
-    let (s, d) = (src.buffer()?, dst.buffer()?);
-    let args = ElementwiseArgs {
-        shape: dims,
-        inputs: vec![Operand {
-            buffer: &*s,
-            dtype: src.dtype,
-            offset,
-            strides: st[1].clone(),
-        }],
-        scalars: vec![],
-        output: Operand {
-            buffer: &*d,
-            dtype: dst.dtype,
-            offset: dst.offset,
-            strides: st[0].clone(),
-        },
-    };
-    src.backend.elementwise(&program, &args)
 }
 
 impl<B: Backend> RawArray<B> {
@@ -114,25 +87,32 @@ impl<B: Backend> RawArray<B> {
             }],
         };
         ensure_supported(&self.backend, self.dtype, OpKind::Elementwise)?;
+        check_writable("fill", self)?;
         if self.is_empty() {
             return self.buffer().map(drop);
         }
+        let (shape, strides) = if self.is_contiguous() {
+            (vec![self.len()], vec![1])
+        } else {
+            let (dims, mut st) = simplify_layout(&self.dims, std::slice::from_ref(&self.strides));
+            (dims, st.pop().unwrap_or_default())
+        };
         let d = self.buffer()?;
         let args = ElementwiseArgs {
-            shape: vec![self.len()],
+            shape,
             inputs: vec![],
             scalars: vec![value],
             output: Operand {
                 buffer: &*d,
                 dtype: self.dtype,
                 offset: self.offset,
-                strides: vec![1],
+                strides,
             },
         };
-        self.backend.elementwise(&program, &args)
+        strided_output::elementwise(&self.backend, &program, &args)
     }
 
-    /// A deep copy into a new buffer.
+    /// A deep copy into a new, contiguous buffer.
     pub fn copy(&self) -> Result<Self> {
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
         copy_raw(self, &out)?;
@@ -204,25 +184,5 @@ impl<T: Element, B: Backend> Array<T, B> {
     /// Converts to an element type chosen at run time.
     pub fn cast_dyn(&self, to: DType) -> Result<RawArray<B>> {
         self.ex().cast(to).eval_raw()
-    }
-
-    /// Materialises this array broadcast to `dims` (NumPy rules).
-    pub fn broadcast_to(&self, dims: &[usize]) -> Result<Self> {
-        let out = shape::broadcast_shapes("broadcast_to", self.dims(), dims)?;
-        if out != dims {
-            return Err(Error::ShapeMismatch {
-                op: "broadcast_to".into(),
-                lhs: self.dims().to_vec(),
-                rhs: dims.to_vec(),
-            });
-        }
-        let dst = RawArray::alloc(self.backend(), T::DTYPE, dims)?;
-        strided_copy(
-            &self.raw,
-            self.raw.offset,
-            shape::broadcast_strides(self.dims(), dims),
-            &dst,
-        )?;
-        Ok(Array::from_raw(dst))
     }
 }

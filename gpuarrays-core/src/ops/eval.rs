@@ -147,12 +147,28 @@ impl<B: Backend> Expr<B> {
         Ok(Array::from_raw(self.eval_raw()?))
     }
 
-    /// Evaluates into an existing array of the expression's shape and type. Reading the
-    /// destination inside the expression is allowed; where it could change results (the
-    /// destination read at other positions), a temporary is used.
-    pub fn eval_into<T: Element>(mut self, dst: &mut Array<T, B>) -> Result<()> {
+    /// Evaluates into an existing array of the expression's shape and type, which may be a
+    /// strided view (a block, a column, a reversed axis). Reading the destination inside the
+    /// expression is allowed; where it could change results (the destination read at other
+    /// positions than it is written), the expression is evaluated into a temporary first.
+    /// A destination with a stride of 0 along a dimension longer than 1 (a broadcast view:
+    /// several elements at one address) is refused.
+    pub fn eval_into<T: Element>(self, dst: &mut Array<T, B>) -> Result<()> {
+        if let Some(d) = self.dtype() {
+            if d != T::DTYPE {
+                return Err(Error::DTypeMismatch {
+                    op: "eval_into".into(),
+                    lhs: d,
+                    rhs: T::DTYPE,
+                });
+            }
+        }
+        self.eval_into_raw(&dst.raw)
+    }
+
+    /// [`eval_into`](Self::eval_into) for an array whose type is known at run time.
+    pub fn eval_into_raw(mut self, dst_raw: &RawArray<B>) -> Result<()> {
         let (backend, tree) = self.parts()?;
-        let dst_raw = &dst.raw;
         if backend.device().id != dst_raw.backend.device().id {
             return Err(Error::DeviceMismatch {
                 op: "eval_into".into(),
@@ -160,11 +176,11 @@ impl<B: Backend> Expr<B> {
                 b: dst_raw.backend.device().to_string(),
             });
         }
-        if tree.dtype != T::DTYPE {
+        if tree.dtype != dst_raw.dtype {
             return Err(Error::DTypeMismatch {
                 op: "eval_into".into(),
                 lhs: tree.dtype,
-                rhs: T::DTYPE,
+                rhs: dst_raw.dtype,
             });
         }
         if tree.dims.as_slice() != dst_raw.dims.as_slice() {
@@ -174,35 +190,86 @@ impl<B: Backend> Expr<B> {
                 got: dst_raw.dims.clone(),
             });
         }
+        check_writable("eval_into", dst_raw)?;
         let hazard = tree.nodes.iter().any(|n| match n {
-            ExprNode::Array(a) => {
-                crate::DataRef::same_buffer(&a.data, &dst_raw.data)
-                    && !(a.offset == dst_raw.offset
-                        && a.dims.as_slice() == dst_raw.dims.as_slice()
-                        && a.dtype == dst_raw.dtype)
-            }
+            ExprNode::Array(a) => reads_elsewhere(a, dst_raw),
             _ => false,
         });
-        let tmp = if hazard {
-            Some(RawArray::alloc(backend, T::DTYPE, &tree.dims)?)
-        } else {
-            None
-        };
         with_scratch(|s| {
             let inputs = lower(tree, s)?;
-            run(
-                backend,
-                &inputs,
-                &tree.dims,
-                s,
-                tmp.as_ref().unwrap_or(dst_raw),
-            )
-        })?;
-        match &tmp {
-            Some(tmp) => crate::ops::copy::copy_raw(tmp, dst_raw),
-            None => Ok(()),
-        }
+            // A strided destination on a backend that writes contiguous outputs only is
+            // written in pieces, which a program reading the output index cannot be.
+            let pieces = !dst_raw.is_contiguous()
+                && !backend.writes_strided_outputs()
+                && s.program.reads_output_index();
+            if hazard || pieces {
+                let tmp = RawArray::alloc(backend, tree.dtype, &tree.dims)?;
+                run(backend, &inputs, &tree.dims, s, &tmp)?;
+                crate::ops::copy::copy_raw(&tmp, dst_raw)
+            } else {
+                run(backend, &inputs, &tree.dims, s, dst_raw)
+            }
+        })
     }
+}
+
+/// Fails unless `dst` can be written element by element: a stride of 0 along a dimension
+/// longer than 1 (a broadcast view) puts several elements at one address.
+pub(crate) fn check_writable<B: Backend>(op: &str, dst: &RawArray<B>) -> Result<()> {
+    if dst.is_empty() {
+        return Ok(());
+    }
+    match dst
+        .dims
+        .iter()
+        .zip(&dst.strides)
+        .position(|(&d, &s)| d > 1 && s == 0)
+    {
+        None => Ok(()),
+        Some(axis) => Err(Error::invalid_arg(
+            op,
+            format!(
+                "the destination (shape {:?}, strides {:?}) is a broadcast view: its axis {axis} \
+                 repeats one element, so writing it is ambiguous; write into a copy \
+                 (`contiguous()`) instead",
+                dst.dims, dst.strides
+            ),
+        )),
+    }
+}
+
+/// Whether reading `a` while writing `dst` could read an element `dst` already overwrote:
+/// `a` lies in `dst`'s buffer, their spans overlap, and `a` is not `dst` itself element for
+/// element (same type, first element and strides, a broadcast reading each element of `dst`
+/// only where it is written).
+fn reads_elsewhere<B: Backend>(a: &Leaf<B::Buffer>, dst: &RawArray<B>) -> bool {
+    if !crate::DataRef::same_buffer(&a.data, &dst.data) {
+        return false;
+    }
+    let byte_span = |offset: usize, dims: &[usize], strides: &[isize], size: usize| {
+        shape::span(offset, dims, strides).map(|(lo, hi)| (lo * size, (hi + 1) * size))
+    };
+    let (Some((alo, ahi)), Some((dlo, dhi))) = (
+        byte_span(a.offset, &a.dims, &a.strides, a.dtype.size()),
+        byte_span(dst.offset, &dst.dims, &dst.strides, dst.dtype.size()),
+    ) else {
+        return false;
+    };
+    if ahi <= dlo || dhi <= alo {
+        return false;
+    }
+    // Strides of axes of length 1 never move: compare the others.
+    let moving = |strides: &[isize]| -> shape::InlineStrides {
+        dst.dims
+            .iter()
+            .zip(strides)
+            .map(|(&d, &s)| if d == 1 { 0 } else { s })
+            .collect()
+    };
+    let read = shape::broadcast_view_strides(&a.dims, &a.strides, &dst.dims);
+    let same_place =
+        a.dtype == dst.dtype && a.offset == dst.offset && moving(&read) == moving(&dst.strides);
+    !same_place
 }
 
 /// Checks capabilities and dispatches the program in `s` over `dims`, reading `inputs` and
@@ -231,20 +298,33 @@ fn run<B: Backend>(
         }
         return out.ensure_alive();
     }
-    // Operand 0 is the output (contiguous), then the inputs broadcast to `dims`.
+    // Operand 0 is the output, then the inputs broadcast to `dims`.
     let mut new_strides: SmallVec<[Vec<isize>; 5]> = SmallVec::new();
     for _ in 0..=inputs.len() {
         new_strides.push(s.take_strides());
     }
-    if inputs.iter().all(|l| l.dims.as_slice() == dims) {
+    let out_contiguous = out.is_contiguous();
+    if out_contiguous
+        && inputs
+            .iter()
+            .all(|l| l.dims.as_slice() == dims && l.is_contiguous())
+    {
         // Every operand contiguous over the same shape: what `simplify_layout` makes of it
         // (one dimension, stride 1), without computing and merging the strides.
         s.shape.push(shape::numel(dims));
         new_strides.iter_mut().for_each(|v| v.push(1));
     } else {
-        let all_strides: SmallVec<[shape::InlineStrides; 5]> = std::iter::once(dims)
-            .chain(inputs.iter().map(|l| l.dims.as_slice()))
-            .map(|src| shape::broadcast_strides_inline(src, dims))
+        let out_strides = if out_contiguous {
+            shape::broadcast_strides_inline(dims, dims)
+        } else {
+            shape::InlineStrides::from_slice(&out.strides)
+        };
+        let all_strides: SmallVec<[shape::InlineStrides; 5]> = std::iter::once(out_strides)
+            .chain(
+                inputs
+                    .iter()
+                    .map(|l| shape::broadcast_view_strides(&l.dims, &l.strides, dims)),
+            )
             .collect();
         simplify_layout_into(dims, &all_strides, &mut s.shape, &mut new_strides);
     }
@@ -277,7 +357,7 @@ fn run<B: Backend>(
         output,
     };
     tracing::trace!(program = %s.program.describe(), shape = ?args.shape, "elementwise");
-    let result = backend.elementwise(&s.program, &args);
+    let result = crate::ops::strided_output::elementwise(backend, &s.program, &args);
     // The vectors go back to the scratch for the next call.
     let ElementwiseArgs {
         shape,

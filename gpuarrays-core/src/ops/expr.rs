@@ -99,6 +99,7 @@ impl<B: Backend> Expr<B> {
             offset: a.offset,
             dtype: a.dtype,
             dims: Dims::from_slice(&a.dims),
+            strides: crate::shape::InlineStrides::from_slice(&a.strides),
         };
         leaf(
             ExprNode::Array(leaf_of_a),

@@ -32,6 +32,8 @@ pub(crate) struct Leaf<Buf> {
     pub(crate) offset: usize,
     pub(crate) dtype: DType,
     pub(crate) dims: Dims,
+    /// The array's own strides (one per dimension of `dims`), in elements.
+    pub(crate) strides: crate::shape::InlineStrides,
 }
 
 impl<Buf> Leaf<Buf> {
@@ -41,6 +43,12 @@ impl<Buf> Leaf<Buf> {
             && self.offset == other.offset
             && self.dtype == other.dtype
             && self.dims == other.dims
+            && self.strides == other.strides
+    }
+
+    /// Whether the leaf is one row-major run.
+    pub(crate) fn is_contiguous(&self) -> bool {
+        crate::shape::is_contiguous(&self.dims, &self.strides)
     }
 }
 

@@ -123,14 +123,15 @@ pub(crate) fn transform<B: Backend>(
 }
 
 /// `a` as `dtype` with shape `dims` (same rank): cropped or zero-padded at the end of each
-/// axis. `a` itself (shared) when nothing changes, unless `force_copy`.
+/// axis. `a` itself (shared) when nothing changes, unless `force_copy` (or `a` is a strided
+/// view: the FFT kernels read contiguous arrays).
 fn resized<B: Backend>(
     a: &RawArray<B>,
     dtype: DType,
     dims: &[usize],
     force_copy: bool,
 ) -> Result<(RawArray<B>, bool)> {
-    if !force_copy && a.dtype == dtype && a.dims == dims {
+    if !force_copy && a.dtype == dtype && a.dims == dims && a.is_contiguous() {
         return Ok((a.clone(), false));
     }
     let out = RawArray::alloc(&a.backend, dtype, dims)?;

@@ -66,7 +66,10 @@ impl<B: Backend> RawArray<B> {
             rhs.ensure_alive()?;
             return Ok(out);
         }
-        let (a, b, o) = (self.buffer()?, rhs.buffer()?, out.buffer()?);
+        // The kernels read contiguous matrices: strided views are copied first.
+        let (lhs, rhs) = (self.dense()?, rhs.dense()?);
+        let (lhs, rhs) = (lhs.as_ref(), rhs.as_ref());
+        let (a, b, o) = (lhs.buffer()?, rhs.buffer()?, out.buffer()?);
         let args = MatmulArgs {
             dtype: self.dtype,
             batch,
@@ -74,7 +77,7 @@ impl<B: Backend> RawArray<B> {
             n,
             k,
             a: &*a,
-            a_offset: self.offset,
+            a_offset: lhs.offset,
             a_batch_stride: if ba == 1 { 0 } else { m * k },
             b: &*b,
             b_offset: rhs.offset,
@@ -88,10 +91,10 @@ impl<B: Backend> RawArray<B> {
             [
                 (
                     "a",
-                    self.offset,
+                    lhs.offset,
                     args.a_batch_stride,
                     m.checked_mul(k),
-                    own(self),
+                    own(lhs),
                 ),
                 (
                     "b",

@@ -13,7 +13,6 @@ mod fft_axes;
 mod fft_helpers;
 mod fft_lowering;
 mod fft_norm;
-mod layout;
 mod literal;
 mod matmul;
 mod random;
@@ -21,6 +20,7 @@ mod reduce;
 mod region;
 mod scan;
 mod sort;
+mod strided_output;
 
 pub use creation::Indexing;
 pub use expr::{Expr, ExprArg, IntoExprArg, Literal};

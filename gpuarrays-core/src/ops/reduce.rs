@@ -52,12 +52,14 @@ impl<B: Backend> RawArray<B> {
             out.fill(identity)?;
             return Ok(out);
         }
-        let (src, dst) = (self.buffer()?, out.buffer()?);
+        // Kernels read one contiguous run: a strided view is copied first.
+        let this = self.dense()?;
+        let (src, dst) = (this.buffer()?, out.buffer()?);
         self.backend.reduce(&ReduceArgs {
             op,
             dtype: self.dtype,
             input: &src,
-            input_offset: self.offset,
+            input_offset: this.offset,
             outer,
             len,
             inner,

@@ -20,12 +20,14 @@ impl<B: Backend> RawArray<B> {
             return Ok(out);
         }
         let (outer, len, inner) = shape::split_at_axis(&self.dims, axis);
-        let (src, dst) = (self.buffer()?, out.buffer()?);
+        // Kernels read one contiguous run: a strided view is copied first.
+        let this = self.dense()?;
+        let (src, dst) = (this.buffer()?, out.buffer()?);
         self.backend.scan(&ScanArgs {
             op,
             dtype: self.dtype,
             input: &src,
-            input_offset: self.offset,
+            input_offset: this.offset,
             outer,
             len,
             inner,

@@ -48,7 +48,7 @@ impl<B: Backend> RawArray<B> {
             });
         }
         let mask = if self.dtype == DType::Bool {
-            self.clone()
+            self.dense()?.into_owned()
         } else {
             crate::ops::expr::Expr::array(self)
                 .cast(DType::Bool)
@@ -71,6 +71,7 @@ impl<B: Backend> RawArray<B> {
             backend: self.backend.clone(),
             data: crate::DataRef::new(buffer, move |b| owner.release(b)),
             dims: vec![count],
+            strides: vec![1],
             offset: 0,
             dtype: DType::I64,
         })

@@ -301,6 +301,12 @@ impl Backend for HipBackend {
         super::supports(dtype, op)
     }
 
+    /// The generated kernels index a strided output like a strided input (one store per
+    /// element; bytes are stored singly, so sub-word types need no merging).
+    fn writes_strided_outputs(&self) -> bool {
+        true
+    }
+
     fn alloc(&self, bytes: usize) -> Result<HipBuffer> {
         let b = self.device_state().alloc(bytes).map_err(|e| self.err(e))?;
         Ok(HipBuffer::new(b))
