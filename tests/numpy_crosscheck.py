@@ -759,6 +759,38 @@ def op_cast(op, d, ins):
     return Expect(rust_cast(ins[0], d, op["to"]), op["to"])
 
 
+def selection(sel):
+    """NumPy's index tuple for a recorded selection (see recorder.rs `selection_json`)."""
+    out = []
+    for item in sel:
+        if item == "new":
+            out.append(np.newaxis)
+        elif "i" in item:
+            out.append(item["i"])
+        else:
+            out.append(slice(*item["s"]))
+    return tuple(out)
+
+
+def op_pad(op, d, ins):
+    widths = [tuple(w) for w in op["widths"]]
+    if op["mode"] == "constant":
+        return Expect(np.pad(ins[0], widths, mode="constant", constant_values=ins[1][()]), d)
+    return Expect(np.pad(ins[0], widths, mode=op["mode"]), d)
+
+
+def op_at_assign(op, d, ins):
+    y = ins[0].copy()
+    y[selection(op["sel"])] = ins[1]
+    return Expect(y, d)
+
+
+def op_at_self_assign(op, d, ins):
+    y = ins[0].copy()
+    y[selection(op["dst"])] = y[selection(op["src"])]
+    return Expect(y, d)
+
+
 OPS = {
     "unary": op_unary,
     "binary": op_binary,
@@ -781,6 +813,16 @@ OPS = {
     "eye": lambda op, d, ins: Expect(np.eye(op["n"], op["m"], op["k"], dtype=DT[d]), d),
     "tri": lambda op, d, ins: Expect(np.tri(op["n"], op["m"], op["k"], dtype=DT[d]), d),
     "meshgrid": op_meshgrid,
+    "concatenate": lambda op, d, ins: Expect(np.concatenate(ins, axis=op["axis"]), d),
+    "stack": lambda op, d, ins: Expect(np.stack(ins, axis=op["axis"]), d),
+    "array_split": lambda op, d, ins: Expect(
+        np.array_split(ins[0], op["sections"], axis=op["axis"])[op["piece"]].copy(), d),
+    "tile": lambda op, d, ins: Expect(np.tile(ins[0], op["reps"]), d),
+    "repeat": lambda op, d, ins: Expect(np.repeat(ins[0], op["repeats"], axis=op["axis"]), d),
+    "pad": op_pad,
+    "at": lambda op, d, ins: Expect(np.array(ins[0][selection(op["sel"])]), d),
+    "at_assign": op_at_assign,
+    "at_self_assign": op_at_self_assign,
     "random": op_random,
     "fft": lambda op, d, ins: fftcheck.op_fft(op, d, ins, Expect, Reject, eps),
     "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),
@@ -822,7 +864,12 @@ def build_input(arrays, ref):
             x = x.reshape(step["reshape"])
         elif "reinterpret" in step:
             x = np.ascontiguousarray(x).view(DT[step["reinterpret"]])
+        elif "at" in step:
+            x = x[selection(step["at"])]
+        elif "permute" in step:
+            x = x.transpose(step["permute"])
     return x
+
 
 
 def describe(ours, exp, bad, limit=4):

@@ -30,12 +30,16 @@ mod elementwise;
 mod fft;
 #[path = "numpy_crosscheck/inputs.rs"]
 mod inputs;
+#[path = "numpy_crosscheck/joining.rs"]
+mod joining;
 #[path = "numpy_crosscheck/matmul_arange_random.rs"]
 mod matmul_arange_random;
 #[path = "numpy_crosscheck/recorder.rs"]
 mod recorder;
 #[path = "numpy_crosscheck/reductions.rs"]
 mod reductions;
+#[path = "numpy_crosscheck/slicing.rs"]
+mod slicing;
 #[path = "numpy_crosscheck/values.rs"]
 mod values;
 
@@ -172,7 +176,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 7] = [
+const CHECKS: [Check; 9] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -203,6 +207,16 @@ const CHECKS: [Check; 7] = [
         "linspace_eye_tri_meshgrid_agree_with_numpy",
         "creation",
         creation::build,
+    ),
+    (
+        "strided_views_agree_with_numpy_indexing",
+        "slicing",
+        slicing::build,
+    ),
+    (
+        "concatenate_stack_split_tile_repeat_pad_agree_with_numpy",
+        "joining",
+        joining::build,
     ),
 ];
 

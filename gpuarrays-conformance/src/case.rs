@@ -73,6 +73,28 @@ pub enum Op {
     },
     /// A deep copy.
     Copy,
+    /// `concatenate(inputs, axis)`.
+    Concatenate(usize),
+    /// `stack(inputs, axis)`.
+    Stack(usize),
+    /// Piece `piece` of `array_split(sections, axis)` (a view, read back).
+    ArraySplit {
+        sections: usize,
+        axis: usize,
+        piece: usize,
+    },
+    /// `tile(reps)`.
+    Tile(Vec<usize>),
+    /// `repeat(repeats, axis)`.
+    Repeat {
+        repeats: usize,
+        axis: Option<usize>,
+    },
+    /// `pad(widths, mode)`; a constant is drawn per case.
+    Pad {
+        widths: Vec<(usize, usize)>,
+        mode: gpuarrays_core::Pad<Scalar>,
+    },
     /// `dst.assign(src)` (inputs: dst, src); the result is the whole buffer of `dst`.
     Assign,
     /// `a.broadcast_to(dims)`.
@@ -134,6 +156,15 @@ pub enum Layout {
     /// Bool only: elements `1..=n` of a bool buffer whose bytes were written through its u8
     /// view, each true as some byte of 1 to 255 (any nonzero byte is true).
     BoolBytes,
+    /// Every other element along each axis, from index 1: `base.at(s![1..;2, ..])` of a
+    /// buffer of shape `[2·d + 1 for each d]` (rank >= 1).
+    Strided,
+    /// Every axis walked backwards: `base.at(s![..0;-1, ..])` of a buffer of shape
+    /// `[d + 1 for each d]`, index 0 of each axis left out (rank >= 1).
+    Reversed,
+    /// Axes in reverse order: the `permute` view of a buffer (from its element 1) holding
+    /// the array's transpose (rank >= 2).
+    Transposed,
 }
 
 impl Layout {
@@ -144,6 +175,60 @@ impl Layout {
             Layout::RowView => "rowview",
             Layout::Reinterpret => "reinterpret",
             Layout::BoolBytes => "boolbytes",
+            Layout::Strided => "strided",
+            Layout::Reversed => "reversed",
+            Layout::Transposed => "transposed",
+        }
+    }
+
+    /// The buffer length and the buffer position of each element (row-major) of an array
+    /// of `dims` placed with this layout.
+    pub fn positions(self, dims: &[usize]) -> (usize, Vec<usize>) {
+        let n: usize = dims.iter().product();
+        let index = |mut k: usize| -> Vec<usize> {
+            let mut idx = vec![0; dims.len()];
+            for a in (0..dims.len()).rev() {
+                idx[a] = k % dims[a];
+                k /= dims[a];
+            }
+            idx
+        };
+        // Row-major position of `idx` in a buffer of shape `shape`.
+        let flat = |idx: &[usize], shape: &[usize]| -> usize {
+            idx.iter().zip(shape).fold(0, |acc, (&i, &d)| acc * d + i)
+        };
+        let gather = |shape: Vec<usize>, at: &dyn Fn(&[usize]) -> usize| {
+            let len = shape.iter().product();
+            (len, (0..n).map(|k| at(&index(k))).collect())
+        };
+        match self {
+            Layout::Strided => {
+                let shape: Vec<usize> = dims.iter().map(|&d| 2 * d + 1).collect();
+                let s = shape.clone();
+                gather(shape, &|i: &[usize]| {
+                    flat(&i.iter().map(|&x| 2 * x + 1).collect::<Vec<_>>(), &s)
+                })
+            }
+            Layout::Reversed => {
+                let shape: Vec<usize> = dims.iter().map(|&d| d + 1).collect();
+                let s = shape.clone();
+                gather(shape, &|i: &[usize]| {
+                    let back: Vec<usize> = i.iter().zip(dims).map(|(&x, &d)| d - x).collect();
+                    flat(&back, &s)
+                })
+            }
+            Layout::Transposed => {
+                let rev: Vec<usize> = dims.iter().rev().copied().collect();
+                let (_, pos) = gather(Vec::new(), &|i: &[usize]| {
+                    let t: Vec<usize> = i.iter().rev().copied().collect();
+                    1 + flat(&t, &rev)
+                });
+                (n + 1, pos)
+            }
+            _ => {
+                let (before, after) = self.pads(dims);
+                (before + n + after, (before..before + n).collect())
+            }
         }
     }
 
@@ -157,6 +242,11 @@ impl Layout {
                 (row, row)
             }
             Layout::Reinterpret | Layout::BoolBytes => (1, 1),
+            // Strided layouts: the elements around the array's own, all "before".
+            Layout::Strided | Layout::Reversed | Layout::Transposed => {
+                let n: usize = dims.iter().product();
+                (self.positions(dims).0 - n, 0)
+            }
         }
     }
 }
@@ -246,6 +336,22 @@ impl CaseSpec {
             }
             Op::Band { n, m, k, .. } => format!(" {n}×{m} k {k}"),
             Op::Meshgrid { which, indexing } => format!(" output {which} {indexing:?}"),
+            Op::Concatenate(axis) | Op::Stack(axis) => format!(" axis {axis}"),
+            Op::ArraySplit {
+                sections,
+                axis,
+                piece,
+            } => format!(" piece {piece} of {sections} along {axis}"),
+            Op::Tile(reps) => format!(" reps {reps:?}"),
+            Op::Repeat { repeats, axis } => format!(" {repeats}× axis {axis:?}"),
+            Op::Pad { widths, mode } => {
+                let m = match mode {
+                    gpuarrays_core::Pad::Constant(_) => "constant",
+                    gpuarrays_core::Pad::Edge => "edge",
+                    gpuarrays_core::Pad::Wrap => "wrap",
+                };
+                format!(" {m} {widths:?}")
+            }
             Op::Fft(f) => {
                 let mut p = String::new();
                 if let Some(axes) = &f.axes {
@@ -288,6 +394,13 @@ impl CaseSpec {
         let mut draw = |d: DType, p: Profile| values::value(d, 1, given.unwrap_or(p), &mut rng);
         let op = match &self.op {
             Op::Fill(v) => Op::Fill(draw(v.dtype(), Profile::General)),
+            Op::Pad {
+                widths,
+                mode: gpuarrays_core::Pad::Constant(v),
+            } => Op::Pad {
+                widths: widths.clone(),
+                mode: gpuarrays_core::Pad::Constant(draw(v.dtype(), Profile::General)),
+            },
             Op::Full { dims, value } => Op::Full {
                 dims: dims.clone(),
                 value: draw(value.dtype(), Profile::General),
@@ -347,7 +460,9 @@ impl CaseSpec {
 pub struct Input {
     pub array: HostArray,
     pub layout: Layout,
-    /// Elements of the shared buffer before and after this input's own elements.
+    /// The shared buffer's other elements (those not the input's own), in buffer order:
+    /// `pad_before` then `pad_after` (before and after the input's own elements for the
+    /// contiguous layouts; all in `pad_before` for the strided ones).
     pub pad_before: HostData,
     pub pad_after: HostData,
 }
@@ -355,9 +470,31 @@ pub struct Input {
 impl Input {
     /// The whole buffer the input lives in, as elements of its type.
     pub fn base(&self) -> HostData {
-        self.pad_before
-            .concat(&self.array.data)
-            .concat(&self.pad_after)
+        self.base_with(&self.array.data)
+    }
+
+    /// The whole buffer with `data` (row-major, the input's element count) in place of the
+    /// input's own elements: what an in-place operation leaves.
+    pub fn base_with(&self, data: &HostData) -> HostData {
+        let (len, positions) = self.layout.positions(&self.array.dims);
+        let mut own = vec![None; len];
+        for (k, &p) in positions.iter().enumerate() {
+            own[p] = Some(k);
+        }
+        let filler = self.pad_before.concat(&self.pad_after);
+        let mut next = 0;
+        let mut out = HostData::with_capacity(data.dtype(), len);
+        for slot in own {
+            let value = match slot {
+                Some(k) => data.get(k),
+                None => {
+                    next += 1;
+                    filler.get(next - 1)
+                }
+            };
+            out.push(value);
+        }
+        out
     }
 }
 

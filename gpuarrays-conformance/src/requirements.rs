@@ -92,7 +92,13 @@ pub fn needs(case: &Case) -> Needs {
             n.auxiliary.push((DType::I64, Elementwise));
             n.auxiliary.push((DType::Bool, Elementwise));
         }
-        Op::Meshgrid { .. } => each(Elementwise, &mut n),
+        Op::Meshgrid { .. }
+        | Op::Concatenate(_)
+        | Op::Stack(_)
+        | Op::ArraySplit { .. }
+        | Op::Tile(_)
+        | Op::Repeat { .. }
+        | Op::Pad { .. } => each(Elementwise, &mut n),
         Op::Random { dtype, .. } => {
             n.primary.push((*dtype, Elementwise));
             n.auxiliary.push((DType::U64, Elementwise));

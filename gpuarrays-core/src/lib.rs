@@ -61,7 +61,7 @@ pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
-pub use ops::{Expr, FftElement, FftNorm, Indexing};
+pub use ops::{Expr, FftElement, FftNorm, Indexing, Pad};
 pub use scalar::Scalar;
 pub use slicing::{NEW_AXIS, SliceArg};
 pub use support::ensure_supported;

@@ -44,6 +44,18 @@ impl In {
         self.derived(raw, json!({"reinterpret": to.name()}))
     }
 
+    /// A strided view (`RawArray::at`); NumPy indexes with the same slices.
+    pub fn at(&self, args: &[gpuarrays_core::SliceArg]) -> In {
+        let raw = self.raw.at(args).expect("a valid selection");
+        self.derived(raw, json!({"at": selection_json(args)}))
+    }
+
+    /// An axis permutation view (`RawArray::permute`); NumPy `transpose(axes)`.
+    pub fn permute(&self, axes: &[usize]) -> In {
+        let raw = self.raw.permute(axes).expect("a valid permutation");
+        self.derived(raw, json!({"permute": axes}))
+    }
+
     fn derived(&self, raw: RawArray<B>, step: Value) -> In {
         let mut json = self.json.clone();
         json["derive"]
@@ -52,6 +64,19 @@ impl In {
             .push(step);
         In { raw, json }
     }
+}
+
+/// A selection as the Python side reads it: `{"i": k}`, `{"s": [start, end, step]}` (null
+/// for a missing bound) or `"new"`.
+pub fn selection_json(args: &[gpuarrays_core::SliceArg]) -> Value {
+    use gpuarrays_core::SliceArg;
+    args.iter()
+        .map(|a| match *a {
+            SliceArg::Index(i) => json!({"i": i}),
+            SliceArg::Range { start, end, step } => json!({"s": [start, end, step]}),
+            SliceArg::NewAxis => json!("new"),
+        })
+        .collect()
 }
 
 /// A result: its element type, shape and bytes.

@@ -39,6 +39,9 @@ fn reverse_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![0, 3], 0, Layout::Plain),
         (vec![0, 3], 1, Layout::Plain),
         (vec![2, 3, 4], 1, Layout::RowView),
+        (vec![3, 5], 1, Layout::Strided),
+        (vec![2, 3, 4], 0, Layout::Reversed),
+        (vec![4, 6], 1, Layout::Transposed),
         (vec![7], 0, reinterpret_or_slice(d)),
         // Errors: a 0-d array has no axis; an axis past the last.
         (vec![], 0, Layout::Plain),
@@ -67,6 +70,8 @@ fn permute_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![0, 3], vec![1, 0], Layout::Plain),
         (vec![], vec![], Layout::Plain),
         (vec![5, 3, 4], vec![2, 1, 0], Layout::RowView),
+        (vec![2, 3, 4], vec![2, 0, 1], Layout::Strided),
+        (vec![2, 3, 4], vec![1, 2, 0], Layout::Transposed),
         (vec![3, 5], vec![1, 0], Layout::Slice),
         // A short side of 8-31 elements next to a long one: the GPU backends move such
         // planes in oblong tiles (HIP: 8 x 128, 16 x 64 and 64 x 16 here).
@@ -99,6 +104,8 @@ fn transpose_cases(d: DType) -> Vec<CaseSpec> {
         (vec![0, 3], Layout::Plain),
         (vec![ODD, 2], Layout::Plain),
         (vec![5, 3], Layout::RowView),
+        (vec![5, 3], Layout::Strided),
+        (vec![4, 6], Layout::Transposed),
         // Errors: transpose is for 2-D arrays.
         (vec![2, 3, 4], Layout::Plain),
         (vec![7], Layout::Plain),
@@ -119,6 +126,9 @@ fn sort_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![1], Layout::Plain),
         (vec![ODD], Layout::Slice),
         (vec![5, 7], Layout::RowView),
+        (vec![3, 5], Layout::Strided),
+        (vec![2, 3, 4], Layout::Reversed),
+        (vec![4, 6], Layout::Transposed),
         (vec![64], reinterpret_or_slice(d)),
         // Error: a 0-d array has no axis to sort along.
         (vec![], Layout::Plain),
@@ -193,6 +203,9 @@ fn matmul_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
         (vec![3, 0], vec![0, 4], Layout::Plain),
         (vec![0, 3], vec![3, 4], Layout::Plain),
         (vec![5, 3, 4], vec![5, 4, 2], Layout::RowView),
+        (vec![3, 4], vec![4, 5], Layout::Strided),
+        (vec![4, 6], vec![6, 3], Layout::Transposed),
+        (vec![2, 3, 4], vec![2, 4, 3], Layout::Reversed),
         (vec![6, 7], vec![7, 3], Layout::Slice),
         // An empty batch against a batch of 1 (or a 2-D operand) stays empty, as in NumPy.
         (vec![0, 3, 4], vec![1, 4, 5], Layout::Plain),

@@ -72,6 +72,9 @@ fn fill_cases(d: DType) -> Vec<CaseSpec> {
         (vec![2, 3, 4], Layout::RowView),
         (vec![7], reinterpret_or_slice(d)),
         (vec![4], Layout::Plain),
+        (vec![3, 5], Layout::Strided),
+        (vec![2, 3, 4], Layout::Reversed),
+        (vec![4, 6], Layout::Transposed),
     ]
     .into_iter()
     .map(|(dims, l)| CaseSpec::new(fill.clone(), vec![inp(d, &dims).layout(l)]))
@@ -177,6 +180,9 @@ fn assign_cases(d: DType) -> Vec<CaseSpec> {
         (vec![2, 3, 4], Layout::RowView, Layout::Slice),
         (vec![ODD], Layout::Slice, reinterpret_or_slice(d)),
         (vec![7], reinterpret_or_slice(d), Layout::Plain),
+        (vec![3, 5], Layout::Strided, Layout::Reversed),
+        (vec![4, 6], Layout::Transposed, Layout::Strided),
+        (vec![2, 3, 4], Layout::Reversed, Layout::Plain),
     ]
     .into_iter()
     .map(|(dims, dst, src)| {

@@ -176,6 +176,9 @@ fn eval_into_cases(d: DType) -> Vec<CaseSpec> {
         (vec![0], Layout::Slice),
         (vec![], Layout::Slice),
         (vec![7], reinterpret_or_slice(d)),
+        (vec![3, 5], Layout::Strided),
+        (vec![2, 3, 4], Layout::Reversed),
+        (vec![4, 6], Layout::Transposed),
     ] {
         let dst = inp(d, &dims).layout(layout);
         v.push(into(dst, vec![inp(d, &dims), inp(d, &dims)], &plain));
@@ -201,6 +204,17 @@ fn eval_into_cases(d: DType) -> Vec<CaseSpec> {
         vec![inp(d, &[])],
         &reading,
     ));
+    for (dims, layout) in [
+        (vec![3, 5], Layout::Strided),
+        (vec![4, 6], Layout::Transposed),
+        (vec![2, 3, 4], Layout::Reversed),
+    ] {
+        v.push(into(
+            inp(d, &dims).layout(layout),
+            vec![inp(d, &dims)],
+            &reading,
+        ));
+    }
     // Error: the expression's shape is not the destination's.
     v.push(into(
         inp(d, &[3, 5]).layout(Layout::Slice),

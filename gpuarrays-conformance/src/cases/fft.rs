@@ -127,6 +127,9 @@ fn one_axis(s: &Sizes, d: DType) -> Vec<Spec> {
         one(&[ODD], None, 0).layout(Layout::Slice),
         one(&[4, 6], None, 1).layout(Layout::RowView),
         one(&[4, 6], None, 0).layout(Layout::RowView),
+        one(&[4, 6], None, 1).layout(Layout::Strided),
+        one(&[4, 6], None, 0).layout(Layout::Transposed),
+        one(&[3, 5], Some(8), 1).layout(Layout::Reversed),
         one(&[16], None, 0).layout(reinterpret_or_slice(d)),
         // Errors: axis out of range; n = 0; a 0-d array; no points without n.
         one(&[3, 5], None, 2),

@@ -6,6 +6,7 @@ mod axis;
 mod construct;
 mod elementwise;
 mod fft;
+mod join;
 mod reduce;
 
 use gpuarrays_core::DType;
@@ -45,6 +46,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     reduce::rows(&s, &mut rows);
     axis::rows(&s, &mut rows);
     fft::rows(&s, &mut rows);
+    join::rows(&s, &mut rows);
     rows
 }
 
@@ -96,6 +98,9 @@ pub fn derived(dtype: DType) -> Vec<(Vec<usize>, Layout)> {
         (vec![2, 3, 4], Layout::RowView),
         (vec![7], reinterpret_or_slice(dtype)),
         (vec![3, 5], Layout::Slice),
+        (vec![3, 5], Layout::Strided),
+        (vec![2, 3, 4], Layout::Reversed),
+        (vec![4, 6], Layout::Transposed),
     ]
 }
 

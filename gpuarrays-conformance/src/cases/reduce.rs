@@ -103,6 +103,8 @@ fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseS
     let mut inputs: Vec<InputSpec> = dims.iter().map(|x| inp(d, x)).collect();
     inputs.push(inp(d, &[ODD]).layout(Layout::Slice));
     inputs.push(inp(d, &[2, 3, 4]).layout(Layout::RowView));
+    inputs.push(inp(d, &[3, 5]).layout(Layout::Strided));
+    inputs.push(inp(d, &[4, 6]).layout(Layout::Transposed));
     inputs.push(inp(d, &[7]).layout(reinterpret_or_slice(d)));
     let mut inputs = cycle(inputs, p);
     // Every special value at once (NaN among them decides most results, in any order), and
@@ -135,6 +137,9 @@ fn per_axis(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(usize) -> Op) -> Vec
         (vec![37, 129], 0, Layout::Plain),
         (vec![37, 129], 1, Layout::Plain),
         (vec![5, 3, 4], 1, Layout::RowView),
+        (vec![3, 5], 1, Layout::Strided),
+        (vec![2, 3, 4], 2, Layout::Reversed),
+        (vec![4, 6], 0, Layout::Transposed),
         (vec![37, 129], 0, Layout::Slice),
         (vec![ODD], 0, reinterpret_or_slice(d)),
         // Error: an axis the array does not have.

@@ -173,6 +173,27 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
             return download_base(&placed[0].base, T::DTYPE);
         }
         Op::BroadcastTo(dims) => a.broadcast_to(dims)?.into_raw(),
+        Op::Concatenate(axis) => {
+            let raws: Vec<&RawArray<B>> = placed.iter().map(|p| &p.array).collect();
+            RawArray::concatenate(&raws, *axis)?
+        }
+        Op::Stack(axis) => {
+            let raws: Vec<&RawArray<B>> = placed.iter().map(|p| &p.array).collect();
+            RawArray::stack(&raws, *axis)?
+        }
+        Op::ArraySplit {
+            sections,
+            axis,
+            piece,
+        } => a
+            .array_split(*sections, *axis)?
+            .into_iter()
+            .nth(*piece)
+            .ok_or_else(|| internal("array_split returned fewer pieces than sections"))?
+            .into_raw(),
+        Op::Tile(reps) => a.tile(reps)?.into_raw(),
+        Op::Repeat { repeats, axis } => a.repeat(*repeats, *axis)?.into_raw(),
+        Op::Pad { widths, mode } => a.raw().pad(widths, *mode)?,
         Op::Meshgrid { which, indexing } => {
             let arrays = (0..placed.len()).map(typed).collect::<Result<Vec<_>>>()?;
             let refs: Vec<&Array<T, B>> = arrays.iter().collect();

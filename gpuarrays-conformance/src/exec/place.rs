@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use gpuarrays_core::{Array, Backend, DType, Error, RawArray, Result, dispatch_dtype};
+use gpuarrays_core::{Array, Backend, DType, Error, RawArray, Result, SliceArg, dispatch_dtype, s};
 
 use crate::case::{Input, Layout};
 use crate::host::{HostArray, HostData};
@@ -95,6 +95,28 @@ pub fn place<B: Backend>(backend: &B, input: &Input) -> Result<Placed<B>> {
             let array = base
                 .view(std::slice::from_ref(&(pre..pre + n)))?
                 .reshape(&signed(dims))?;
+            Placed { base, array }
+        }
+        Layout::Strided | Layout::Reversed if !dims.is_empty() => {
+            let (len, _) = input.layout.positions(dims);
+            let flat = upload(backend, &[len], &base_data)?;
+            let (shape, step): (Vec<usize>, SliceArg) = if input.layout == Layout::Strided {
+                (dims.iter().map(|&d| 2 * d + 1).collect(), s![1..;2][0])
+            } else {
+                (dims.iter().map(|&d| d + 1).collect(), s![..0;-1][0])
+            };
+            let array = flat.reshape(&signed(&shape))?.at(&vec![step; dims.len()])?;
+            Placed { base: flat, array }
+        }
+        Layout::Transposed if dims.len() >= 2 => {
+            let n = input.array.len();
+            let base = upload(backend, &[n + 1], &base_data)?;
+            let rev: Vec<usize> = dims.iter().rev().copied().collect();
+            let axes: Vec<usize> = (0..dims.len()).rev().collect();
+            let array = base
+                .view(std::slice::from_ref(&(1..n + 1)))?
+                .reshape(&signed(&rev))?
+                .permute(&axes)?;
             Placed { base, array }
         }
         other => {

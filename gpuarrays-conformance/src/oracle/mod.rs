@@ -9,6 +9,7 @@ mod construct;
 mod elementwise;
 mod fft;
 mod index;
+mod join;
 mod magnitudes;
 mod matmul;
 mod random;
@@ -117,6 +118,16 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
             lower,
         } => Ok(construct::band(*dtype, *n, *m, *k, *lower)),
         Op::Meshgrid { which, indexing } => construct::meshgrid(&ins, *which, *indexing),
+        Op::Concatenate(axis) => join::concatenate(&ins, *axis),
+        Op::Stack(axis) => join::stack(&ins, *axis),
+        Op::ArraySplit {
+            sections,
+            axis,
+            piece,
+        } => join::array_split(a()?, *sections, *axis, *piece),
+        Op::Tile(reps) => join::tile(a()?, reps),
+        Op::Repeat { repeats, axis } => join::repeat(a()?, *repeats, *axis),
+        Op::Pad { widths, mode } => join::pad(a()?, widths, *mode),
         Op::Copy => Ok(a()?.clone()),
         Op::Assign => {
             let (dst, src) = (first()?, b()?);
@@ -171,7 +182,7 @@ fn fused(a: &HostArray, b: &HostArray) -> Result<HostArray, Expected> {
 
 /// The buffer of `dst` after its own elements were replaced by `data`.
 fn in_place(dst: &Input, data: &HostData) -> HostArray {
-    let all = dst.pad_before.concat(data).concat(&dst.pad_after);
+    let all = dst.base_with(data);
     HostArray::new(vec![all.len()], all)
 }
 
