@@ -128,6 +128,24 @@ def torch_workload(torch, p):
     if op == "permute":
         x, axes = data(dims), p["axes"]
         return lambda: x.permute(*axes).contiguous()
+    if op == "slice_copy":
+        x = data(dims)
+        return lambda: x[::2, 1::2].contiguous()
+    if op == "axpy_view":
+        x = data(dims)
+        src = x.t() if p["transposed"] else x
+        out = torch.empty(src.shape, device=dev, dtype=dtype)
+        return lambda: torch.add(torch.mul(src, 2.0), 1.0, out=out)
+    if op == "assign_columns":
+        dst = data(dims)[:, ::2]
+        src = data(dst.shape)
+        return lambda: dst.copy_(src)
+    if op == "concatenate":
+        x, y = data(dims), data(dims)
+        return lambda: torch.cat([x, y], dim=p["axis"])
+    if op == "pad":
+        x = data(dims)
+        return lambda: torch.nn.functional.pad(x, (1, 1, 1, 1))
     if op == "rand":
         return lambda: torch.rand(dims, device=dev, dtype=dtype)
     if op == "randn":
@@ -236,6 +254,27 @@ def cupy_workload(cp, p):
     if op == "permute":
         x, axes = data(dims), p["axes"]
         return lambda: cp.ascontiguousarray(x.transpose(axes))
+    if op == "slice_copy":
+        x = data(dims)
+        return lambda: cp.ascontiguousarray(x[::2, 1::2])
+    if op == "axpy_view":
+        x = data(dims)
+        src = x.T if p["transposed"] else x
+        out = cp.empty(src.shape, dtype=dtype)
+        return lambda: cp.add(cp.multiply(src, 2.0), 1.0, out=out)
+    if op == "assign_columns":
+        dst = data(dims)[:, ::2]
+        src = data(dst.shape)
+
+        def assign():
+            dst[...] = src
+        return assign
+    if op == "concatenate":
+        x, y = data(dims), data(dims)
+        return lambda: cp.concatenate([x, y], axis=p["axis"])
+    if op == "pad":
+        x = data(dims)
+        return lambda: cp.pad(x, 1)
     if op == "rand":
         return lambda: rng.random(dims, dtype=dtype)
     if op == "randn":

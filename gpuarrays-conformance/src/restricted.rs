@@ -107,8 +107,8 @@ impl<B: Backend> Backend for Restricted<B> {
         self.inner.supports_fft_lengths(real, lengths)
     }
 
-    fn writes_strided_outputs(&self) -> bool {
-        self.inner.writes_strided_outputs()
+    fn writes_strided_outputs(&self, dtype: DType) -> bool {
+        self.inner.writes_strided_outputs(dtype)
     }
 
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {

@@ -92,10 +92,12 @@ pub trait Backend: Clone + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Whether [`elementwise`](Self::elementwise) writes outputs with any strides (a view
-    /// of a column, a reversed axis). Default `false`: core then sends row-major contiguous
-    /// outputs only, one kernel per contiguous run of a strided destination.
-    fn writes_strided_outputs(&self) -> bool {
+    /// Whether [`elementwise`](Self::elementwise) writes outputs of `dtype` with any
+    /// strides (a view of a column, a reversed axis). Default `false`: core then sends
+    /// row-major contiguous outputs only, one kernel per contiguous run of a strided
+    /// destination (per element of a stepped last axis: slow, but right).
+    fn writes_strided_outputs(&self, dtype: DType) -> bool {
+        let _ = dtype;
         false
     }
 

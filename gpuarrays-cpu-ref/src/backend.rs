@@ -135,7 +135,7 @@ impl Backend for CpuBackend {
     }
 
     /// The evaluator scatters to any output layout (`elementwise/layout.rs`).
-    fn writes_strided_outputs(&self) -> bool {
+    fn writes_strided_outputs(&self, _dtype: DType) -> bool {
         true
     }
 

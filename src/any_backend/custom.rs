@@ -50,7 +50,7 @@ pub trait DynBackend: Send + Sync + 'static {
     fn device(&self) -> &DeviceInfo;
     fn supports(&self, dtype: DType, op: OpKind) -> Support;
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support;
-    fn writes_strided_outputs(&self) -> bool;
+    fn writes_strided_outputs(&self, dtype: DType) -> bool;
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer>;
     fn release(&self, buffer: CustomBuffer);
     fn write(&self, dst: &CustomBuffer, byte_offset: usize, src: &[u8]) -> Result<()>;
@@ -102,8 +102,8 @@ impl<B: Backend> DynBackend for B {
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
         Backend::supports_fft_lengths(self, real, lengths)
     }
-    fn writes_strided_outputs(&self) -> bool {
-        Backend::writes_strided_outputs(self)
+    fn writes_strided_outputs(&self, dtype: DType) -> bool {
+        Backend::writes_strided_outputs(self, dtype)
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         Backend::alloc(self, bytes).map(|b| CustomBuffer::new(b, bytes))
@@ -198,8 +198,8 @@ impl Backend for CustomBackend {
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support {
         self.0.supports_fft_lengths(real, lengths)
     }
-    fn writes_strided_outputs(&self) -> bool {
-        self.0.writes_strided_outputs()
+    fn writes_strided_outputs(&self, dtype: DType) -> bool {
+        self.0.writes_strided_outputs(dtype)
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         self.0.alloc(bytes)

@@ -72,8 +72,8 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.supports_fft_lengths(real, lengths))
     }
 
-    fn writes_strided_outputs(&self) -> bool {
-        match_variant!(self, b => b.writes_strided_outputs())
+    fn writes_strided_outputs(&self, dtype: DType) -> bool {
+        match_variant!(self, b => b.writes_strided_outputs(dtype))
     }
 
     fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {

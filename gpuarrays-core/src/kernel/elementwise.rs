@@ -165,7 +165,7 @@ impl<Buf> Operand<'_, Buf> {
 /// allows), so the common case of same-shape contiguous arrays arrives one-dimensional with
 /// every operand [`Access::Contiguous`]. The output is row-major contiguous over the shape,
 /// unless the backend answers [`Backend::writes_strided_outputs`](crate::Backend::writes_strided_outputs)
-/// with `true`: then it may have any strides (negative too; never 0 along a dimension longer
+/// with `true` for its type: then it may have any strides (negative too; never 0 along a dimension longer
 /// than 1, so no two output elements share an address). The output never aliases an input in
 /// a way that changes results: an input in the output's buffer is either read element for
 /// element where it is written, or does not overlap it. The shape is never empty of

@@ -200,7 +200,7 @@ impl<B: Backend> Expr<B> {
             // A strided destination on a backend that writes contiguous outputs only is
             // written in pieces, which a program reading the output index cannot be.
             let pieces = !dst_raw.is_contiguous()
-                && !backend.writes_strided_outputs()
+                && !backend.writes_strided_outputs(tree.dtype)
                 && s.program.reads_output_index();
             if hazard || pieces {
                 let tmp = RawArray::alloc(backend, tree.dtype, &tree.dims)?;

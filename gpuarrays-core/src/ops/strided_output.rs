@@ -23,7 +23,9 @@ pub(crate) fn elementwise<'a, B: Backend>(
     program: &Program,
     args: &ElementwiseArgs<'a, B::Buffer>,
 ) -> Result<()> {
-    if backend.writes_strided_outputs() || shape::is_contiguous(&args.shape, &args.output.strides) {
+    if backend.writes_strided_outputs(args.output.dtype)
+        || shape::is_contiguous(&args.shape, &args.output.strides)
+    {
         return backend.elementwise(program, args);
     }
     debug_assert!(!program.reads_output_index());

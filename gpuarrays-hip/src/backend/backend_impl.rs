@@ -303,7 +303,7 @@ impl Backend for HipBackend {
 
     /// The generated kernels index a strided output like a strided input (one store per
     /// element; bytes are stored singly, so sub-word types need no merging).
-    fn writes_strided_outputs(&self) -> bool {
+    fn writes_strided_outputs(&self, _dtype: DType) -> bool {
         true
     }
 

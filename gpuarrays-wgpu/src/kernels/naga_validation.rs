@@ -10,7 +10,7 @@ use gpuarrays_core::kernel::{
 use super::reduce::{Pass, Sink, Source};
 use super::{copy_bytes, elementwise, find, matmul, reduce, scan, sort};
 use crate::pipeline::Access;
-use crate::wgsl::types::Class;
+use crate::wgsl::types::{Class, is_byte};
 
 fn validate(label: &str, src: &str) {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| {
@@ -40,6 +40,7 @@ fn program_layout(p: &Program, access: &[OpAccess], ndim: usize) -> elementwise:
         inputs: access.to_vec(),
         vec4_inputs: vec![false; access.len()],
         vec4: false,
+        strided_output: false,
         binding: (0..=p.inputs.len()).collect(),
         storage,
     }
@@ -84,6 +85,17 @@ fn check_program(p: &Program) -> usize {
                 n += 1;
             }
             Err(e) => panic!("{}: {e}", p.describe()),
+        }
+        if matches!(access, OpAccess::Strided(_)) && !is_byte(p.output_dtype()) {
+            let mut l = program_layout(p, &acc, ndim);
+            l.strided_output = true;
+            match elementwise::source(p, &l) {
+                Ok(src) => {
+                    validate(&format!("strided output {}", p.describe()), &src);
+                    n += 1;
+                }
+                Err(e) => panic!("strided output {}: {e}", p.describe()),
+            }
         }
         if elementwise::is_word(p.output_dtype()) {
             match elementwise::source(p, &vec4_layout(p, &acc, ndim)) {

@@ -5,7 +5,7 @@ use gpuarrays::kernel::ReduceOp;
 use gpuarrays::{AnyBackend, Array, Backend, Element, Result, Scalar};
 use serde_json::json;
 
-use super::{Case, Runner, Sizes, Work};
+use super::{Case, Runner, Sizes, Work, views};
 
 /// The suite's matrix: 512 × 1000 in its column-major terms, (1000, 512) here.
 pub const SMALL_DIMS: [usize; 2] = [1000, 512];
@@ -90,6 +90,7 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
         reductions::<i64>(&mut v, s);
         reverse(&mut v, s);
         permutedims(&mut v, s);
+        views::cases(&mut v, s.name(""), s.matrix(4));
         random(&mut v, s);
         sorting(&mut v, s);
         iteration(&mut v, s);
@@ -233,7 +234,8 @@ fn reverse(v: &mut Vec<Case>, s: Size) {
         bytes(n, 4, 2),
         move |b| {
             let x = data::<f32>(b, &[n], 9)?;
-            Ok(Box::new(move || x.reverse(0).map(drop)) as Runner)
+            // reverse is a view: the row times the copy (`torch.flip` copies too).
+            Ok(Box::new(move || x.reverse(0)?.contiguous().map(drop)) as Runner)
         },
     ));
     v.push(Case::new(
@@ -242,7 +244,7 @@ fn reverse(v: &mut Vec<Case>, s: Size) {
         bytes(n, 4, 2),
         move |b| {
             let x = data::<f32>(b, &m, 10)?;
-            Ok(Box::new(move || x.reverse(1).map(drop)) as Runner)
+            Ok(Box::new(move || x.reverse(1)?.contiguous().map(drop)) as Runner)
         },
     ));
 }
@@ -271,7 +273,8 @@ fn permutedims(v: &mut Vec<Case>, s: Size) {
             move |b| {
                 let x = data::<f32>(b, &dims, 11)?;
                 let axes = axes.clone();
-                Ok(Box::new(move || x.permute(&axes).map(drop)) as Runner)
+                // permute is a view: the row times the copy (`.contiguous()` in PyTorch).
+                Ok(Box::new(move || x.permute(&axes)?.contiguous().map(drop)) as Runner)
             },
         ));
     }

@@ -15,6 +15,7 @@ mod array;
 mod fft;
 mod gemm;
 mod misc;
+mod views;
 
 use gpuarrays::{AnyBackend, Result};
 use serde_json::Value;

@@ -87,13 +87,18 @@ fn boxes(
         .max_storage_buffer_binding_size
         .saturating_sub(2 * align);
     let out_size = program.output_dtype().size() as u64;
+    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, &args.output.strides);
     // Whether a box of `r` indices at `level` fits every operand.
     let fits = |level: usize, r: usize| -> bool {
         let inner: usize = shape[level + 1..].iter().product();
-        if (r * inner) as u64 * out_size > cap {
+        if !strided_output && (r * inner) as u64 * out_size > cap {
             return false;
         }
-        args.inputs.iter().all(|op| {
+        let strided = args
+            .inputs
+            .iter()
+            .chain(strided_output.then_some(&args.output));
+        strided.into_iter().all(|op| {
             let st = &op.strides;
             let mut span = st[level].unsigned_abs() as u64 * (r as u64 - 1) + 1;
             for k in level + 1..ndim {
@@ -186,6 +191,7 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
     if args
         .inputs
         .iter()
+        .chain(std::iter::once(&args.output))
         .any(|op| op.strides.len() != args.shape.len())
     {
         return Err(invalid("operand strides do not match the shape"));
@@ -194,7 +200,13 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
         return run(ctx, program, &as_one_dimension(args));
     }
     let out_d = program.output_dtype();
-    let vec4 = is_word(out_d) && args.output.offset % 4 == 0;
+    let strided_output = !gpuarrays_core::shape::is_contiguous(&args.shape, &args.output.strides);
+    if strided_output && is_byte(out_d) {
+        return Err(invalid(format!(
+            "a strided {out_d} output (bytes share words: core writes those in contiguous runs)"
+        )));
+    }
+    let vec4 = is_word(out_d) && args.output.offset % 4 == 0 && !strided_output;
     let vec4_inputs: Vec<bool> = args
         .inputs
         .iter()
@@ -292,11 +304,17 @@ fn dispatch_range(
             _ => op.offset as u64 * op.dtype.size() as u64,
         });
     }
-    let (olo, ohi) = byte_range(
-        out_d,
-        (out.offset + start) as i64,
-        (out.offset + end - 1) as i64,
-    );
+    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, &out.strides);
+    let (olo, ohi) = if strided_output {
+        let (lo, hi) = bx.reach(out.offset, &out.strides, shape);
+        byte_range(out_d, lo, hi)
+    } else {
+        byte_range(
+            out_d,
+            (out.offset + start) as i64,
+            (out.offset + end - 1) as i64,
+        )
+    };
     let out_class = if vec4 { Class::V4 } else { Class::of(out_d) };
     let ob = plan.add(out.buffer, out_class, Access::ReadWrite, olo, ohi);
     binding.push(ob);
@@ -306,6 +324,7 @@ fn dispatch_range(
         inputs: access.clone(),
         vec4_inputs: vec4_inputs.to_vec(),
         vec4,
+        strided_output,
         binding: binding.clone(),
         storage: plan.layout(),
     };
@@ -336,7 +355,11 @@ fn dispatch_range(
     };
     let mut p = vec![0u32; s.words];
     let len = (end - start) as u32;
-    let out_off = rel(olo, ob, out_d);
+    let out_off = if strided_output {
+        rel(out.offset as u64 * out_d.size() as u64, ob, out_d)
+    } else {
+        rel(olo, ob, out_d)
+    };
     p[0] = if vec4 {
         len / 4
     } else if is_byte(out_d) {
@@ -357,6 +380,11 @@ fn dispatch_range(
             for (k, &st) in op.strides.iter().enumerate() {
                 p[w + 1 + k] = (st as i64 * units(op.dtype) as i64) as u32;
             }
+        }
+    }
+    if let Some(w) = s.output_strides {
+        for (k, &st) in out.strides.iter().enumerate() {
+            p[w + k] = (st as i64 * units(out_d) as i64) as u32;
         }
     }
     for (sc, &w) in args.scalars.iter().zip(&s.scalar) {

@@ -30,6 +30,9 @@ pub struct Layout {
     pub vec4_inputs: Vec<bool>,
     /// The vec4 kernel (four outputs per thread) rather than the scalar one.
     pub vec4: bool,
+    /// The output is a strided view (scalar kernel, types of 4 bytes or more): stored at
+    /// its offset plus each index times its stride, like a strided input is read.
+    pub strided_output: bool,
     /// Binding index of each input, then of the output.
     pub binding: Vec<usize>,
     pub storage: Vec<(Class, Access)>,
@@ -37,10 +40,12 @@ pub struct Layout {
 
 /// Word positions of the parameter block: 0 threads, 1 first output index, 2 output
 /// offset (units, relative to its window), 3 elements in the dispatch, then the shape, each
-/// input's offset (and strides), each scalar.
+/// input's offset (and strides), a strided output's strides, each scalar.
 pub(crate) struct Slots {
     pub shape: usize,
     pub input_off: Vec<usize>,
+    /// The first of a strided output's strides (units).
+    pub output_strides: Option<usize>,
     pub scalar: Vec<usize>,
     /// A word left 0: the imaginary part of real-to-complex casts (see `Helpers::zero`).
     pub zero: usize,
@@ -59,6 +64,10 @@ pub(crate) fn slots(program: &Program, layout: &Layout) -> Slots {
             0
         };
     }
+    let output_strides = layout.strided_output.then_some(w);
+    if layout.strided_output {
+        w += layout.ndim;
+    }
     let mut scalar = Vec::new();
     let mut f64_view = false;
     for d in &program.scalars {
@@ -73,6 +82,7 @@ pub(crate) fn slots(program: &Program, layout: &Layout) -> Slots {
     Slots {
         shape: 4,
         input_off,
+        output_strides,
         scalar,
         zero: w,
         words: w + 1,
@@ -123,6 +133,12 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
     if layout.vec4 && !is_word(out) {
         return Err(invalid(format!(
             "a vec4 elementwise kernel with {out} output"
+        )));
+    }
+    if layout.strided_output && (layout.vec4 || is_byte(out)) {
+        return Err(invalid(format!(
+            "a strided {out} output in the {} kernel",
+            if layout.vec4 { "vec4" } else { "byte" }
         )));
     }
     let vec4_input = |slot: usize| layout.vec4 && layout.vec4_inputs.get(slot) == Some(&true);
@@ -245,6 +261,28 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
 ",
             types::byte_of(out, "eval(prm(1u) + jl, jl)")
         )
+    } else if let Some(w) = s.output_strides {
+        // The output's multi-index, as the strided inputs' is found in `eval`.
+        let mut st = String::from("  let jl = t;\n  var q = prm(1u) + jl;\n");
+        let mut pos = String::from("prm(2u)");
+        for k in (0..layout.ndim).rev() {
+            if k > 0 {
+                st.push_str(&format!(
+                    "  let o{k} = q % prm({d}u);\n  q = q / prm({d}u);\n",
+                    d = s.shape + k
+                ));
+            } else {
+                st.push_str("  let o0 = q;\n");
+            }
+        }
+        for k in 0..layout.ndim {
+            pos.push_str(&format!(" + o{k} * prm({}u)", w + k));
+        }
+        st.push_str(&format!(
+            "  {}\n",
+            types::store(out, &ob, &format!("({pos})"), "eval(prm(1u) + jl, jl)")
+        ));
+        st
     } else {
         format!(
             "  let jl = t;\n  {}\n",
