@@ -361,7 +361,7 @@ fn strided_outputs_match_cpu() {
         }
         // A transposed destination reading a reversed source of the same buffer.
         let t = base.at(&s![..4, ..4]).unwrap().permute(&[1, 0]).unwrap();
-        let r = base.at(&s![2.., 4..;-1]).unwrap();
+        let r = base.at(&s![2.., 4..0;-1]).unwrap();
         Expr::array(&r).eval_into_raw(&t).unwrap();
         let bytes = base.to_bytes().unwrap();
         assert_eq!(bytes.len(), n * dtype.size());
