@@ -14,6 +14,7 @@ mod fft_helpers;
 mod fft_lowering;
 mod fft_norm;
 mod layout;
+mod linalg;
 mod literal;
 mod matmul;
 mod random;
@@ -21,7 +22,10 @@ mod reduce;
 mod region;
 mod scan;
 mod sort;
+pub(crate) mod statistics;
 
 pub use creation::Indexing;
 pub use expr::{Expr, ExprArg, IntoExprArg, Literal};
 pub use fft::{FftElement, FftNorm};
+pub use linalg::NormOrd;
+pub use statistics::moment_dtype;
