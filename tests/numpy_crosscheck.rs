@@ -36,6 +36,8 @@ mod matmul_arange_random;
 mod recorder;
 #[path = "numpy_crosscheck/reductions.rs"]
 mod reductions;
+#[path = "numpy_crosscheck/statistics.rs"]
+mod statistics;
 #[path = "numpy_crosscheck/values.rs"]
 mod values;
 
@@ -172,7 +174,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 7] = [
+const CHECKS: [Check; 8] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -203,6 +205,11 @@ const CHECKS: [Check; 7] = [
         "linspace_eye_tri_meshgrid_agree_with_numpy",
         "creation",
         creation::build,
+    ),
+    (
+        "statistics_and_vector_ops_agree_with_numpy",
+        "statistics",
+        statistics::build,
     ),
 ];
 

@@ -1,5 +1,5 @@
-//! Times the CPU reference's matrix products (the figures of `docs/results/cpu-reference.md`,
-//! "Matrix products"): square f32 and f64 products, a matrix times a vector (m×k · k×1), a
+//! Times the CPU reference's matrix products (the figures of `docs/results/cpu-matmul.md`):
+//! square f32 and f64 products, a matrix times a vector (m×k · k×1), a
 //! vector times a matrix (1×k · k×n), a product whose left operand was transposed first
 //! (a copy, then the product), an i64 product and a c64 product. Medians of `R` samples
 //! (`bench_stats::median`, the upper median) in milliseconds and GFLOP/s (2·m·n·k flops).

@@ -18,6 +18,7 @@ mod freed;
 mod operations;
 mod shapes;
 mod sizes_and_ffts;
+mod statistics;
 
 const TABLE: &str = include_str!("../../docs/bad-inputs.md");
 

@@ -7,6 +7,7 @@ mod construct;
 mod elementwise;
 mod fft;
 mod reduce;
+mod stats;
 
 use gpuarrays_core::DType;
 
@@ -44,6 +45,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     construct::rows(&s, &mut rows);
     reduce::rows(&s, &mut rows);
     axis::rows(&s, &mut rows);
+    stats::rows(&s, &mut rows);
     fft::rows(&s, &mut rows);
     rows
 }

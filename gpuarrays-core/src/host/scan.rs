@@ -52,7 +52,7 @@ fn scan_ordered<T: Pod + Arith + Ordered, B: Backend>(
 fn scan_with<T: Pod + Arith, B: Backend>(
     backend: &B,
     a: &ScanArgs<'_, B::Buffer>,
-    combine: impl Fn(T, T) -> T,
+    combine: impl Fn(T, T) -> T + Copy,
 ) -> Result<()> {
     let (outer, len, inner) = (a.outer, a.len, a.inner);
     let x: Vec<T> = read_vec(backend, a.input, a.input_offset, outer * len * inner)?;

@@ -5,7 +5,7 @@
 //! Why matrixmultiply: on this project's 2-core CI machine the previous row-streaming loop
 //! (`host::matmul_row`) ran 1024² f32 at a seventh of NumPy's (OpenBLAS) speed, and its speed
 //! depended 3.5× on the operands' shapes; the packed kernels are within about 2× of OpenBLAS
-//! (`docs/results/cpu-reference.md`, "Matrix products"). Every element of a tile is
+//! (`docs/results/cpu-matmul.md`). Every element of a tile is
 //! accumulated over k in the same order however the output is split into tiles (each lane of
 //! the microkernel owns one output element and walks k in order, block after block of k), so
 //! results never depend on the tiling, and the tiling never on the thread count.
@@ -113,7 +113,7 @@ complex_gemm!(Complex32, cgemm, [f32; 2]);
 complex_gemm!(Complex64, zgemm, [f64; 2]);
 
 /// k elements of a row of A per pass over a block of B: with `NC` columns the block of B is
-/// `KC·NC` elements (512 KiB of i64), which stays in the 1 MiB L2 of the CI machine's cores
+/// `KC·NC` elements (512 KiB of i64), which stays in a core's L2 (1 MiB on the AMD CI machine, 2 MiB on the Intel one)
 /// while every row of the tile streams over it.
 const KC: usize = 128;
 const NC: usize = 512;
