@@ -6,7 +6,7 @@ mod register_kernels;
 use std::sync::Arc;
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{ReduceOp, ScanOp};
+use gpuarrays_core::kernel::ScanOp;
 
 use self::codegen::{BLOCK, KERNELS, tile};
 use super::KernelSource;
