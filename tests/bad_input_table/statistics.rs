@@ -35,13 +35,19 @@ fn variance_with_ddof_past_the_length() {
 
 #[test]
 fn norm_1_of_a_matrix() {
-    expect("norm_1_of_a_matrix", iota(&cpu(), &[3, 5]).norm_ord(NormOrd::One));
+    expect(
+        "norm_1_of_a_matrix",
+        iota(&cpu(), &[3, 5]).norm_ord(NormOrd::One),
+    );
 }
 
 #[test]
 fn dot_of_three_dimensions() {
     let b = cpu();
-    expect("dot_of_three_dimensions", iota(&b, &[2, 3, 4]).dot(&iota(&b, &[4])));
+    expect(
+        "dot_of_three_dimensions",
+        iota(&b, &[2, 3, 4]).dot(&iota(&b, &[4])),
+    );
 }
 
 #[test]
