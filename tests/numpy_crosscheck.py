@@ -25,7 +25,8 @@ is made to follow ours is marked "OURS:" below. In short:
   to have a non-finite part (which parts are NaN or infinite depends on the order);
 - a complex mean is the sum divided by n+0i with the naive formula.
 
-FFTs, fftfreq and fftshift: see tests/numpy_crosscheck_fft.py.
+FFTs, fftfreq and fftshift: see tests/numpy_crosscheck_fft.py. var, std, logsumexp, norm,
+dot, vdot and outer: see tests/numpy_crosscheck_stats.py.
 
 Transcendental functions, pow, float sums/products/means/matmul and cumulative sums are
 compared with tolerances against references computed in long double; inputs that make
@@ -54,6 +55,7 @@ import zlib
 import numpy as np
 
 import numpy_crosscheck_fft as fftcheck
+import numpy_crosscheck_stats as statcheck
 
 warnings.filterwarnings("ignore")
 
@@ -116,6 +118,10 @@ def accepted_types(op):
         return BINARY_TYPES[op["fn"]]
     if o == "reduce":
         return REDUCE_TYPES[op["fn"]]
+    if o == "scan" and op["fn"] in ("cummax", "cummin"):
+        return NUMERIC & ORDERED
+    if o == "stat":
+        return statcheck.accepted(op, FLOATS, NUMERIC)
     if o in ("scan", "matmul", "arange"):
         return NUMERIC
     if o == "sort":
@@ -584,6 +590,10 @@ def op_scan(op, d, ins):
     a = ins[0]
     f, axis, kind = op["fn"], op["axis"], op["kind"]
     T = DT[d]
+    if f in ("cummax", "cummin"):
+        # NaN propagates (maximum/minimum do); the sign of a zero tie is not specified.
+        g = np.maximum if f == "cummax" else np.minimum
+        return Expect(g.accumulate(a, axis=axis), d, "zeros" if d in FLOATS else "exact")
     g = np.cumsum if f == "cumsum" else np.cumprod
     if d in INTS:
         return Expect(g(a, axis=axis, dtype=T), d)  # wraps
@@ -827,6 +837,7 @@ OPS = {
     "fft": lambda op, d, ins: fftcheck.op_fft(op, d, ins, Expect, Reject, eps),
     "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),
     "fftfreq": lambda op, d, ins: fftcheck.op_fftfreq(op, d, DT, Expect),
+    "stat": lambda op, d, ins: statcheck.op_stat(op, d, ins, Expect, eps, LD, CLD, INTS, COMPLEX),
 }
 
 

@@ -40,6 +40,8 @@ mod recorder;
 mod reductions;
 #[path = "numpy_crosscheck/slicing.rs"]
 mod slicing;
+#[path = "numpy_crosscheck/statistics.rs"]
+mod statistics;
 #[path = "numpy_crosscheck/values.rs"]
 mod values;
 
@@ -176,7 +178,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 9] = [
+const CHECKS: [Check; 10] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -217,6 +219,11 @@ const CHECKS: [Check; 9] = [
         "concatenate_stack_split_tile_repeat_pad_agree_with_numpy",
         "joining",
         joining::build,
+    ),
+    (
+        "statistics_and_vector_ops_agree_with_numpy",
+        "statistics",
+        statistics::build,
     ),
 ];
 

@@ -5,6 +5,7 @@ use gpuarrays_core::kernel::{Distribution, ReduceOp, ScanOp};
 use gpuarrays_core::{DType, Scalar};
 
 pub use crate::case_fft::{FftCase, FftForm};
+pub use crate::case_stats::StatOp;
 use crate::host::{HostArray, HostData};
 use crate::rng::Rng;
 use crate::values::{self, Profile};
@@ -125,6 +126,8 @@ pub enum Op {
         seed: u64,
     },
     Matmul,
+    /// var, std, logsumexp, norm, dot, vdot, outer (composed in core).
+    Stat(StatOp),
     /// An FFT of the public API (NumPy semantics).
     Fft(FftCase),
     /// `fftshift(axes)`, or `ifftshift(axes)` when `inverse` (`None`: every axis).
@@ -323,6 +326,10 @@ impl CaseSpec {
                 format!(" axis {a}")
             }
             Op::AnyAll { axis: Some(a), .. } => format!(" axis {a}"),
+            Op::Stat(s) => match s {
+                StatOp::Var { axis, ddof, .. } => format!(" axis {axis:?} ddof {ddof}"),
+                _ => s.axis().map(|a| format!(" axis {a}")).unwrap_or_default(),
+            },
             Op::Permute(p) => format!(" axes {p:?}"),
             Op::FftShift { axes: Some(a), .. } => format!(" axes {a:?}"),
             Op::BroadcastTo(d) => format!(" to {d:?}"),

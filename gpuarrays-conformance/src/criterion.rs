@@ -64,11 +64,12 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
     let zeros = match &case.op {
         Op::Reduce(ReduceOp::Sum | ReduceOp::Min | ReduceOp::Max, _)
         | Op::Mean(_)
-        | Op::Scan(ScanOp::Sum, _)
+        | Op::Scan(ScanOp::Sum | ScanOp::Max | ScanOp::Min, _)
         | Op::Binary(BinaryOp::Min | BinaryOp::Max)
         | Op::BinaryLit(BinaryOp::Min | BinaryOp::Max)
         | Op::Sort
         | Op::Matmul
+        | Op::Stat(_)
         | Op::Fft(_) => ZeroSigns::Either,
         Op::Reduce(ReduceOp::Prod, _) | Op::Scan(ScanOp::Prod, _) if complex => ZeroSigns::Either,
         _ => ZeroSigns::Match,
@@ -85,6 +86,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
             NonFinite::ComplexProducts(scan_factors(&a.dims, *axis))
         }
         (Op::Matmul, _) if complex => NonFinite::ComplexSums,
+        (Op::Stat(s), _) if complex && s.sums_products() => NonFinite::ComplexSums,
         _ => NonFinite::Exact,
     };
     Criterion {

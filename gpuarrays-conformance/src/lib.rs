@@ -97,6 +97,7 @@
 
 pub mod case;
 mod case_fft;
+mod case_stats;
 pub mod cases;
 pub mod compare;
 pub mod config;
@@ -112,6 +113,7 @@ pub mod rng;
 pub mod runner;
 pub mod specials;
 pub mod tolerance;
+mod tolerance_stats;
 pub mod values;
 
 use gpuarrays_core::Backend;

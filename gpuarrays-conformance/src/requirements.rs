@@ -138,6 +138,22 @@ pub fn needs(case: &Case) -> Needs {
                 .extend([(DType::I64, Find), (DType::I64, Storage)]);
         }
         Op::Matmul => each(Matmul, &mut n),
+        Op::Stat(s) => {
+            // Composed in core: products, reductions and expressions, in the input's type,
+            // its real type (results of complex input) and f64 (integers are converted).
+            if s.sums_products() {
+                each(Matmul, &mut n);
+            }
+            each(Elementwise, &mut n);
+            n.auxiliary.extend([
+                (t, Reduce),
+                (t.real(), Reduce),
+                (t.real(), Elementwise),
+                (DType::F64, Reduce),
+                (DType::F64, Elementwise),
+                (DType::Bool, Elementwise),
+            ]);
+        }
         Op::Fft(_) => {
             each(Fft, &mut n);
             // The precision's other type (the spectrum of real data, the real result of

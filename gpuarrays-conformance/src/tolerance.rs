@@ -128,6 +128,10 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
             }
             _ => Tolerance::Exact,
         },
+        Op::Stat(s) => match input(0) {
+            Some(a) => crate::tolerance_stats::tolerance(*s, a, input(1), expected),
+            None => Tolerance::Exact,
+        },
         Op::Fft(f) => match input(0) {
             Some(a) => match crate::oracle::fft_tolerance(f, a) {
                 Some((units, scale)) => Tolerance::eps(units, Scale::PerElement(scale)),

@@ -14,6 +14,7 @@
 //! | kernel descriptions | [`kernel::Program`], [`kernel::ReduceArgs`], ... | `kernel/` |
 //! | fused expressions | [`Expr`] | `ops/expr.rs` |
 //! | FFTs (NumPy semantics), fftfreq/fftshift | [`FftNorm`], `Array::fft`, ..., [`kernel::FftArgs`] | `ops/fft.rs`, `ops/fft_lowering.rs`, `ops/fft_helpers.rs`, `kernel/fft.rs` |
+//! | statistics (`var`, `std`, `logsumexp`) and vector helpers (`norm`, `dot`, `vdot`, `outer`), composed of other kernels | [`NormOrd`], `Array::var`, ... | `ops/statistics.rs`, `ops/linalg.rs` |
 //! | handle cache | [`handle_cache::HandleCache`] | `handle_cache/` |
 //!
 //! Core is safe Rust (`#![forbid(unsafe_code)]`): it decides shapes, types and lifetimes,
@@ -61,7 +62,7 @@ pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use num_complex::{Complex32, Complex64};
-pub use ops::{Expr, FftElement, FftNorm, Indexing, Pad};
+pub use ops::{Expr, FftElement, FftNorm, Indexing, NormOrd, Pad};
 pub use scalar::Scalar;
 pub use slicing::{NEW_AXIS, SliceArg};
 pub use support::ensure_supported;

@@ -21,7 +21,7 @@ use gpuarrays_core::host::scan_run;
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
-use gpuarrays_core::host::semantics::Arith;
+use gpuarrays_core::host::semantics::{Arith, Ordered};
 
 /// Columns per task of a scan along a non-last axis.
 const STRIP: usize = 1024;
@@ -99,6 +99,25 @@ fn scan<T: Arith>(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     match a.op {
         ScanOp::Sum => scan_with(a, x, |p: T, q: T| p.add(q)),
         ScanOp::Prod => scan_with(a, x, |p: T, q: T| p.mul(q)),
+        // `run` sends these to `scan_ordered` (ordered types only).
+        ScanOp::Max | ScanOp::Min => invalid_dtype(a.op.name(), a.dtype),
+    }
+}
+
+/// Running maxima and minima: NaN-propagating (`Ordered::max_`, as the reductions), and
+/// associative, so the blocked split of long lines gives exactly the sequential result.
+fn scan_ordered<T: Arith + Ordered>(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    distinct(a.input, a.output)?;
+    let n = a.outer * a.len * a.inner;
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: distinct buffers; core holds them for this call only.
+    let x: &[T] = unsafe { a.input.slice(a.input_offset, n)? };
+    match a.op {
+        ScanOp::Max => scan_with(a, x, |p: T, q: T| p.max_(q)),
+        ScanOp::Min => scan_with(a, x, |p: T, q: T| p.min_(q)),
+        ScanOp::Sum | ScanOp::Prod => scan::<T>(a),
     }
 }
 
@@ -155,6 +174,10 @@ fn scan_with<T: Arith>(
 }
 
 pub(crate) fn run(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    if matches!(a.op, ScanOp::Max | ScanOp::Min) {
+        return dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+            T => scan_ordered::<Stored<T>>(a), else other => invalid_dtype(a.op.name(), other));
+    }
     dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
         T => scan::<Stored<T>>(a), else other => invalid_dtype(a.op.name(), other))
 }

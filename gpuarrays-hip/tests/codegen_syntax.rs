@@ -266,7 +266,10 @@ fn axis_bodies() -> Vec<String> {
             }
         }
         if d.is_numeric() {
-            for op in [ScanOp::Sum, ScanOp::Prod] {
+            for op in ScanOp::ALL {
+                if op.check_dtype(d).is_err() {
+                    continue;
+                }
                 let c = combine::scan(op, d).expect("combiner");
                 bodies.push(scan::body(d, &c));
             }

@@ -18,17 +18,19 @@ mod freed;
 mod operations;
 mod shapes;
 mod sizes_and_ffts;
+mod statistics;
 
 const TABLE: &str = include_str!("../../docs/bad-inputs.md");
 
 /// The files whose `#[test]`s are the rows (this one holds the harness).
-const SOURCES: [&str; 6] = [
+const SOURCES: [&str; 7] = [
     include_str!("shapes.rs"),
     include_str!("sizes_and_ffts.rs"),
     include_str!("freed.rs"),
     include_str!("devices_and_types.rs"),
     include_str!("operations.rs"),
     include_str!("environment.rs"),
+    include_str!("statistics.rs"),
 ];
 
 /// One row of the table.

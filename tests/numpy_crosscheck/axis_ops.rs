@@ -20,6 +20,8 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
                         match op {
                             ScanOp::Sum => t.cumsum(axis),
                             ScanOp::Prod => t.cumprod(axis),
+                            ScanOp::Max => t.cummax(axis),
+                            ScanOp::Min => t.cummin(axis),
                         }
                     }).and_then(|x| Out::typed(&x)));
                     let j = json!({"op": "scan", "fn": op.name(), "axis": axis, "kind": kname});
@@ -76,12 +78,14 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
         // Every pair of special values, and each alone: the second element of a scan
         // along an axis of two is one operation.
         let (pairs, alone) = special_lanes(rec, dtype);
-        for op in [ScanOp::Sum, ScanOp::Prod] {
+        for op in ScanOp::ALL {
             for (a, axis, kind) in [(&pairs, 0, "pairs"), (&alone, 1, "alone")] {
                 let r = dispatch_dtype!(dtype, T => a.raw.clone().into_typed::<T>().and_then(|t| {
                     match op {
                         ScanOp::Sum => t.cumsum(axis),
                         ScanOp::Prod => t.cumprod(axis),
+                        ScanOp::Max => t.cummax(axis),
+                        ScanOp::Min => t.cummin(axis),
                     }
                 }).and_then(|x| Out::typed(&x)));
                 let j = json!({"op": "scan", "fn": op.name(), "axis": axis, "kind": kind});

@@ -8,6 +8,7 @@ mod elementwise;
 mod fft;
 mod join;
 mod reduce;
+mod stats;
 
 use gpuarrays_core::DType;
 
@@ -45,6 +46,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     construct::rows(&s, &mut rows);
     reduce::rows(&s, &mut rows);
     axis::rows(&s, &mut rows);
+    stats::rows(&s, &mut rows);
     fft::rows(&s, &mut rows);
     join::rows(&s, &mut rows);
     rows

@@ -1,5 +1,5 @@
 //! Rows of reductions (over everything and per axis, including empty axes), means, and
-//! cumulative sums and products.
+//! cumulative sums, products, maxima and minima.
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};
@@ -48,12 +48,8 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             d,
             per_axis(s, d, &p, |a| Op::Mean(Some(a))),
         ));
-        for op in [ScanOp::Sum, ScanOp::Prod] {
-            let p = if op == ScanOp::Sum {
-                profiles(Sum)
-            } else {
-                profiles(Prod)
-            };
+        for op in ScanOp::ALL {
+            let p = profiles(op.reduction());
             let mut cases = per_axis(s, d, &p, |a| Op::Scan(op, a));
             cases.push(CaseSpec::new(Op::Scan(op, 0), vec![inp(d, &[])]));
             rows.push(RowSpec::new(op.name(), d, cases));
@@ -86,7 +82,7 @@ fn cycle(inputs: Vec<InputSpec>, profiles: &[Profile]) -> Vec<InputSpec> {
 }
 
 /// Reductions over every element.
-fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseSpec> {
+pub(super) fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseSpec> {
     let mut dims: Vec<Vec<usize>> = vec![
         vec![],
         vec![0],
@@ -120,7 +116,12 @@ fn whole(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(()) -> Op) -> Vec<CaseS
 }
 
 /// Reductions and scans along each axis, including empty axes and a missing axis.
-fn per_axis(s: &Sizes, d: DType, p: &[Profile], op: impl Fn(usize) -> Op) -> Vec<CaseSpec> {
+pub(super) fn per_axis(
+    s: &Sizes,
+    d: DType,
+    p: &[Profile],
+    op: impl Fn(usize) -> Op,
+) -> Vec<CaseSpec> {
     let mut specs: Vec<(Vec<usize>, usize, Layout)> = vec![
         (vec![7], 0, Layout::Plain),
         (vec![ODD], 0, Layout::Plain),

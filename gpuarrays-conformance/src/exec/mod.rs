@@ -8,7 +8,7 @@ pub use place::{Placed, download, download_base, internal, place, upload};
 use gpuarrays_core::kernel::BinaryOp;
 use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result, dispatch_dtype};
 
-use crate::case::{Case, FftCase, FftForm, Op};
+use crate::case::{Case, FftCase, FftForm, Op, StatOp};
 use crate::host::{HostArray, HostData};
 
 /// Runs `case` on `backend` and downloads the result.
@@ -57,6 +57,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
             seed,
         } => Expr::random(backend, dims, *dtype, *dist, *seed).eval_raw()?,
         Op::Matmul => arg(0)?.matmul(arg(1)?)?,
+        Op::Stat(s) => stat(*s, arg(0)?, arg(1).ok())?,
         Op::Fft(f) => fft(arg(0)?, f)?,
         Op::FftShift {
             inverse: false,
@@ -235,6 +236,28 @@ fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Resul
         other => return Err(internal(&format!("no executor for {other:?}"))),
     };
     download(&out)
+}
+
+/// The composed operation `op` of core's public API.
+fn stat<B: Backend>(op: StatOp, a: &RawArray<B>, b: Option<&RawArray<B>>) -> Result<RawArray<B>> {
+    let b = || b.ok_or_else(|| internal("missing input"));
+    match op {
+        StatOp::Var {
+            axis,
+            ddof,
+            std: false,
+        } => a.var(axis, ddof),
+        StatOp::Var {
+            axis,
+            ddof,
+            std: true,
+        } => a.std(axis, ddof),
+        StatOp::LogSumExp(axis) => a.logsumexp(axis),
+        StatOp::Norm(ord) => a.norm(ord),
+        StatOp::Dot => a.dot(b()?),
+        StatOp::Vdot => a.vdot(b()?),
+        StatOp::Outer => a.outer(b()?),
+    }
 }
 
 fn scalar<T: Element>(s: gpuarrays_core::Scalar) -> Result<T> {

@@ -1,4 +1,5 @@
-//! The oracle of axis-wise and reordering operations: cumulative sums and products,
+//! The oracle of axis-wise and reordering operations: cumulative sums, products, maxima
+//! and minima,
 //! reverse, permute, transpose, fftshift and ifftshift, broadcast_to, sort, find and
 //! find_first.
 
@@ -12,15 +13,37 @@ use super::rules::{self, Expected, INVALID_ARGUMENT, RANK_MISMATCH, SHAPE_MISMAT
 use super::value::{Accumulator, Product, Wide, truthy, widen};
 use crate::host::{HostArray, HostData};
 
-/// Inclusive cumulative sum or product along `axis`.
+/// The running extreme after `x`: NaN once either is NaN (the first NaN stays), else the
+/// larger (`max`) or smaller value.
+fn extreme(run: Scalar, x: Scalar, max: bool) -> Scalar {
+    let nan = |s: Scalar| matches!(widen(s), Wide::Real(v) if v.is_nan());
+    if nan(run) {
+        return run;
+    }
+    if nan(x) {
+        return x;
+    }
+    let x_wins = match (widen(run), widen(x)) {
+        (Wide::Int(r), Wide::Int(v)) => (v > r) == max && v != r,
+        (Wide::Real(r), Wide::Real(v)) => (v > r) == max && v != r,
+        _ => false,
+    };
+    if x_wins { x } else { run }
+}
+
+/// Inclusive cumulative sum, product, maximum or minimum along `axis`.
 pub fn scan(op: ScanOp, axis: usize, a: &HostArray) -> Result<HostArray, Expected> {
     let t = rules::numeric_only(a.dtype())?;
+    if matches!(op, ScanOp::Max | ScanOp::Min) {
+        rules::ordered_only(t)?;
+    }
     rules::check_axis(axis, a.dims.len())?;
     let (outer, len, inner) = split(&a.dims, axis);
     let mut values = vec![Scalar::Bool(false); a.len()];
     for o in 0..outer {
         for i in 0..inner {
             let (mut sum, mut prod) = (Accumulator::new(t), Product::new(t));
+            let mut run: Option<Scalar> = None;
             for k in 0..len {
                 let p = o * len * inner + k * inner + i;
                 let x = a.data.get(p);
@@ -32,6 +55,11 @@ pub fn scan(op: ScanOp, axis: usize, a: &HostArray) -> Result<HostArray, Expecte
                     ScanOp::Prod => {
                         prod.mul(x);
                         prod.value(t)
+                    }
+                    ScanOp::Max | ScanOp::Min => {
+                        let v = run.map_or(x, |r| extreme(r, x, op == ScanOp::Max));
+                        run = Some(v);
+                        v
                     }
                 };
             }

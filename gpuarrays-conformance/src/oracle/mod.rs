@@ -15,6 +15,7 @@ mod matmul;
 mod random;
 mod reduce;
 pub mod rules;
+mod stats;
 pub mod value;
 
 use gpuarrays_core::kernel::BinaryOp;
@@ -154,6 +155,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
             seed,
         } => random::random(*dist, *dtype, dims, *seed),
         Op::Matmul => matmul::matmul(a()?, b()?),
+        Op::Stat(s) => stats::evaluate(*s, a()?, ins.get(1).copied()),
         Op::Fft(f) => fft::fft(f, a()?),
         Op::FftShift { inverse, axes } => axis::fftshift(*inverse, axes.as_deref(), a()?),
     }

@@ -6,7 +6,7 @@ use bytemuck::Pod;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
-use crate::host::semantics::{Arith, Stored};
+use crate::host::semantics::{Arith, Ordered, Stored};
 use crate::kernel::{ScanArgs, ScanOp};
 
 /// Scans `xs` into `ys` in order, starting from `carry` (the combination of everything
@@ -26,13 +26,37 @@ pub fn scan_run<T: Copy>(xs: &[T], ys: &mut [T], carry: Option<T>, combine: impl
 }
 
 fn scan_typed<T: Pod + Arith, B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
+    match a.op {
+        ScanOp::Sum => scan_with(backend, a, |p: T, q: T| p.add(q)),
+        ScanOp::Prod => scan_with(backend, a, |p: T, q: T| p.mul(q)),
+        // `scan` sends these to `scan_ordered` (for ordered types only).
+        ScanOp::Max | ScanOp::Min => Err(Error::invalid_dtype(
+            a.op.name(),
+            a.dtype,
+            "complex numbers have no order; core's type rules exclude it",
+        )),
+    }
+}
+
+fn scan_ordered<T: Pod + Arith + Ordered, B: Backend>(
+    backend: &B,
+    a: &ScanArgs<'_, B::Buffer>,
+) -> Result<()> {
+    match a.op {
+        ScanOp::Max => scan_with(backend, a, |p: T, q: T| p.max_(q)),
+        ScanOp::Min => scan_with(backend, a, |p: T, q: T| p.min_(q)),
+        ScanOp::Sum | ScanOp::Prod => scan_typed::<T, B>(backend, a),
+    }
+}
+
+fn scan_with<T: Pod + Arith, B: Backend>(
+    backend: &B,
+    a: &ScanArgs<'_, B::Buffer>,
+    combine: impl Fn(T, T) -> T + Copy,
+) -> Result<()> {
     let (outer, len, inner) = (a.outer, a.len, a.inner);
     let x: Vec<T> = read_vec(backend, a.input, a.input_offset, outer * len * inner)?;
     let mut y = vec![T::ZERO; x.len()];
-    let combine = |p: T, q: T| match a.op {
-        ScanOp::Sum => p.add(q),
-        ScanOp::Prod => p.mul(q),
-    };
     if inner == 1 {
         for (xs, ys) in x.chunks(len).zip(y.chunks_mut(len)) {
             scan_run(xs, ys, None, combine);
@@ -54,6 +78,15 @@ fn scan_typed<T: Pod + Arith, B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffe
 
 /// Runs an inclusive scan on the host: reads the input, scans, writes the output.
 pub fn scan<B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
+    if matches!(a.op, ScanOp::Max | ScanOp::Min) {
+        return crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        T => scan_ordered::<Stored<T>, B>(backend, a),
+        else other => Err(Error::invalid_dtype(
+            a.op.name(),
+            other,
+            "complex numbers have no order; core's type rules exclude it",
+        )));
+    }
     crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
     T => scan_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(

@@ -129,13 +129,47 @@ pub enum ScanOp {
     Sum,
     /// Cumulative product (integers wrap), starting from the first element.
     Prod,
+    /// Running maximum (NumPy `maximum.accumulate`): ordered types only; once a NaN is
+    /// reached every later element is NaN.
+    Max,
+    /// Running minimum (NumPy `minimum.accumulate`), like `Max`.
+    Min,
 }
 
 impl ScanOp {
+    pub const ALL: [ScanOp; 4] = [ScanOp::Sum, ScanOp::Prod, ScanOp::Max, ScanOp::Min];
+
     pub const fn name(self) -> &'static str {
         match self {
             ScanOp::Sum => "cumsum",
             ScanOp::Prod => "cumprod",
+            ScanOp::Max => "cummax",
+            ScanOp::Min => "cummin",
+        }
+    }
+
+    /// The reduction whose combining function this scan applies (and whose identity, where
+    /// a kernel pads with one).
+    pub const fn reduction(self) -> ReduceOp {
+        match self {
+            ScanOp::Sum => ReduceOp::Sum,
+            ScanOp::Prod => ReduceOp::Prod,
+            ScanOp::Max => ReduceOp::Max,
+            ScanOp::Min => ReduceOp::Min,
+        }
+    }
+
+    /// Whether the scan applies to `t` beyond the kind's rule
+    /// ([`crate::OpKind::type_rule`] for [`crate::OpKind::Scan`], which excludes bool):
+    /// `Max` and `Min` need an order, so complex is refused here.
+    pub fn check_dtype(self, t: DType) -> Result<()> {
+        match self {
+            ScanOp::Max | ScanOp::Min if !t.is_ordered() => Err(Error::invalid_dtype(
+                self.name(),
+                t,
+                "complex numbers have no order; scan abs() or the real parts",
+            )),
+            _ => Ok(()),
         }
     }
 }

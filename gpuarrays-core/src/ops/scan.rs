@@ -1,4 +1,4 @@
-//! Cumulative sums and products along an axis.
+//! Cumulative sums, products, maxima and minima along an axis.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
@@ -12,6 +12,7 @@ impl<B: Backend> RawArray<B> {
     /// Inclusive scan along `axis`; the result has the input's shape and type.
     pub fn scan(&self, op: ScanOp, axis: usize) -> Result<RawArray<B>> {
         ensure_type_rule(op.name(), self.dtype, OpKind::Scan)?;
+        op.check_dtype(self.dtype)?;
         shape::check_axis(op.name(), axis, self.ndim())?;
         ensure_supported(&self.backend, self.dtype, OpKind::Scan)?;
         let out = RawArray::alloc(&self.backend, self.dtype, &self.dims)?;
@@ -48,5 +49,18 @@ impl<T: Element, B: Backend> Array<T, B> {
     /// Cumulative product along `axis` (integers wrap).
     pub fn cumprod(&self, axis: usize) -> Result<Array<T, B>> {
         Ok(Array::from_raw(self.raw.scan(ScanOp::Prod, axis)?))
+    }
+
+    /// Running maximum along `axis` (NumPy `np.maximum.accumulate(x, axis)`): element `k`
+    /// is the largest of elements `0..=k`; a NaN makes it and every later element NaN.
+    /// Ordered types only (complex is an `InvalidDType` error, as is bool for every scan).
+    pub fn cummax(&self, axis: usize) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.scan(ScanOp::Max, axis)?))
+    }
+
+    /// Running minimum along `axis` (NumPy `np.minimum.accumulate(x, axis)`), like
+    /// [`cummax`](Self::cummax).
+    pub fn cummin(&self, axis: usize) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.scan(ScanOp::Min, axis)?))
     }
 }

@@ -228,8 +228,5 @@ pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
 
 /// The combiner of a scan of `t`.
 pub fn scan(op: ScanOp, t: DType) -> Result<Combiner> {
-    match op {
-        ScanOp::Sum => reduction(ReduceOp::Sum, t),
-        ScanOp::Prod => reduction(ReduceOp::Prod, t),
-    }
+    reduction(op.reduction(), t)
 }

@@ -6,7 +6,7 @@ mod register_kernels;
 use std::sync::Arc;
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{ReduceOp, ScanOp};
+use gpuarrays_core::kernel::ScanOp;
 
 use self::codegen::{BLOCK, KERNELS, tile};
 use super::KernelSource;
@@ -306,13 +306,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Resul
         stream,
         module,
         dtype: s.dtype,
-        acc_bytes: combine::acc_bytes(
-            match s.op {
-                ScanOp::Sum => ReduceOp::Sum,
-                ScanOp::Prod => ReduceOp::Prod,
-            },
-            s.dtype,
-        ),
+        acc_bytes: combine::acc_bytes(s.op.reduction(), s.dtype),
     };
     if s.inner == 1 {
         ctx.rows(s.input, s.output, s.outer, s.len)

@@ -5,7 +5,10 @@
 //! down), and each block's scan plus the scanned total of the blocks before it.
 //!
 //! Lanes past the end of a row hold the operation's identity (0 or 1), which leaves every
-//! combination unchanged.
+//! combination unchanged; for running maxima and minima they hold the block's first
+//! element instead, which every prefix of the block already contains (`max(m, x0) = m`
+//! when `m` includes `x0`, NaN included), so no infinity or integer bound is spelled out
+//! for each type.
 //!
 //! Parameters: 0 end of the block range, 1 len, 2 blocks per row, 3 input offset (units,
 //! relative to its window, wrapping), 4 output offset, 5 first block of the dispatch,
@@ -55,12 +58,20 @@ pub(crate) fn source(
     let comb = combine(&mut h, op, d, "a", "b")?;
     let t = types::ty(d);
     let u = units(d);
-    let id = lit(d, if op == ScanOp::Sum { 0 } else { 1 });
     let load = types::load(
         d,
         &format!("b{}", bin + 1),
         &format!("(prm(3u) + (row + e) * {u}u)"),
     );
+    let id = match op {
+        ScanOp::Sum => lit(d, 0),
+        ScanOp::Prod => lit(d, 1),
+        ScanOp::Max | ScanOp::Min => types::load(
+            d,
+            &format!("b{}", bin + 1),
+            &format!("(prm(3u) + (row + b * {BLOCK}u) * {u}u)"),
+        ),
+    };
     let tb = format!("b{}", btot + 1);
     let finish = match mode {
         Mode::Totals => format!(

@@ -41,10 +41,12 @@ const MAX_LOOP: usize = 32768;
 
 /// `a op b` for the scan's operation.
 fn combine(h: &mut Helpers, op: ScanOp, d: DType, a: &str, b: &str) -> Result<String> {
-    let bin = if op == ScanOp::Sum {
-        BinaryOp::Add
-    } else {
-        BinaryOp::Mul
+    let bin = match op {
+        ScanOp::Sum => BinaryOp::Add,
+        ScanOp::Prod => BinaryOp::Mul,
+        // NaN-propagating, as `BinaryOp::Max`/`Min` are everywhere.
+        ScanOp::Max => BinaryOp::Max,
+        ScanOp::Min => BinaryOp::Min,
     };
     primitives::binary(h, bin, d, a, b)
 }
