@@ -5,9 +5,10 @@
 //! operands (how a reduction's combining step or a matmul's accumulation is printed).
 
 use super::builder::Builder;
+use super::functions;
 use super::ir::{Block, MathFn, PBinary, PUnary, Value};
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernel::operators::{BinaryOp, UnaryOp};
 
 /// `op a` for `a` of type `d`, as a block with argument 0 the operand.
@@ -66,7 +67,13 @@ pub fn unary_into(b: &mut Builder, op: UnaryOp, a: Value) -> Result<Value> {
         UnaryOp::Sin => b.math(MathFn::Sin, a),
         UnaryOp::Cos => b.math(MathFn::Cos, a),
         UnaryOp::Tanh => b.math(MathFn::Tanh, a),
+        other => functions::unary_into(b, other, a).ok_or_else(|| unlowered(other.name(), d))?,
     })
+}
+
+/// The error of an operation the type rules admit but no lowering handles (a bug).
+fn unlowered(op: &str, d: DType) -> Error {
+    Error::invalid_dtype(op, d, "the operation has no lowering for this type")
 }
 
 /// Appends `x OP y` (the rules of [`BinaryOp`]).
@@ -75,6 +82,9 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
     op.result_dtype(d, b.ty(y))?;
     if d.is_complex() {
         return Ok(complex_binary(b, op, x, y));
+    }
+    if let Some(r) = functions::binary_into(b, op, x, y, hypot) {
+        return Ok(r);
     }
     let prim = |op: BinaryOp| match op {
         BinaryOp::Add => PBinary::Add,
@@ -91,6 +101,14 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
         BinaryOp::And => PBinary::And,
         BinaryOp::Or => PBinary::Or,
         BinaryOp::Xor => PBinary::Xor,
+        // Lowered by `functions` above.
+        BinaryOp::Rem
+        | BinaryOp::Shl
+        | BinaryOp::Shr
+        | BinaryOp::Atan2
+        | BinaryOp::Hypot
+        | BinaryOp::Fmin
+        | BinaryOp::Fmax => PBinary::Pow,
     };
     Ok(match op {
         BinaryOp::Div if d.is_integer() => int_div(b, x, y),

@@ -52,6 +52,9 @@ fn math(f: MathFn, t: DType, a: &str) -> String {
         MathFn::Sin => "sin",
         MathFn::Cos => "cos",
         MathFn::Tanh => "tanh",
+        MathFn::Floor => "floor",
+        // The default rounding mode: halves to even.
+        MathFn::Rint => "rint",
     };
     format!("{name}{}({a})", if f32 { "f" } else { "" })
 }
@@ -60,6 +63,8 @@ fn binary_prim(op: PBinary, t: DType, a: &str, b: &str) -> String {
     let sym = match op {
         PBinary::Pow if t == DType::F32 => return format!("powf({a}, {b})"),
         PBinary::Pow => return format!("pow({a}, {b})"),
+        PBinary::Fmod if t == DType::F32 => return format!("fmodf({a}, {b})"),
+        PBinary::Fmod => return format!("fmod({a}, {b})"),
         PBinary::Add => "+",
         PBinary::Sub => "-",
         PBinary::Mul => "*",
@@ -86,6 +91,9 @@ fn binary_prim(op: PBinary, t: DType, a: &str, b: &str) -> String {
         (PBinary::Add | PBinary::Sub | PBinary::Mul, DType::I64) => {
             format!("((i64)((u64){a} {sym} (u64){b}))")
         }
+        // A left shift of a negative signed value is undefined before C++20: shift the bits.
+        (PBinary::Shl, DType::I32) => format!("((i32)((u32){a} << {b}))"),
+        (PBinary::Shl, DType::I64) => format!("((i64)((u64){a} << {b}))"),
         _ if t == DType::U8 && !op.is_comparison() => format!("((u8)({a} {sym} {b}))"),
         _ => format!("({a} {sym} {b})"),
     }
