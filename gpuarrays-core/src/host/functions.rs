@@ -148,7 +148,16 @@ macro_rules! real_parts {
         }
     )*};
 }
-real_parts!(bool = false, u8 = 0, i32 = 0, u32 = 0, i64 = 0, u64 = 0, f32 = 0.0, f64 = 0.0);
+real_parts!(
+    bool = false,
+    u8 = 0,
+    i32 = 0,
+    u32 = 0,
+    i64 = 0,
+    u64 = 0,
+    f32 = 0.0,
+    f64 = 0.0
+);
 
 macro_rules! complex_parts {
     ($($t:ty: $r:ty),*) => {$(

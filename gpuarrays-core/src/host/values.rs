@@ -8,8 +8,8 @@
 
 use crate::error::{Error, Result};
 use crate::host::semantics::{
-    Abs, Angle, Arith, Bits, Classify, FloatFns, MoreFloatFns, Ordered, Parts, Remainder,
-    Rounding, Shifts,
+    Abs, Angle, Arith, Bits, Classify, FloatFns, MoreFloatFns, Ordered, Parts, Remainder, Rounding,
+    Shifts,
 };
 use crate::kernel::{BinaryOp, UnaryOp};
 use crate::scalar::Scalar;

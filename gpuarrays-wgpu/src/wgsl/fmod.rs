@@ -7,10 +7,10 @@
 
 use gpuarrays_core::DType;
 
+use super::extended;
 use super::helpers::Helpers;
 use super::math::flit;
 use super::types::ty;
-use super::extended;
 
 /// Registers `fmod_T(x, y)` for f32/f64 and returns its name.
 pub fn fmod(h: &mut Helpers, d: DType) -> String {

@@ -150,7 +150,10 @@ fn unary_functions_match_the_c_library() {
             for x in inputs(d) {
                 let got = un(op, d, x).f();
                 let want = reference(op, d, x);
-                assert!(close(d, got, want, ulps), "{op}({x:e}) {d}: {got:e}, want {want:e}");
+                assert!(
+                    close(d, got, want, ulps),
+                    "{op}({x:e}) {d}: {got:e}, want {want:e}"
+                );
             }
         }
         // Across [−1, 1] finely, where asin/acos/atan are most delicate.
@@ -160,7 +163,10 @@ fn unary_functions_match_the_c_library() {
             for (op, ulps) in [(Asin, 3), (Acos, 3), (Atan, 2), (Tan, 3), (Log1p, 3)] {
                 let got = un(op, d, x).f();
                 let want = reference(op, d, x);
-                assert!(close(d, got, want, ulps), "{op}({x:e}) {d}: {got:e}, want {want:e}");
+                assert!(
+                    close(d, got, want, ulps),
+                    "{op}({x:e}) {d}: {got:e}, want {want:e}"
+                );
             }
         }
     }
@@ -185,7 +191,10 @@ fn sign_classification_and_parts() {
             assert_eq!(un(UnaryOp::IsInf, d, x), V::I(inf));
             assert_eq!(un(UnaryOp::IsFinite, d, x), V::I(fin));
         }
-        assert_eq!(un(UnaryOp::Angle, d, -0.0), f(reference(UnaryOp::Angle, d, -1.0)));
+        assert_eq!(
+            un(UnaryOp::Angle, d, -0.0),
+            f(reference(UnaryOp::Angle, d, -1.0))
+        );
         assert_eq!(un(UnaryOp::Imag, d, 5.0), f(0.0));
     }
     let c = |re: f64, im: f64| V::C(re, im);
@@ -235,9 +244,15 @@ fn atan2_and_hypot_have_the_c_special_values() {
                     (yt.atan2(xt), yt.hypot(xt))
                 };
                 let got = bin(BinaryOp::Atan2, d, V::F(yt), V::F(xt)).f();
-                assert!(close(d, got, want_a, 2), "atan2({yt}, {xt}) {d}: {got}, want {want_a}");
+                assert!(
+                    close(d, got, want_a, 2),
+                    "atan2({yt}, {xt}) {d}: {got}, want {want_a}"
+                );
                 let got = bin(BinaryOp::Hypot, d, V::F(yt), V::F(xt)).f();
-                assert!(close(d, got, want_h, 2), "hypot({yt}, {xt}) {d}: {got}, want {want_h}");
+                assert!(
+                    close(d, got, want_h, 2),
+                    "hypot({yt}, {xt}) {d}: {got}, want {want_h}"
+                );
             }
         }
     }
@@ -309,7 +324,10 @@ fn remainders_take_the_sign_of_the_divisor() {
             } else {
                 want
             };
-            assert!(close(d, got, want, 0), "rem({x}, {y}) {d}: {got}, want {want}");
+            assert!(
+                close(d, got, want, 0),
+                "rem({x}, {y}) {d}: {got}, want {want}"
+            );
         }
     }
 }
