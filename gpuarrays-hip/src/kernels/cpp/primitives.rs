@@ -44,7 +44,10 @@ fn math(f: MathFn, t: DType, a: &str) -> String {
     let name = match f {
         MathFn::UnitLn if f32 => return format!("ga_unit_ln({a})"),
         MathFn::TurnCis if f32 => return format!("ga_cis_turn({a})"),
-        MathFn::Cis | MathFn::TurnCis => return format!("ga_cis({a})"),
+        MathFn::TurnCis => return format!("ga_cis({a})"),
+        // (The random draws' `ga_cis` is emitted only with them; the compiler pairs the two.)
+        MathFn::Cis if f32 => return format!("ga_c32(cosf({a}), sinf({a}))"),
+        MathFn::Cis => return format!("ga_c64(cos({a}), sin({a}))"),
         MathFn::Abs => "fabs",
         MathFn::Sqrt => "sqrt",
         MathFn::Exp => "exp",
