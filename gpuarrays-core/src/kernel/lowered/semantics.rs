@@ -86,7 +86,7 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
     if let Some(r) = functions::binary_into(b, op, x, y, hypot) {
         return Ok(r);
     }
-    let prim = |op: BinaryOp| match op {
+    let prim = match op {
         BinaryOp::Add => PBinary::Add,
         BinaryOp::Sub => PBinary::Sub,
         BinaryOp::Mul => PBinary::Mul,
@@ -101,21 +101,15 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
         BinaryOp::And => PBinary::And,
         BinaryOp::Or => PBinary::Or,
         BinaryOp::Xor => PBinary::Xor,
-        // Lowered by `functions` above.
-        BinaryOp::Rem
-        | BinaryOp::Shl
-        | BinaryOp::Shr
-        | BinaryOp::Atan2
-        | BinaryOp::Hypot
-        | BinaryOp::Fmin
-        | BinaryOp::Fmax => PBinary::Pow,
+        // The rest are `functions`' (above).
+        other => return Err(unlowered(other.name(), d)),
     };
     Ok(match op {
         BinaryOp::Div if d.is_integer() => int_div(b, x, y),
         BinaryOp::Min | BinaryOp::Max => {
             // `y` replaces `x` only when strictly beyond it (ties keep `x`); a NaN operand
             // is the result, `x` first (NumPy `minimum`/`maximum`).
-            let beyond = b.binary(prim(op), y, x);
+            let beyond = b.binary(prim, y, x);
             let m = b.select(beyond, y, x);
             if d.is_float() {
                 let (xn, yn) = (b.unary(PUnary::IsNan, x), b.unary(PUnary::IsNan, y));
@@ -125,7 +119,7 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
                 m
             }
         }
-        _ => b.binary(prim(op), x, y),
+        _ => b.binary(prim, x, y),
     })
 }
 

@@ -230,4 +230,21 @@ mod tests {
             "(ga_isnan(a) ? a : (ga_isnan(b) ? b : ((b < a) ? b : a)))"
         );
     }
+
+    #[test]
+    fn library_functions_print_defined_cpp() {
+        // A left shift of a signed value shifts the unsigned bits (no undefined behaviour),
+        // with the amount made safe first.
+        let shl = binary(BinaryOp::Shl, DType::I32, "a", "b").unwrap();
+        assert!(shl.contains("((i32)((u32)a << ((u32)"), "{shl}");
+        let rem = binary(BinaryOp::Rem, DType::F32, "a", "b").unwrap();
+        assert!(rem.contains("fmodf(a, b)"), "{rem}");
+        assert_eq!(unary(UnaryOp::Round, DType::F64, "x").unwrap(), "rint(x)");
+        assert_eq!(unary(UnaryOp::Floor, DType::I32, "x").unwrap(), "x");
+        let tan = unary(UnaryOp::Tan, DType::F32, "x").unwrap();
+        assert_eq!(
+            tan,
+            "(ga_c32(cosf(x), sinf(x)).im / ga_c32(cosf(x), sinf(x)).re)"
+        );
+    }
 }
