@@ -1,7 +1,7 @@
 //! Expression methods of the operations beyond the C basics: rounding, `log1p` ... `sigmoid`,
-//! `sign`, classification, complex parts, remainder, shifts, `atan2`, `hypot`, `fmin`/`fmax`
-//! and `clip`. The semantics are in the tables of [`crate::kernel::operators`]; `%`, `<<` and
-//! `>>` are in `expr_ops.rs`.
+//! `sign`, classification, complex parts, `atan2`, `hypot`, `fmin`/`fmax` and `clip`. The
+//! semantics are in the tables of [`crate::kernel::operators`]; the remainder (`%`) and the
+//! shifts (`<<`, `>>`) are operators (`expr_ops.rs`).
 
 use crate::backend::Backend;
 use crate::kernel::{BinaryOp, UnaryOp};
@@ -87,10 +87,6 @@ impl<B: Backend> Expr<B> {
     /// reals and `-0.0`).
     pub fn angle(self) -> Self {
         self.unary(UnaryOp::Angle)
-    }
-    /// NumPy `remainder`: the sign of the divisor (also the `%` operator).
-    pub fn rem(self, o: impl IntoExprArg<B>) -> Self {
-        self.binary(BinaryOp::Rem, o)
     }
     /// `atan2(self, x)`, the angle of the point `(x, self)`.
     pub fn atan2(self, x: impl IntoExprArg<B>) -> Self {
