@@ -1,9 +1,9 @@
-//! The library functions of [`UnaryOp`] and [`BinaryOp`] beyond the C basics, composed once
-//! from primitives: `log1p`/`expm1` (Goldberg's and Kahan's corrections, exact for tiny
+//! The library functions of [`UnaryOp`] beyond the C basics, composed once from
+//! primitives: `log1p`/`expm1` (Goldberg's and Kahan's corrections, exact for tiny
 //! arguments), `tan` from one sine–cosine pair, `atan` (Cephes' rational approximation),
 //! `atan2`/`asin`/`acos` from it, `sinh`/`cosh` without premature overflow, `sigmoid`,
-//! rounding, `sign`, classification, the parts of complex numbers, NumPy's `remainder`, and
-//! shifts with NumPy's rule for out-of-range amounts.
+//! rounding, `sign`, classification and the parts of complex numbers. The binary ones
+//! (`remainder`, shifts, ...) are in `binary_functions`.
 //!
 //! Every target prints these from the same primitives, so no backend depends on a driver's
 //! `atan` or `log1p` (WGSL's are graphics-grade). The accuracy of each composition, measured
@@ -12,7 +12,7 @@
 use super::builder::Builder;
 use super::ir::{MathFn, PBinary, PUnary, Prim, Value};
 use crate::dtype::DType;
-use crate::kernel::operators::{BinaryOp, UnaryOp};
+use crate::kernel::operators::UnaryOp;
 
 /// Cephes `atan`: `x + x³·P(x²)/Q(x²)` on [0, 0.66] (peak relative error 2.6e-18).
 const ATAN_P: [f64; 5] = [
@@ -43,15 +43,15 @@ fn max_finite(b: &mut Builder, t: DType) -> Value {
     b.float(t, m)
 }
 
-fn neg(b: &mut Builder, x: Value) -> Value {
+pub(super) fn neg(b: &mut Builder, x: Value) -> Value {
     b.unary(PUnary::Neg, x)
 }
 
-fn mul(b: &mut Builder, x: Value, y: Value) -> Value {
+pub(super) fn mul(b: &mut Builder, x: Value, y: Value) -> Value {
     b.binary(PBinary::Mul, x, y)
 }
 
-fn add(b: &mut Builder, x: Value, y: Value) -> Value {
+pub(super) fn add(b: &mut Builder, x: Value, y: Value) -> Value {
     b.binary(PBinary::Add, x, y)
 }
 
@@ -267,7 +267,7 @@ fn atan(b: &mut Builder, x: Value) -> Value {
 
 /// C `atan2(y, x)`: `atan(|y|/|x|)` (0 for two zeros, π/4 for two infinities), reflected
 /// to `π − θ` where `x`'s sign bit is set, given `y`'s sign.
-fn atan2(b: &mut Builder, y: Value, x: Value) -> Value {
+pub(super) fn atan2(b: &mut Builder, y: Value, x: Value) -> Value {
     let t = b.ty(x);
     let (ax, ay) = (b.math(MathFn::Abs, x), b.math(MathFn::Abs, y));
     let ratio = div(b, ay, ax);
@@ -396,123 +396,6 @@ pub(super) fn unary_into(b: &mut Builder, op: UnaryOp, a: Value) -> Option<Value
         UnaryOp::Angle => {
             let zero = b.zero(d);
             atan2(b, zero, a)
-        }
-        _ => return None,
-    })
-}
-
-/// NumPy `remainder` of integers: the truncating remainder with the divisor made safe as in
-/// division (`x % 0 == 0`, `MIN % −1 == 0`), moved to the divisor's sign.
-fn int_rem(b: &mut Builder, x: Value, y: Value) -> Value {
-    let d = b.ty(x);
-    let (zero, one) = (b.zero(d), b.one(d));
-    let by_zero = b.binary(PBinary::Eq, y, zero);
-    let special = if d.is_signed_integer() {
-        let m1 = b.int(d, -1);
-        let by_m1 = b.binary(PBinary::Eq, y, m1);
-        b.binary(PBinary::Or, by_zero, by_m1)
-    } else {
-        by_zero
-    };
-    let safe = b.select(special, one, y);
-    let q = b.binary(PBinary::Div, x, safe);
-    let qy = mul(b, q, safe);
-    let r = b.binary(PBinary::Sub, x, qy);
-    let r = b.select(special, zero, r);
-    if !d.is_signed_integer() {
-        return r;
-    }
-    let nz = b.binary(PBinary::Ne, r, zero);
-    let (rn, yn) = (
-        b.binary(PBinary::Lt, r, zero),
-        b.binary(PBinary::Lt, y, zero),
-    );
-    let differ = b.binary(PBinary::Ne, rn, yn);
-    let adjust = b.binary(PBinary::And, nz, differ);
-    let ry = add(b, r, y);
-    b.select(adjust, ry, r)
-}
-
-/// NumPy `remainder` of floats: `fmod`, then `+ y` where the signs differ, `copysign(0, y)`
-/// where it is zero.
-fn float_rem(b: &mut Builder, x: Value, y: Value) -> Value {
-    let d = b.ty(x);
-    let m = b.binary(PBinary::Fmod, x, y);
-    let zero = b.zero(d);
-    let nz = b.binary(PBinary::Ne, m, zero);
-    let (mn, yn) = (
-        b.binary(PBinary::Lt, m, zero),
-        b.binary(PBinary::Lt, y, zero),
-    );
-    let differ = b.binary(PBinary::Ne, mn, yn);
-    let adjust = b.binary(PBinary::And, nz, differ);
-    let my = add(b, m, y);
-    let r = b.select(adjust, my, m);
-    let nzero = neg(b, zero);
-    let z = b.select(yn, nzero, zero);
-    let is_zero = b.binary(PBinary::Eq, m, zero);
-    b.select(is_zero, z, r)
-}
-
-/// Shifts by an amount of `x`'s type: in [0, width) the primitive shift, otherwise 0 (a right
-/// shift of a negative signed value: −1).
-fn shift(b: &mut Builder, op: PBinary, x: Value, y: Value) -> Value {
-    let d = b.ty(x);
-    let width = b.int(d, 8 * d.size() as i128);
-    let zero = b.zero(d);
-    let below = b.binary(PBinary::Lt, y, width);
-    let in_range = if d.is_signed_integer() {
-        let nonneg = b.binary(PBinary::Ge, y, zero);
-        b.binary(PBinary::And, nonneg, below)
-    } else {
-        below
-    };
-    let safe = b.select(in_range, y, zero);
-    let amount = b.convert(DType::U32, safe);
-    let s = b.binary(op, x, amount);
-    let out = if op == PBinary::Shr && d.is_signed_integer() {
-        let m1 = b.int(d, -1);
-        let negative = b.binary(PBinary::Lt, x, zero);
-        b.select(negative, m1, zero)
-    } else {
-        zero
-    };
-    b.select(in_range, s, out)
-}
-
-/// Appends the binary operations of this module (`None`: not one of them); `hypot` is the
-/// complex modulus' own.
-pub(super) fn binary_into(
-    b: &mut Builder,
-    op: BinaryOp,
-    x: Value,
-    y: Value,
-    hypot: fn(&mut Builder, Value, Value) -> Value,
-) -> Option<Value> {
-    let d = b.ty(x);
-    Some(match op {
-        BinaryOp::Rem if d.is_float() => float_rem(b, x, y),
-        BinaryOp::Rem => int_rem(b, x, y),
-        BinaryOp::Shl => shift(b, PBinary::Shl, x, y),
-        BinaryOp::Shr => shift(b, PBinary::Shr, x, y),
-        BinaryOp::Atan2 => atan2(b, x, y),
-        BinaryOp::Hypot => hypot(b, x, y),
-        BinaryOp::Fmin | BinaryOp::Fmax => {
-            let cmp = if op == BinaryOp::Fmin {
-                PBinary::Lt
-            } else {
-                PBinary::Gt
-            };
-            // Ties keep `x` (as Min/Max); a NaN operand gives the other one.
-            let beyond = b.binary(cmp, y, x);
-            let m = b.select(beyond, y, x);
-            if d.is_float() {
-                let (xn, yn) = (b.unary(PUnary::IsNan, x), b.unary(PUnary::IsNan, y));
-                let m = b.select(yn, x, m);
-                b.select(xn, y, m)
-            } else {
-                m
-            }
         }
         _ => return None,
     })

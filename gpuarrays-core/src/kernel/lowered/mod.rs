@@ -29,10 +29,11 @@
 //! | [`ir`] | the instructions and their semantics |
 //! | [`builder`] | appending instructions (constants, typed helpers) |
 //! | [`semantics`] | unary and binary operations and casts |
-//! | `functions` | the library functions composed from primitives (`atan`, `log1p`, `rem`, shifts, ...) |
+//! | `functions`, `binary_functions` | the library functions composed from primitives (`atan`, `log1p`, ...; `rem`, shifts, `atan2`, ...) |
 //! | [`random`] | the Philox block, the draws, one element of a random leaf |
 //! | [`program`] | a whole `Program` |
 
+mod binary_functions;
 pub mod builder;
 mod functions;
 pub mod ir;

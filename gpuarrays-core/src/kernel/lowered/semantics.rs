@@ -5,8 +5,8 @@
 //! operands (how a reduction's combining step or a matmul's accumulation is printed).
 
 use super::builder::Builder;
-use super::functions;
 use super::ir::{Block, MathFn, PBinary, PUnary, Value};
+use super::{binary_functions, functions};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::operators::{BinaryOp, UnaryOp};
@@ -83,7 +83,7 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
     if d.is_complex() {
         return Ok(complex_binary(b, op, x, y));
     }
-    if let Some(r) = functions::binary_into(b, op, x, y, hypot) {
+    if let Some(r) = binary_functions::binary_into(b, op, x, y, hypot) {
         return Ok(r);
     }
     let prim = match op {
@@ -101,7 +101,7 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
         BinaryOp::And => PBinary::And,
         BinaryOp::Or => PBinary::Or,
         BinaryOp::Xor => PBinary::Xor,
-        // The rest are `functions`' (above).
+        // The rest are `binary_functions`' (above).
         other => return Err(unlowered(other.name(), d)),
     };
     Ok(match op {
