@@ -32,7 +32,8 @@ Transcendental functions, pow, float sums/products/means/matmul and cumulative s
 compared with tolerances against references computed in long double; inputs that make
 those operations exact in any order (multiples of 1/8, small integers, powers of two) are
 compared exactly. Tolerances (eps = machine epsilon of the element type):
-- exp, log, tanh, pow, |complex|: 4 eps relative (+2 smallest subnormals);
+- exp, log, tanh, pow, |complex|, log1p, expm1, tan, atan, asin, acos, sinh, cosh,
+  sigmoid, angle, atan2, hypot: 4 eps relative (+2 smallest subnormals);
   sin, cos: 4 eps relative + 4 eps absolute;
 - sum of n elements: (sqrt(n) + 1) eps sum|x| + eps |result|; cumsum likewise per position;
 - product of n elements: (n + 1) eps |result| (complex: 4 (n + 1) eps prod|z|);
@@ -88,7 +89,11 @@ UNARY_TYPES = {
     "neg": NUMERIC,
     "abs": NUMERIC,
     "not": {"bool"} | INTS,
-    **{f: FLOATS for f in ("sqrt", "exp", "log", "sin", "cos", "tanh")},
+    **{f: FLOATS for f in ("sqrt", "exp", "log", "sin", "cos", "tanh", "log1p", "expm1", "tan",
+                           "atan", "asin", "acos", "sinh", "cosh", "sigmoid")},
+    **{f: INTS | FLOATS for f in ("floor", "ceil", "round", "trunc", "sign")},
+    **{f: ALL for f in ("isnan", "isinf", "isfinite", "real", "imag", "conj")},
+    "angle": FLOATS | COMPLEX,
 }
 BINARY_TYPES = {
     **{f: NUMERIC for f in ("add", "sub", "mul", "div")},
@@ -97,6 +102,13 @@ BINARY_TYPES = {
     "eq": ALL,
     "ne": ALL,
     **{f: {"bool"} | INTS for f in ("and", "or", "xor")},
+    "rem": INTS | FLOATS,
+    "shl": INTS,
+    "shr": INTS,
+    "atan2": FLOATS,
+    "hypot": FLOATS,
+    "fmin": ORDERED,
+    "fmax": ORDERED,
 }
 REDUCE_TYPES = {
     "sum": NUMERIC,
@@ -396,7 +408,18 @@ def ld_function(f, args, d, abs_tol=0.0):
     return Expect(ref, d, "tol", tol)
 
 
-TRANSCENDENTAL = {"exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh}
+def sigmoid(x):
+    # OURS: NumPy has no sigmoid; 1/(1+e^-x) in long double (which holds e^-x of any f64 x
+    # whose sigmoid is not 0).
+    return 1 / (1 + np.exp(-x))
+
+
+TRANSCENDENTAL = {"exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+                  "log1p": np.log1p, "expm1": np.expm1, "tan": np.tan, "atan": np.arctan,
+                  "asin": np.arcsin, "acos": np.arccos, "sinh": np.sinh, "cosh": np.cosh,
+                  "sigmoid": sigmoid}
+ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}
+CLASSIFY = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
 
 
 def op_unary(op, d, ins):
@@ -414,6 +437,26 @@ def op_unary(op, d, ins):
         return Expect(np.logical_not(a) if d == "bool" else np.invert(a), d)
     if f == "sqrt":
         return Expect(np.sqrt(a), d)  # correctly rounded on both sides
+    if f in ROUNDING:
+        # Exact; integers are their own rounding (as in NumPy 2.3+).
+        return Expect(a.copy() if d in INTS else ROUNDING[f](a), d)
+    if f == "sign":
+        return Expect(np.sign(a), d)  # sign(-0.0) == +0.0, NaN stays NaN
+    if f in CLASSIFY:
+        if d in FLOATS | COMPLEX:
+            return Expect(CLASSIFY[f](a), "bool")
+        return Expect(np.full(a.shape, f == "isfinite"), "bool")
+    if f in ("real", "imag"):
+        if d in COMPLEX:
+            return Expect((a.real if f == "real" else a.imag).copy(), REAL[d])
+        return Expect(a.copy() if f == "real" else np.zeros_like(a), d)
+    if f == "conj":
+        return Expect(np.conj(a) if d in COMPLEX else a.copy(), d)
+    if f == "angle":
+        if d in COMPLEX:
+            return ld_function(np.arctan2, [a.imag, a.real], REAL[d])
+        # NumPy's angle of a real x: arctan2(+0, x), so angle(-0.0) == pi.
+        return ld_function(np.arctan2, [np.zeros_like(a), a], d)
     abs_tol = 4 * eps(d) if f in ("sin", "cos") else 0.0
     return ld_function(TRANSCENDENTAL[f], [a], d, abs_tol)
 
@@ -448,6 +491,20 @@ def op_binary(op, d, ins):
         special = ~(np.isfinite(a) & np.isfinite(b))
         exp.comps[0] = np.where(special, np.power(a, b), exp.comps[0])
         return exp
+    if f == "rem":
+        # NumPy's remainder in the type: integers x % 0 == 0 and MIN % -1 == 0 (as ours);
+        # floats fmod, then moved to the divisor's sign (npy_divmod).
+        return Expect(np.remainder(a, b, dtype=T), d)
+    if f in ("shl", "shr"):
+        # NumPy's rule: amounts outside [0, bits) give 0 (right shifts of negatives: -1).
+        return Expect((np.left_shift if f == "shl" else np.right_shift)(a, b, dtype=T), d)
+    if f == "atan2":
+        return ld_function(np.arctan2, [a, b], d)
+    if f == "hypot":
+        return ld_function(np.hypot, [a, b], d)
+    if f in ("fmin", "fmax"):
+        v = (np.fmin if f == "fmin" else np.fmax)(a, b)  # a NaN operand is ignored
+        return Expect(v, d, "zeros" if d in FLOATS else "exact")
     if f in ("min", "max"):
         v = (np.minimum if f == "min" else np.maximum)(a, b)  # NaN propagates
         return Expect(v, d, "zeros" if d in FLOATS else "exact")
@@ -516,6 +573,20 @@ def op_reduce(op, d, ins):
         return Expect(np.zeros(out_shape, DT[out_dtype]), out_dtype)
     if f in ("any", "all"):
         return Expect(np.asarray((np.any if f == "any" else np.all)(a, axis=axis)), "bool")
+    if f == "rem":
+        # NumPy's remainder in the type: integers x % 0 == 0 and MIN % -1 == 0 (as ours);
+        # floats fmod, then moved to the divisor's sign (npy_divmod).
+        return Expect(np.remainder(a, b, dtype=T), d)
+    if f in ("shl", "shr"):
+        # NumPy's rule: amounts outside [0, bits) give 0 (right shifts of negatives: -1).
+        return Expect((np.left_shift if f == "shl" else np.right_shift)(a, b, dtype=T), d)
+    if f == "atan2":
+        return ld_function(np.arctan2, [a, b], d)
+    if f == "hypot":
+        return ld_function(np.hypot, [a, b], d)
+    if f in ("fmin", "fmax"):
+        v = (np.fmin if f == "fmin" else np.fmax)(a, b)  # a NaN operand is ignored
+        return Expect(v, d, "zeros" if d in FLOATS else "exact")
     if f in ("min", "max"):
         v = np.asarray((np.min if f == "min" else np.max)(a, axis=axis))
         return Expect(v, d, "zeros" if d in FLOATS else "exact")

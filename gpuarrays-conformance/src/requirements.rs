@@ -7,7 +7,6 @@
 //! (the i64 index of `arange`, the u64 seed of random draws, bool masks, i64 positions): a
 //! backend refusing one of those may report `Unsupported` for it or succeed.
 
-use gpuarrays_core::kernel::UnaryOp;
 use gpuarrays_core::{Backend, DType, OpKind};
 
 use crate::case::{Case, Layout, Op};
@@ -57,8 +56,10 @@ pub fn needs(case: &Case) -> Needs {
     match &case.op {
         Op::Unary(op) => {
             each(Elementwise, &mut n);
-            if *op == UnaryOp::Abs {
-                n.auxiliary.push((t.real(), Elementwise));
+            // A result of another type (abs, real, imag, angle of complex; isnan ... of
+            // anything: bool) is a type the backend must also support.
+            if let Some(r) = op.result_dtype(t).ok().filter(|&r| r != t) {
+                n.auxiliary.push((r, Elementwise));
             }
         }
         Op::Binary(_) | Op::BinaryLit(_) => {

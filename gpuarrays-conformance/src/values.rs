@@ -57,6 +57,11 @@ pub enum Profile {
     /// For an array of shape `[2, S²]`: column `j` holds specials `j / S` and `j mod S`, so a
     /// reduction or scan along axis 0 combines every pair once (other sizes: `AllSpecials`).
     SpecialPairs,
+    /// Floats where library functions are delicate: [−1, 1] and `1 ± 2^-k` (asin, acos,
+    /// log1p near −1), magnitudes 2^-40 to 2^10 (log1p, expm1, sinh for tiny arguments),
+    /// near multiples of π/2 (tan), and just below and above where `exp` overflows
+    /// (sinh, cosh); complex: both parts so. Integers as `General`.
+    Spread,
 }
 
 /// `n` values of `dtype`.
@@ -229,6 +234,26 @@ fn near_one(n: usize, rng: &mut Rng) -> f64 {
     }
 }
 
+/// A value of [`Profile::Spread`] (exactly representable only after rounding to the type).
+fn spread(rng: &mut Rng, r: &Reals) -> f64 {
+    let u = rng.unit();
+    let x = if u < 0.25 {
+        rng.range(-1.0, 1.0)
+    } else if u < 0.45 {
+        1.0 - rng.range(1.0, 30.0).exp2().recip()
+    } else if u < 0.65 {
+        rng.range(-40.0, 10.0).exp2()
+    } else if u < 0.85 {
+        let k = rng.below(41) as f64 - 20.0;
+        k * std::f64::consts::FRAC_PI_2 + rng.range(-1e-3, 1e-3) * rng.range(-20.0, 0.0).exp2()
+    } else {
+        // ln MAX: 88.72 (f32), 709.78 (f64); sinh and cosh overflow just above ln 2MAX.
+        let edge = r.max.ln();
+        edge + rng.range(-2.0, 1.5)
+    };
+    signed(x, rng)
+}
+
 fn moderate(rng: &mut Rng) -> f64 {
     if rng.chance(0.1) {
         rng.pick(&[-0.0, 0.0, 1.0, -1.0, 2.0, -3.0])
@@ -265,6 +290,7 @@ fn float(profile: Profile, n: usize, rng: &mut Rng, r: &Reals) -> Drawn {
         Profile::HugeSum if rng.chance(0.02) => r.max,
         Profile::Finite | Profile::WithInf | Profile::HugeSum => moderate(rng),
         Profile::SmallInts => rng.below(4) as f64,
+        Profile::Spread => spread(rng, r),
         Profile::General | Profile::Sparse(_) | Profile::AllSpecials | Profile::SpecialPairs => {
             let u = rng.unit();
             if u < 0.2 {
@@ -337,6 +363,7 @@ fn complex_value(dtype: DType, profile: Profile, n: usize, rng: &mut Rng) -> Sca
         }
         Profile::Tiny | Profile::Huge => unit(rng),
         Profile::SmallInts => (rng.below(4) as f64, rng.below(4) as f64),
+        Profile::Spread => (spread(rng, &r), spread(rng, &r)),
         Profile::Finite => {
             let u = rng.unit();
             if u < 0.08 {

@@ -175,3 +175,58 @@ fn literals_that_the_element_type_cannot_hold() {
         &["cast"],
     );
 }
+
+/// The functions beyond the C basics refuse the types their tables exclude, with the hint.
+#[test]
+fn library_functions_refuse_excluded_types() {
+    let b = cpu();
+    let i = Array::<i32, _>::from_vec(&b, vec![1, 4, 9]).unwrap();
+    let f = Array::<f64, _>::from_vec(&b, vec![1.0, 4.0]).unwrap();
+    let z = Array::<Complex32, _>::from_vec(&b, vec![Complex32::new(1.0, 2.0)]).unwrap();
+    let m = Array::<bool, _>::from_vec(&b, vec![true, false]).unwrap();
+    fails(
+        i.ex().tan().eval::<i32>(),
+        ErrorKind::InvalidDType,
+        &["tan", "cast to a float type"],
+    );
+    fails(
+        z.ex().sign().eval::<Complex32>(),
+        ErrorKind::InvalidDType,
+        &["sign", "z / abs(z)"],
+    );
+    fails(
+        i.ex().angle().eval::<i32>(),
+        ErrorKind::InvalidDType,
+        &["angle", "cast integers to a float type"],
+    );
+    fails(
+        m.ex().floor().eval::<bool>(),
+        ErrorKind::InvalidDType,
+        &["floor"],
+    );
+    fails(
+        (f.ex() << f.ex()).eval::<f64>(),
+        ErrorKind::InvalidDType,
+        &["shl", "integers"],
+    );
+    fails(
+        (z.ex() % z.ex()).eval::<Complex32>(),
+        ErrorKind::InvalidDType,
+        &["rem"],
+    );
+    fails(
+        i.ex().atan2(&i).eval::<i32>(),
+        ErrorKind::InvalidDType,
+        &["atan2", "cast to a float type"],
+    );
+    fails(
+        z.ex().fmax(&z).eval::<Complex32>(),
+        ErrorKind::InvalidDType,
+        &["fmax", "complex numbers have no order"],
+    );
+    fails(
+        (i.ex() >> f.ex()).eval::<i32>(),
+        ErrorKind::DTypeMismatch,
+        &["shr"],
+    );
+}

@@ -14,9 +14,13 @@ use crate::values::Profile;
 pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
     for op in UnaryOp::ALL {
         for d in DType::ALL {
+            // Library functions also where they are delicate (Profile::Spread).
+            let spread = (op.is_transcendental() || op == UnaryOp::Angle)
+                .then(|| inp(d, &[super::ODD]).profile(Profile::Spread));
             let cases = single_inputs(s, d, Profile::General)
                 .into_iter()
                 .chain([all_specials(d, &[special_count(d)])])
+                .chain(spread)
                 .map(|i| CaseSpec::new(Op::Unary(op), vec![i]))
                 .collect();
             rows.push(RowSpec::new(op.name(), d, cases));
@@ -96,6 +100,10 @@ fn binary_cases(s: &Sizes, op: BinaryOp, d: DType) -> Vec<CaseSpec> {
         Op::BinaryLit(op),
         vec![all_specials(d, &[special_count(d)])],
     ));
+    if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem) {
+        let spread = || inp(d, &[super::ODD]).profile(Profile::Spread);
+        v.push(pair(o.clone(), spread(), spread()));
+    }
     // Errors: operands of two types; shapes that do not broadcast.
     v.push(pair(o.clone(), inp(d, &[4]), inp(other_dtype(d), &[4])));
     v.push(pair(o, inp(d, &[3]), inp(d, &[4])));

@@ -11,8 +11,13 @@ use super::value::{
 };
 use crate::host::{HostArray, HostData};
 
+mod more;
+
 /// `op(x)`, the result narrowed to `out`.
 pub fn unary_value(op: UnaryOp, x: Scalar, out: DType) -> Scalar {
+    if let Some(v) = more::unary_value(op, x, out) {
+        return v;
+    }
     match (op, widen(x)) {
         (UnaryOp::Neg, Wide::Int(v)) => from_int(-v, out),
         (UnaryOp::Neg, Wide::Real(v)) => from_real(-v, out),
@@ -36,6 +41,9 @@ pub fn unary_value(op: UnaryOp, x: Scalar, out: DType) -> Scalar {
 /// `a op b` (same type), the result narrowed to `out`.
 pub fn binary_value(op: BinaryOp, a: Scalar, b: Scalar, out: DType) -> Scalar {
     use BinaryOp::*;
+    if let Some(v) = more::binary_value(op, a, b, out) {
+        return v;
+    }
     match (widen(a), widen(b)) {
         (Wide::Bool(x), Wide::Bool(y)) => Scalar::Bool(match op {
             Eq => x == y,

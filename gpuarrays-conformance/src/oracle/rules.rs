@@ -35,15 +35,21 @@ fn complex(t: DType) -> bool {
 
 /// The result type of a unary operation.
 pub fn unary(op: UnaryOp, t: DType) -> Result<DType, Expected> {
+    use UnaryOp::*;
     let ok = match op {
-        UnaryOp::Neg | UnaryOp::Abs => numeric(t),
-        UnaryOp::Not => t == DType::Bool || integer(t),
+        Neg | Abs => numeric(t),
+        Not => t == DType::Bool || integer(t),
+        Floor | Ceil | Round | Trunc | Sign => integer(t) || float(t),
+        IsNan | IsInf | IsFinite => return Ok(DType::Bool),
+        Real | Imag | Conj => true,
+        Angle => float(t) || complex(t),
         _ => float(t),
     };
-    match (ok, op, t) {
-        (false, ..) => Err(INVALID_DTYPE),
-        (true, UnaryOp::Abs, DType::C32) => Ok(DType::F32),
-        (true, UnaryOp::Abs, DType::C64) => Ok(DType::F64),
+    let to_real = matches!(op, Abs | Real | Imag | Angle);
+    match (ok, t) {
+        (false, _) => Err(INVALID_DTYPE),
+        (true, DType::C32) if to_real => Ok(DType::F32),
+        (true, DType::C64) if to_real => Ok(DType::F64),
         _ => Ok(t),
     }
 }
@@ -62,10 +68,14 @@ pub fn binary(op: BinaryOp, l: DType, r: DType) -> Result<DType, Expected> {
     }
     let ok = match op {
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => numeric(l),
-        BinaryOp::Pow => float(l),
+        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => float(l),
+        BinaryOp::Rem => integer(l) || float(l),
+        BinaryOp::Shl | BinaryOp::Shr => integer(l),
         BinaryOp::Eq | BinaryOp::Ne => true,
         BinaryOp::Min
         | BinaryOp::Max
+        | BinaryOp::Fmin
+        | BinaryOp::Fmax
         | BinaryOp::Lt
         | BinaryOp::Le
         | BinaryOp::Gt

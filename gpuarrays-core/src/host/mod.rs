@@ -17,6 +17,7 @@
 //! | file | what |
 //! |---|---|
 //! | `semantics.rs` | per-type arithmetic, order, casts; how host memory holds each type |
+//! | `functions.rs` | rounding, library functions, classification, complex parts, remainder, shifts (re-exported by `semantics`) |
 //! | `io.rs` | typed host vectors from and to a backend's buffers |
 //! | `values.rs`, `elementwise.rs` | the interpreter of fused programs, one value at a time |
 //! | `reduce.rs`, `scan.rs`, `sort.rs` (and find), `matmul.rs` | the axis kernels |
@@ -25,6 +26,7 @@
 mod elementwise;
 #[cfg(feature = "host-fft")]
 pub mod fft;
+mod functions;
 mod io;
 mod matmul;
 mod reduce;

@@ -9,6 +9,8 @@
 
 use num_complex::{Complex32, Complex64};
 
+pub use super::functions::{Angle, Classify, MoreFloatFns, Parts, Remainder, Rounding, Shifts};
+
 /// How host memory holds an element type: as itself, except bool, held as its byte.
 ///
 /// Kernels are dispatched with [`crate::dispatch_dtype!`], which binds the Rust element
@@ -113,6 +115,28 @@ pub trait Ordered: Copy + PartialOrd + Send + Sync + 'static {
             o
         } else {
             self
+        }
+    }
+    /// `min` ignoring a NaN operand (NumPy `fmin`): NaN only when both are.
+    #[inline]
+    fn fmin_(self, o: Self) -> Self {
+        if o.is_nan() {
+            self
+        } else if self.is_nan() {
+            o
+        } else {
+            self.min_(o)
+        }
+    }
+    /// `max` ignoring a NaN operand (NumPy `fmax`).
+    #[inline]
+    fn fmax_(self, o: Self) -> Self {
+        if o.is_nan() {
+            self
+        } else if self.is_nan() {
+            o
+        } else {
+            self.max_(o)
         }
     }
     /// Total order for sorting: NaN after everything; values that compare equal (-0 and +0,

@@ -7,7 +7,10 @@
 //! before that backend has a single kernel of its own.
 
 use crate::error::{Error, Result};
-use crate::host::semantics::{Abs, Arith, Bits, FloatFns, Ordered};
+use crate::host::semantics::{
+    Abs, Angle, Arith, Bits, Classify, FloatFns, MoreFloatFns, Ordered, Parts, Remainder, Rounding,
+    Shifts,
+};
 use crate::kernel::{BinaryOp, UnaryOp};
 use crate::scalar::Scalar;
 
@@ -101,6 +104,144 @@ macro_rules! float {
     };
 }
 
+/// `$body` over integers and real floats, the result in the same variant.
+macro_rules! int_or_float {
+    ($x:expr, $op:expr, |$a:ident| $body:expr) => {
+        match $x {
+            Scalar::U8($a) => Scalar::U8($body),
+            Scalar::I32($a) => Scalar::I32($body),
+            Scalar::U32($a) => Scalar::U32($body),
+            Scalar::I64($a) => Scalar::I64($body),
+            Scalar::U64($a) => Scalar::U64($body),
+            Scalar::F32($a) => Scalar::F32($body),
+            Scalar::F64($a) => Scalar::F64($body),
+            other => return Err(undefined($op, other)),
+        }
+    };
+}
+
+/// `$body` over every variant, giving a result of variant `$out` (or the real variant of
+/// the operand's type with `real`).
+macro_rules! any_type {
+    ($x:expr, bool, |$a:ident| $body:expr) => {
+        match $x {
+            Scalar::Bool($a) => Scalar::Bool($body),
+            Scalar::U8($a) => Scalar::Bool($body),
+            Scalar::I32($a) => Scalar::Bool($body),
+            Scalar::U32($a) => Scalar::Bool($body),
+            Scalar::I64($a) => Scalar::Bool($body),
+            Scalar::U64($a) => Scalar::Bool($body),
+            Scalar::F32($a) => Scalar::Bool($body),
+            Scalar::F64($a) => Scalar::Bool($body),
+            Scalar::C32($a) => Scalar::Bool($body),
+            Scalar::C64($a) => Scalar::Bool($body),
+        }
+    };
+    ($x:expr, real, |$a:ident| $body:expr) => {
+        match $x {
+            Scalar::Bool($a) => Scalar::Bool($body),
+            Scalar::U8($a) => Scalar::U8($body),
+            Scalar::I32($a) => Scalar::I32($body),
+            Scalar::U32($a) => Scalar::U32($body),
+            Scalar::I64($a) => Scalar::I64($body),
+            Scalar::U64($a) => Scalar::U64($body),
+            Scalar::F32($a) => Scalar::F32($body),
+            Scalar::F64($a) => Scalar::F64($body),
+            Scalar::C32($a) => Scalar::F32($body),
+            Scalar::C64($a) => Scalar::F64($body),
+        }
+    };
+}
+
+/// The operations of [`UnaryOp`] beyond the C basics.
+fn unary_more(op: UnaryOp, x: Scalar) -> Result<Scalar> {
+    let name = op.name();
+    Ok(match op {
+        UnaryOp::Log1p => float!(x, name, |a| a.ln_1p_()),
+        UnaryOp::Expm1 => float!(x, name, |a| a.exp_m1_()),
+        UnaryOp::Tan => float!(x, name, |a| a.tan_()),
+        UnaryOp::Atan => float!(x, name, |a| a.atan_()),
+        UnaryOp::Asin => float!(x, name, |a| a.asin_()),
+        UnaryOp::Acos => float!(x, name, |a| a.acos_()),
+        UnaryOp::Sinh => float!(x, name, |a| a.sinh_()),
+        UnaryOp::Cosh => float!(x, name, |a| a.cosh_()),
+        UnaryOp::Sigmoid => float!(x, name, |a| a.sigmoid_()),
+        UnaryOp::Floor => int_or_float!(x, name, |a| a.floor_()),
+        UnaryOp::Ceil => int_or_float!(x, name, |a| a.ceil_()),
+        UnaryOp::Round => int_or_float!(x, name, |a| a.round_()),
+        UnaryOp::Trunc => int_or_float!(x, name, |a| a.trunc_()),
+        UnaryOp::Sign => int_or_float!(x, name, |a| a.sign_()),
+        UnaryOp::IsNan => any_type!(x, bool, |a| a.is_nan_()),
+        UnaryOp::IsInf => any_type!(x, bool, |a| a.is_inf_()),
+        UnaryOp::IsFinite => any_type!(x, bool, |a| a.is_finite_()),
+        UnaryOp::Real => any_type!(x, real, |a| a.re_()),
+        UnaryOp::Imag => any_type!(x, real, |a| a.im_()),
+        UnaryOp::Conj => match x {
+            Scalar::C32(a) => Scalar::C32(a.conj_()),
+            Scalar::C64(a) => Scalar::C64(a.conj_()),
+            other => other,
+        },
+        UnaryOp::Angle => match x {
+            Scalar::F32(a) => Scalar::F32(a.angle_()),
+            Scalar::F64(a) => Scalar::F64(a.angle_()),
+            Scalar::C32(a) => Scalar::F32(a.angle_()),
+            Scalar::C64(a) => Scalar::F64(a.angle_()),
+            other => return Err(undefined(name, other)),
+        },
+        _ => return Err(undefined(name, x)),
+    })
+}
+
+/// The operations of [`BinaryOp`] beyond arithmetic and comparisons.
+fn binary_more(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
+    let name = op.name();
+    macro_rules! int_or_float2 {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match (x, y) {
+                (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+                (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
+                (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
+                (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
+                (Scalar::U64($a), Scalar::U64($b)) => Scalar::U64($body),
+                (Scalar::F32($a), Scalar::F32($b)) => Scalar::F32($body),
+                (Scalar::F64($a), Scalar::F64($b)) => Scalar::F64($body),
+                (other, _) => return Err(undefined(name, other)),
+            }
+        };
+    }
+    macro_rules! ints2 {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match (x, y) {
+                (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+                (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
+                (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
+                (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
+                (Scalar::U64($a), Scalar::U64($b)) => Scalar::U64($body),
+                (other, _) => return Err(undefined(name, other)),
+            }
+        };
+    }
+    macro_rules! floats2 {
+        (|$a:ident, $b:ident| $body:expr) => {
+            match (x, y) {
+                (Scalar::F32($a), Scalar::F32($b)) => Scalar::F32($body),
+                (Scalar::F64($a), Scalar::F64($b)) => Scalar::F64($body),
+                (other, _) => return Err(undefined(name, other)),
+            }
+        };
+    }
+    Ok(match op {
+        BinaryOp::Rem => int_or_float2!(|a, b| a.rem_(b)),
+        BinaryOp::Shl => ints2!(|a, b| a.shl_(b)),
+        BinaryOp::Shr => ints2!(|a, b| a.shr_(b)),
+        BinaryOp::Atan2 => floats2!(|a, b| a.atan2_(b)),
+        BinaryOp::Hypot => floats2!(|a, b| a.hypot_(b)),
+        BinaryOp::Fmin => ordered2!(x, y, name, same, |a, b| a.fmin_(b)),
+        BinaryOp::Fmax => ordered2!(x, y, name, same, |a, b| a.fmax_(b)),
+        _ => return Err(undefined(name, x)),
+    })
+}
+
 /// `op x` with the semantics of [`UnaryOp`].
 pub(crate) fn unary(op: UnaryOp, x: Scalar) -> Result<Scalar> {
     let name = op.name();
@@ -127,6 +268,7 @@ pub(crate) fn unary(op: UnaryOp, x: Scalar) -> Result<Scalar> {
         UnaryOp::Sin => float!(x, name, |a| a.sin_()),
         UnaryOp::Cos => float!(x, name, |a| a.cos_()),
         UnaryOp::Tanh => float!(x, name, |a| a.tanh_()),
+        other => return unary_more(other, x),
     })
 }
 
@@ -158,5 +300,6 @@ pub(crate) fn binary(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
         BinaryOp::And => bits2!(x, y, name, |a, b| a.and(b)),
         BinaryOp::Or => bits2!(x, y, name, |a, b| a.or(b)),
         BinaryOp::Xor => bits2!(x, y, name, |a, b| a.xor(b)),
+        other => return binary_more(other, x, y),
     })
 }

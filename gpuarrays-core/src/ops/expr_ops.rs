@@ -1,7 +1,7 @@
 //! `std::ops` operators for expressions: `a + b`, `a * 2.0`, `1.0 - a`, `-a`, `!m`,
-//! `m & n`, `m | n`, `m ^ n`.
+//! `m & n`, `m | n`, `m ^ n`, `a % b` (NumPy `remainder`), `a << b`, `a >> b` (integers).
 
-use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Sub};
 
 use crate::array::Array;
 use crate::backend::Backend;
@@ -11,6 +11,12 @@ use crate::ops::expr::{Expr, IntoExprArg, Literal};
 
 macro_rules! binary_operator {
     ($Trait:ident, $method:ident, $op:expr) => {
+        binary_operator!(@ints $Trait, $method, $op);
+        binary_operator!(@lit $Trait, $method, $op, Float: f64);
+        binary_operator!(@lit $Trait, $method, $op, Float32: f32);
+    };
+    // Expressions, arrays and integer literals on the left (shifts take only these).
+    (@ints $Trait:ident, $method:ident, $op:expr) => {
         impl<B: Backend, R: IntoExprArg<B>> $Trait<R> for Expr<B> {
             type Output = Expr<B>;
             fn $method(self, rhs: R) -> Expr<B> {
@@ -23,8 +29,6 @@ macro_rules! binary_operator {
                 self.ex().binary($op, rhs)
             }
         }
-        binary_operator!(@lit $Trait, $method, $op, Float: f64);
-        binary_operator!(@lit $Trait, $method, $op, Float32: f32);
         binary_operator!(@lit $Trait, $method, $op, Int: u8, i32, u32, i64, u64);
     };
     (@lit $Trait:ident, $method:ident, $op:expr, $variant:ident: $($t:ty),*) => {$(
@@ -44,6 +48,9 @@ binary_operator!(Div, div, BinaryOp::Div);
 binary_operator!(BitAnd, bitand, BinaryOp::And);
 binary_operator!(BitOr, bitor, BinaryOp::Or);
 binary_operator!(BitXor, bitxor, BinaryOp::Xor);
+binary_operator!(Rem, rem, BinaryOp::Rem);
+binary_operator!(@ints Shl, shl, BinaryOp::Shl);
+binary_operator!(@ints Shr, shr, BinaryOp::Shr);
 
 impl<B: Backend> Neg for Expr<B> {
     type Output = Expr<B>;

@@ -6,6 +6,7 @@ mod creation;
 pub(crate) mod eval;
 mod eval_scratch;
 pub mod expr;
+mod expr_fns;
 mod expr_nodes;
 mod expr_ops;
 pub mod fft;

@@ -39,6 +39,9 @@ macro_rules! zip_arms {
     };
 }
 
+// After the macros, which it uses.
+mod more;
+
 /// `op(a)`.
 pub(crate) fn unary(op: UnaryOp, a: DType) -> Compiled {
     match op {
@@ -63,6 +66,7 @@ pub(crate) fn unary(op: UnaryOp, a: DType) -> Compiled {
         UnaryOp::Sin => map_arms!(a, op, [F32, F64], T, |x| x.sin_()),
         UnaryOp::Cos => map_arms!(a, op, [F32, F64], T, |x| x.cos_()),
         UnaryOp::Tanh => map_arms!(a, op, [F32, F64], T, |x| x.tanh_()),
+        other => more::unary(other, a),
     }
 }
 
@@ -169,6 +173,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
         BinaryOp::And => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.and(y)),
         BinaryOp::Or => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.or(y)),
         BinaryOp::Xor => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.xor(y)),
+        other => more::binary(other, a, b),
     }
 }
 

@@ -1,10 +1,11 @@
 //! WGSL generation shared by every kernel: how element types are stored and loaded
-//! ([`types`]), the primitives of core's lowered IR ([`primitives`]), the library math ([`math`], [`trig`], [`pow`] on top of
+//! ([`types`]), the primitives of core's lowered IR ([`primitives`]), the library math ([`math`], [`trig`], [`pow`], [`fmod`] on top of
 //! [`extended`] and [`two_over_pi`]), helper functions emitted on demand ([`helpers`]), and
 //! the parameter block and the dispatch grid ([`header`]). The semantic rules, the random
 //! recipe included, are core's (`gpuarrays_core::kernel::lowered`).
 
 pub mod extended;
+pub mod fmod;
 pub mod header;
 pub mod helpers;
 pub mod math;

@@ -17,7 +17,7 @@ use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp};
 
 use super::helpers::Helpers;
 use super::types::{f32_lit, f64_lit, int_bounds, lit, ty};
-use super::{extended, math, pow, trig};
+use super::{extended, fmod, math, pow, trig};
 use crate::error::{Result, WgpuError};
 
 /// A WGSL literal of `t` with the bits of a `Const`.
@@ -65,6 +65,9 @@ fn int_to_int(from: DType, to: DType, a: &str) -> String {
 fn math_fn(h: &mut Helpers, f: MathFn, t: DType, a: &str) -> String {
     let op = match f {
         MathFn::Abs => return format!("abs({a})"),
+        // Exact operations (WGSL's `round` takes halves to even).
+        MathFn::Floor => return format!("floor({a})"),
+        MathFn::Rint => return format!("round({a})"),
         MathFn::Cis | MathFn::TurnCis => {
             let (c, s) = (trig::sin_cos(h, t, true), trig::sin_cos(h, t, false));
             return format!("vec2<{}>({c}({a}), {s}({a}))", ty(t));
@@ -83,6 +86,7 @@ fn binary_prim(h: &mut Helpers, op: PBinary, t: DType, a: &str, b: &str) -> Stri
     let sym = match op {
         PBinary::Div if t.is_float() => return h.fdiv(t, a, b),
         PBinary::Pow => return format!("{}({a}, {b})", pow::pow(h, t)),
+        PBinary::Fmod => return format!("{}({a}, {b})", fmod::fmod(h, t)),
         // `!(a == b)`: WGSL's `!=` on floats may be an ordered comparison (false for NaN).
         PBinary::Ne if t.is_float() => return format!("(!({a} == {b}))"),
         _ if t == DType::Bool && op.is_comparison() && !matches!(op, PBinary::Eq | PBinary::Ne) => {

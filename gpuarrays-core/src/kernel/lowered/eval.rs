@@ -55,6 +55,8 @@ fn math(f: MathFn, t: DType, x: f64) -> V {
         MathFn::Sin => r(x.sin()),
         MathFn::Cos => r(x.cos()),
         MathFn::Tanh => r(x.tanh()),
+        MathFn::Floor => r(x.floor()),
+        MathFn::Rint => r(x.round_ties_even()),
         MathFn::Cis | MathFn::TurnCis => V::C(round(t, x.cos()), round(t, x.sin())),
     }
 }
@@ -98,11 +100,11 @@ fn binary(op: PBinary, t: DType, x: V, y: V) -> V {
                 PBinary::Or => a | b,
                 PBinary::Xor => a ^ b,
                 PBinary::Shl => {
-                    assert!(b < 8 * t.size() as i128);
-                    a << b
+                    assert!((0..8 * t.size() as i128).contains(&b));
+                    (a as u128).wrapping_shl(b as u32) as i128
                 }
                 PBinary::Shr => {
-                    assert!(b < 8 * t.size() as i128 && !t.is_signed_integer());
+                    assert!((0..8 * t.size() as i128).contains(&b));
                     a >> b
                 }
                 _ => panic!("{op:?} of integers"),
@@ -116,6 +118,8 @@ fn binary(op: PBinary, t: DType, x: V, y: V) -> V {
                 PBinary::Mul => a * b,
                 PBinary::Div => a / b,
                 PBinary::Pow => a.powf(b),
+                // Rust's `%` of floats is C `fmod` (exact); f32 operands give an f32 result.
+                PBinary::Fmod => a % b,
                 _ => panic!("{op:?} of floats"),
             },
         )),

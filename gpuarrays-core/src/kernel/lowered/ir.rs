@@ -23,7 +23,8 @@ pub type Value = u32;
 /// | `Binary(Div)` | ints, floats | floats IEEE; integers truncate, **only** with a divisor that is neither 0 nor (signed) −1 |
 /// | `Binary(Eq, Ne, Lt, Le, Gt, Ge)` | any → bool | IEEE: NaN is unordered (only `Ne` is true); bool: `false < true` |
 /// | `Binary(And, Or, Xor)` | bool, ints | logical / bitwise |
-/// | `Binary(Shl, Shr)` | u32, u64 (amount: u32 constant below the width) | logical shifts |
+/// | `Binary(Shl, Shr)` | ints (amount: u32 below the width) | `Shl` keeps the low bits (wraps); `Shr` is logical for unsigned types, arithmetic for signed ones |
+/// | `Binary(Fmod)` | floats | C `fmod`: the exact remainder of truncating division, the sign of the dividend; NaN for an infinite dividend, a zero divisor or a NaN |
 /// | `Binary(Pow)` | floats | C `pow` |
 /// | `Select(c, a, b)` | `c` bool | `c ? a : b`, both arms already evaluated |
 /// | `Convert(a)` | numeric → numeric real | int → int wraps (sign- or zero-extends by the source); to a float rounds to nearest; float → int truncates, **only** for values whose truncation is in range |
@@ -75,6 +76,10 @@ pub enum MathFn {
     Sin,
     Cos,
     Tanh,
+    /// Rounding down to an integer (exact).
+    Floor,
+    /// Rounding to the nearest integer, halves to even (exact; C `rint` in the default mode).
+    Rint,
     /// `ln x` for a normal `x` in (0, 1].
     UnitLn,
     /// `cos θ + i·sin θ` (a complex result: one reduction for both).
@@ -102,6 +107,7 @@ pub enum PBinary {
     Shl,
     Shr,
     Pow,
+    Fmod,
 }
 
 impl PBinary {

@@ -29,10 +29,13 @@
 //! | [`ir`] | the instructions and their semantics |
 //! | [`builder`] | appending instructions (constants, typed helpers) |
 //! | [`semantics`] | unary and binary operations and casts |
+//! | `functions`, `binary_functions` | the library functions composed from primitives (`atan`, `log1p`, ...; `rem`, shifts, `atan2`, ...) |
 //! | [`random`] | the Philox block, the draws, one element of a random leaf |
 //! | [`program`] | a whole `Program` |
 
+mod binary_functions;
 pub mod builder;
+mod functions;
 pub mod ir;
 pub mod program;
 pub mod random;
@@ -42,6 +45,8 @@ pub mod semantics;
 mod eval;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_functions;
 
 pub use builder::Builder;
 pub use ir::{Block, MathFn, PBinary, PInstr, PUnary, Prim, Value};

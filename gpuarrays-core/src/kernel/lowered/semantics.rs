@@ -6,8 +6,9 @@
 
 use super::builder::Builder;
 use super::ir::{Block, MathFn, PBinary, PUnary, Value};
+use super::{binary_functions, functions};
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernel::operators::{BinaryOp, UnaryOp};
 
 /// `op a` for `a` of type `d`, as a block with argument 0 the operand.
@@ -66,7 +67,13 @@ pub fn unary_into(b: &mut Builder, op: UnaryOp, a: Value) -> Result<Value> {
         UnaryOp::Sin => b.math(MathFn::Sin, a),
         UnaryOp::Cos => b.math(MathFn::Cos, a),
         UnaryOp::Tanh => b.math(MathFn::Tanh, a),
+        other => functions::unary_into(b, other, a).ok_or_else(|| unlowered(other.name(), d))?,
     })
+}
+
+/// The error of an operation the type rules admit but no lowering handles (a bug).
+fn unlowered(op: &str, d: DType) -> Error {
+    Error::invalid_dtype(op, d, "the operation has no lowering for this type")
 }
 
 /// Appends `x OP y` (the rules of [`BinaryOp`]).
@@ -76,7 +83,10 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
     if d.is_complex() {
         return Ok(complex_binary(b, op, x, y));
     }
-    let prim = |op: BinaryOp| match op {
+    if let Some(r) = binary_functions::binary_into(b, op, x, y, hypot) {
+        return Ok(r);
+    }
+    let prim = match op {
         BinaryOp::Add => PBinary::Add,
         BinaryOp::Sub => PBinary::Sub,
         BinaryOp::Mul => PBinary::Mul,
@@ -91,13 +101,15 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
         BinaryOp::And => PBinary::And,
         BinaryOp::Or => PBinary::Or,
         BinaryOp::Xor => PBinary::Xor,
+        // The rest are `binary_functions`' (above).
+        other => return Err(unlowered(other.name(), d)),
     };
     Ok(match op {
         BinaryOp::Div if d.is_integer() => int_div(b, x, y),
         BinaryOp::Min | BinaryOp::Max => {
             // `y` replaces `x` only when strictly beyond it (ties keep `x`); a NaN operand
             // is the result, `x` first (NumPy `minimum`/`maximum`).
-            let beyond = b.binary(prim(op), y, x);
+            let beyond = b.binary(prim, y, x);
             let m = b.select(beyond, y, x);
             if d.is_float() {
                 let (xn, yn) = (b.unary(PUnary::IsNan, x), b.unary(PUnary::IsNan, y));
@@ -107,7 +119,7 @@ pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<
                 m
             }
         }
-        _ => b.binary(prim(op), x, y),
+        _ => b.binary(prim, x, y),
     })
 }
 

@@ -44,7 +44,10 @@ fn math(f: MathFn, t: DType, a: &str) -> String {
     let name = match f {
         MathFn::UnitLn if f32 => return format!("ga_unit_ln({a})"),
         MathFn::TurnCis if f32 => return format!("ga_cis_turn({a})"),
-        MathFn::Cis | MathFn::TurnCis => return format!("ga_cis({a})"),
+        MathFn::TurnCis => return format!("ga_cis({a})"),
+        // (The random draws' `ga_cis` is emitted only with them; the compiler pairs the two.)
+        MathFn::Cis if f32 => return format!("ga_c32(cosf({a}), sinf({a}))"),
+        MathFn::Cis => return format!("ga_c64(cos({a}), sin({a}))"),
         MathFn::Abs => "fabs",
         MathFn::Sqrt => "sqrt",
         MathFn::Exp => "exp",
@@ -52,6 +55,9 @@ fn math(f: MathFn, t: DType, a: &str) -> String {
         MathFn::Sin => "sin",
         MathFn::Cos => "cos",
         MathFn::Tanh => "tanh",
+        MathFn::Floor => "floor",
+        // The default rounding mode: halves to even.
+        MathFn::Rint => "rint",
     };
     format!("{name}{}({a})", if f32 { "f" } else { "" })
 }
@@ -60,6 +66,8 @@ fn binary_prim(op: PBinary, t: DType, a: &str, b: &str) -> String {
     let sym = match op {
         PBinary::Pow if t == DType::F32 => return format!("powf({a}, {b})"),
         PBinary::Pow => return format!("pow({a}, {b})"),
+        PBinary::Fmod if t == DType::F32 => return format!("fmodf({a}, {b})"),
+        PBinary::Fmod => return format!("fmod({a}, {b})"),
         PBinary::Add => "+",
         PBinary::Sub => "-",
         PBinary::Mul => "*",
@@ -86,6 +94,9 @@ fn binary_prim(op: PBinary, t: DType, a: &str, b: &str) -> String {
         (PBinary::Add | PBinary::Sub | PBinary::Mul, DType::I64) => {
             format!("((i64)((u64){a} {sym} (u64){b}))")
         }
+        // A left shift of a negative signed value is undefined before C++20: shift the bits.
+        (PBinary::Shl, DType::I32) => format!("((i32)((u32){a} << {b}))"),
+        (PBinary::Shl, DType::I64) => format!("((i64)((u64){a} << {b}))"),
         _ if t == DType::U8 && !op.is_comparison() => format!("((u8)({a} {sym} {b}))"),
         _ => format!("({a} {sym} {b})"),
     }
@@ -217,6 +228,23 @@ mod tests {
         assert_eq!(
             min,
             "(ga_isnan(a) ? a : (ga_isnan(b) ? b : ((b < a) ? b : a)))"
+        );
+    }
+
+    #[test]
+    fn library_functions_print_defined_cpp() {
+        // A left shift of a signed value shifts the unsigned bits (no undefined behaviour),
+        // with the amount made safe first.
+        let shl = binary(BinaryOp::Shl, DType::I32, "a", "b").unwrap();
+        assert!(shl.contains("((i32)((u32)a << ((u32)"), "{shl}");
+        let rem = binary(BinaryOp::Rem, DType::F32, "a", "b").unwrap();
+        assert!(rem.contains("fmodf(a, b)"), "{rem}");
+        assert_eq!(unary(UnaryOp::Round, DType::F64, "x").unwrap(), "rint(x)");
+        assert_eq!(unary(UnaryOp::Floor, DType::I32, "x").unwrap(), "x");
+        let tan = unary(UnaryOp::Tan, DType::F32, "x").unwrap();
+        assert_eq!(
+            tan,
+            "(ga_c32(cosf(x), sinf(x)).im / ga_c32(cosf(x), sinf(x)).re)"
         );
     }
 }
