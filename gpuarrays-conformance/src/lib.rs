@@ -105,6 +105,7 @@ pub mod criterion;
 pub mod exec;
 pub mod ftz;
 pub mod host;
+mod layout;
 pub mod oracle;
 pub mod report;
 pub mod requirements;

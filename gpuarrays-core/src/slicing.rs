@@ -67,17 +67,24 @@ impl SliceArg {
 macro_rules! s {
     (@acc [$($done:expr,)*]) => { [$($done,)*] };
     (@acc [$($done:expr,)*] $r:expr ; $step:expr , $($rest:tt)*) => {
-        $crate::s!(@acc [$($done,)* $crate::SliceArg::from($r).step_by(($step) as isize),] $($rest)*)
+        $crate::s!(@acc [$($done,)* $crate::s!(@one $r).step_by(($step) as isize),] $($rest)*)
     };
     (@acc [$($done:expr,)*] $r:expr ; $step:expr) => {
-        $crate::s!(@acc [$($done,)* $crate::SliceArg::from($r).step_by(($step) as isize),])
+        $crate::s!(@acc [$($done,)* $crate::s!(@one $r).step_by(($step) as isize),])
     };
     (@acc [$($done:expr,)*] $r:expr , $($rest:tt)*) => {
-        $crate::s!(@acc [$($done,)* $crate::SliceArg::from($r),] $($rest)*)
+        $crate::s!(@acc [$($done,)* $crate::s!(@one $r),] $($rest)*)
     };
     (@acc [$($done:expr,)*] $r:expr) => {
-        $crate::s!(@acc [$($done,)* $crate::SliceArg::from($r),])
+        $crate::s!(@acc [$($done,)* $crate::s!(@one $r),])
     };
+    // `1..-1` is NumPy's `1:-1`, not an empty Rust range: clippy's lint against reversed
+    // ranges does not apply to selections.
+    (@one $r:expr) => {{
+        #[allow(clippy::reversed_empty_ranges)]
+        let arg = $crate::SliceArg::from($r);
+        arg
+    }};
     ($($t:tt)*) => { $crate::s!(@acc [] $($t)*) };
 }
 

@@ -50,14 +50,14 @@ impl<B: Backend> RawArray<B> {
         // [r0, d0, r1, d1, ..] with stride 0 along each repetition (axes repeated once left
         // out), copied once.
         let (mut dims, mut strides, mut out) = (Vec::new(), Vec::new(), Vec::new());
-        for k in 0..n {
-            if reps[k] != 1 {
-                dims.push(reps[k]);
+        for (k, &r) in reps.iter().enumerate() {
+            if r != 1 {
+                dims.push(r);
                 strides.push(0);
             }
             dims.push(a.dims[k]);
             strides.push(a.strides[k]);
-            out.push(product("tile", reps[k], a.dims[k])?);
+            out.push(product("tile", r, a.dims[k])?);
         }
         shape::checked_numel(&out)?;
         shape::check_rank(dims.len())?;
