@@ -9,7 +9,7 @@
 //! row-major; views (`derive.rs`, `views.rs`, `slicing.rs`) share the buffer with other
 //! strides. Elementwise expressions read and write strided arrays directly; every other
 //! kernel family reads a contiguous run, so core copies a strided operand into a contiguous
-//! temporary first ([`RawArray::dense`]).
+//! temporary first (`RawArray::dense`).
 
 use std::borrow::Cow;
 use std::fmt;
