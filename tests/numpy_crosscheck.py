@@ -573,20 +573,6 @@ def op_reduce(op, d, ins):
         return Expect(np.zeros(out_shape, DT[out_dtype]), out_dtype)
     if f in ("any", "all"):
         return Expect(np.asarray((np.any if f == "any" else np.all)(a, axis=axis)), "bool")
-    if f == "rem":
-        # NumPy's remainder in the type: integers x % 0 == 0 and MIN % -1 == 0 (as ours);
-        # floats fmod, then moved to the divisor's sign (npy_divmod).
-        return Expect(np.remainder(a, b, dtype=T), d)
-    if f in ("shl", "shr"):
-        # NumPy's rule: amounts outside [0, bits) give 0 (right shifts of negatives: -1).
-        return Expect((np.left_shift if f == "shl" else np.right_shift)(a, b, dtype=T), d)
-    if f == "atan2":
-        return ld_function(np.arctan2, [a, b], d)
-    if f == "hypot":
-        return ld_function(np.hypot, [a, b], d)
-    if f in ("fmin", "fmax"):
-        v = (np.fmin if f == "fmin" else np.fmax)(a, b)  # a NaN operand is ignored
-        return Expect(v, d, "zeros" if d in FLOATS else "exact")
     if f in ("min", "max"):
         v = np.asarray((np.min if f == "min" else np.max)(a, axis=axis))
         return Expect(v, d, "zeros" if d in FLOATS else "exact")
