@@ -19,7 +19,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::host;
 use crate::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 
 /// A device that can hold arrays and run the generic operations.
@@ -129,6 +130,19 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// their count. Default: [`host::find`].
     fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
         host::find(self, args)
+    }
+
+    /// Reads elements at the positions an index array holds (semantics in
+    /// [`crate::kernel::indexing`]). Default: [`host::gather`].
+    fn gather(&self, args: &GatherArgs<'_, Self::Buffer>) -> Result<()> {
+        host::gather(self, args)
+    }
+
+    /// Stores or adds elements at the positions an index array holds, in place (semantics,
+    /// and what may differ between backends, in [`crate::kernel::indexing`]). Default:
+    /// [`host::scatter`].
+    fn scatter(&self, args: &ScatterArgs<'_, Self::Buffer>) -> Result<()> {
+        host::scatter(self, args)
     }
 
     /// Runs a (batched) matrix product. Default: [`host::matmul`].

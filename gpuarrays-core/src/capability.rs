@@ -36,6 +36,14 @@ pub enum OpKind {
     Sort,
     /// Finding indices where a mask is true.
     Find,
+    /// Gathers: reading elements at positions held in an i64 index array (`take`,
+    /// `take_along_axis`, `index_select`, boolean-mask selection). Asked with the element
+    /// type read; the index is always i64.
+    Gather,
+    /// Scatters: storing or adding elements at positions held in an i64 index array (`put`,
+    /// `put_along_axis`, `scatter_add`, masked assignment, `bincount`). Asked with the
+    /// element type written; the index is always i64.
+    Scatter,
     /// Matrix multiplication.
     Matmul,
     /// Fast Fourier transforms (asked with the real type of the transform's precision, `F32`
@@ -44,13 +52,15 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 8] = [
+    pub const ALL: [OpKind; 10] = [
         OpKind::Storage,
         OpKind::Elementwise,
         OpKind::Reduce,
         OpKind::Scan,
         OpKind::Sort,
         OpKind::Find,
+        OpKind::Gather,
+        OpKind::Scatter,
         OpKind::Matmul,
         OpKind::Fft,
     ];
@@ -63,6 +73,8 @@ impl OpKind {
             OpKind::Scan => "scan",
             OpKind::Sort => "sort",
             OpKind::Find => "find",
+            OpKind::Gather => "gather",
+            OpKind::Scatter => "scatter",
             OpKind::Matmul => "matmul",
             OpKind::Fft => "fft",
         }
@@ -89,7 +101,11 @@ impl OpKind {
     /// ```
     pub const fn type_rule(self, dtype: DType) -> Option<TypeRule> {
         match self {
-            OpKind::Storage | OpKind::Elementwise | OpKind::Reduce => None,
+            OpKind::Storage
+            | OpKind::Elementwise
+            | OpKind::Reduce
+            | OpKind::Gather
+            | OpKind::Scatter => None,
             OpKind::Sort if !dtype.is_ordered() => Some(TypeRule {
                 reason: "complex numbers have no order",
                 alternative: "sort abs() or the real parts",

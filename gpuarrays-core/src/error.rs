@@ -76,6 +76,16 @@ pub enum Error {
         got: Vec<usize>,
     },
 
+    /// An index array holding a position outside the indexed axis (gathers and scatters
+    /// under [`IndexMode::Raise`](crate::kernel::IndexMode), `bincount` of a negative value).
+    #[error("{op}: index {index} is out of range for an axis of {len} elements; {hint}")]
+    IndexOutOfRange {
+        op: String,
+        index: i64,
+        len: usize,
+        hint: String,
+    },
+
     /// A view reaches outside its array.
     #[error("view {ranges:?} is out of bounds for an array of shape {dims:?}")]
     ViewOutOfBounds {
@@ -213,6 +223,7 @@ impl Error {
             Error::Freed => ErrorKind::Freed,
             Error::ShapeMismatch { .. } => ErrorKind::ShapeMismatch,
             Error::WrongShape { .. } => ErrorKind::WrongShape,
+            Error::IndexOutOfRange { .. } => ErrorKind::IndexOutOfRange,
             Error::ViewOutOfBounds { .. } => ErrorKind::ViewOutOfBounds,
             Error::NonContiguousView { .. } => ErrorKind::NonContiguousView,
             Error::Reshape { .. } => ErrorKind::Reshape,
@@ -292,6 +303,12 @@ mod tests {
                 op: op.clone(),
                 expected: vec![],
                 got: vec![],
+            },
+            Error::IndexOutOfRange {
+                op: op.clone(),
+                index: 3,
+                len: 2,
+                hint: "h".into(),
             },
             Error::ViewOutOfBounds {
                 dims: vec![],

@@ -15,6 +15,7 @@ pub enum ErrorKind {
     Freed,
     ShapeMismatch,
     WrongShape,
+    IndexOutOfRange,
     ViewOutOfBounds,
     NonContiguousView,
     Reshape,
@@ -33,13 +34,14 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order of [`Error`](crate::Error)'s variants.
-    pub const ALL: [ErrorKind; 20] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::Unsupported,
         ErrorKind::InvalidDType,
         ErrorKind::DTypeMismatch,
         ErrorKind::Freed,
         ErrorKind::ShapeMismatch,
         ErrorKind::WrongShape,
+        ErrorKind::IndexOutOfRange,
         ErrorKind::ViewOutOfBounds,
         ErrorKind::NonContiguousView,
         ErrorKind::Reshape,
@@ -65,6 +67,7 @@ impl ErrorKind {
             ErrorKind::Freed => "Freed",
             ErrorKind::ShapeMismatch => "ShapeMismatch",
             ErrorKind::WrongShape => "WrongShape",
+            ErrorKind::IndexOutOfRange => "IndexOutOfRange",
             ErrorKind::ViewOutOfBounds => "ViewOutOfBounds",
             ErrorKind::NonContiguousView => "NonContiguousView",
             ErrorKind::Reshape => "Reshape",

@@ -21,12 +21,14 @@
 //! | `io.rs` | typed host vectors from and to a backend's buffers |
 //! | `values.rs`, `elementwise.rs` | the interpreter of fused programs, one value at a time |
 //! | `reduce.rs`, `scan.rs`, `sort.rs` (and find), `matmul.rs` | the axis kernels |
+//! | `indexing.rs` | gathers and scatters |
 //! | `fft.rs` | FFTs with rustfft (feature `host-fft`, on by default) |
 
 mod elementwise;
 #[cfg(feature = "host-fft")]
 pub mod fft;
 mod functions;
+mod indexing;
 mod io;
 mod matmul;
 mod reduce;
@@ -38,6 +40,7 @@ mod tests;
 mod values;
 
 pub use elementwise::elementwise;
+pub use indexing::{gather, positions, scatter};
 pub use matmul::{matmul, matmul_row};
 pub use reduce::{better, bool_byte, fold_run, reduce};
 pub use scan::{scan, scan_run};

@@ -35,6 +35,7 @@
 pub mod axis_ops;
 pub mod elementwise;
 pub mod fft;
+pub mod indexing;
 pub mod lowered;
 mod map_buffers;
 pub mod operators;
@@ -45,5 +46,6 @@ pub use elementwise::{
     Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout, simplify_layout_into,
 };
 pub use fft::{FftArgs, FftDirection, FftKind, FftLayout, MAX_FFT_RANK};
+pub use indexing::{GatherArgs, IndexMode, IndexSpace, ScatterArgs, ScatterOp, Strided3};
 pub use operators::{BinaryOp, UnaryOp};
 pub use random::Distribution;
