@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -209,6 +210,22 @@ impl Backend for CpuBackend {
     fn find(&self, args: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
         let acc = Accesses::default().read(args.input);
         self.run(acc, Here::Pool, || crate::sort::find(args))
+    }
+
+    fn gather(&self, args: &GatherArgs<'_, CpuBuffer>) -> Result<()> {
+        let acc = Accesses::default()
+            .read(args.space.index.buffer)
+            .read(args.source.buffer)
+            .write(args.output);
+        self.run(acc, Here::Pool, || crate::indexing::run_gather(args))
+    }
+
+    fn scatter(&self, args: &ScatterArgs<'_, CpuBuffer>) -> Result<()> {
+        let acc = Accesses::default()
+            .read(args.space.index.buffer)
+            .read(args.values.buffer)
+            .write(args.target.buffer);
+        self.run(acc, Here::Pool, || crate::indexing::run_scatter(args))
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {

@@ -13,6 +13,7 @@
 //! | `parallel.rs` | whether a kernel may split its work over the pool (not on a rayon worker holding locks) |
 //! | `elementwise/` | the block evaluator of fused expressions (`plan.rs`: a program compiled per call; `instructions.rs`: each instruction's kernel; `kernel.rs`: the kernels' loops; `layout.rs`: gather and scatter) |
 //! | `reduce.rs`, `scan.rs`, `sort.rs`, `matmul.rs` | the other kernels |
+//! | `indexing.rs` | gathers and scatters (deterministic: each task owns whole target elements) |
 //! | `fft.rs` | FFTs with rustfft, plans in a bounded `HandleCache` |
 //!
 //! The per-type arithmetic (`gpuarrays_core::host::semantics`) and the serial pieces of the
@@ -24,6 +25,7 @@ mod buffer;
 mod elementwise;
 mod error;
 mod fft;
+mod indexing;
 mod matmul;
 mod parallel;
 mod reduce;
