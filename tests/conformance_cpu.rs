@@ -7,7 +7,8 @@ use gpuarrays::conformance::{
 };
 use gpuarrays::cpu::{CpuBackend, CpuBuffer};
 use gpuarrays::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays::prelude::*;
 use gpuarrays::{DeviceInfo, OpKind, Support};
@@ -81,6 +82,14 @@ impl Backend for Faulty {
     }
     fn find(&self, args: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
         self.inner.find(args)
+    }
+    fn gather(&self, args: &GatherArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.gather(args)?;
+        self.corrupt(args.output, args.output_offset, args.dtype)
+    }
+    fn scatter(&self, args: &ScatterArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.scatter(args)?;
+        self.corrupt(args.target.buffer, args.target.offset, args.dtype)
     }
     fn matmul(&self, args: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.matmul(args)?;

@@ -5,6 +5,7 @@ use gpuarrays_core::kernel::{Distribution, ReduceOp, ScanOp};
 use gpuarrays_core::{DType, Scalar};
 
 pub use crate::case_fft::{FftCase, FftForm};
+pub use crate::case_index::IndexCase;
 pub use crate::case_stats::StatOp;
 use crate::host::{HostArray, HostData};
 pub use crate::layout::Layout;
@@ -129,6 +130,8 @@ pub enum Op {
     Matmul,
     /// var, std, logsumexp, norm, dot, vdot, outer (composed in core).
     Stat(StatOp),
+    /// Gathers, scatters and masks (see [`IndexCase`] for the inputs).
+    Index(IndexCase),
     /// An FFT of the public API (NumPy semantics).
     Fft(FftCase),
     /// `fftshift(axes)`, or `ifftshift(axes)` when `inverse` (`None`: every axis).
@@ -141,7 +144,11 @@ pub enum Op {
 impl Op {
     /// Whether the result is the whole buffer of the first input (in-place operations).
     pub fn writes_first_input(&self) -> bool {
-        matches!(self, Op::Fill(_) | Op::Assign | Op::EvalInto { .. })
+        match self {
+            Op::Fill(_) | Op::Assign | Op::EvalInto { .. } => true,
+            Op::Index(c) => c.in_place(),
+            _ => false,
+        }
     }
 }
 
@@ -241,6 +248,7 @@ impl CaseSpec {
                 piece,
             } => format!(" piece {piece} of {sections} along {axis}"),
             Op::Tile(reps) => format!(" reps {reps:?}"),
+            Op::Index(c) => format!(" {c:?}"),
             Op::Repeat { repeats, axis } => format!(" {repeats}× axis {axis:?}"),
             Op::Pad { widths, mode } => {
                 let m = match mode {

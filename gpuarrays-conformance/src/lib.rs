@@ -97,6 +97,7 @@
 
 pub mod case;
 mod case_fft;
+mod case_index;
 mod case_stats;
 pub mod cases;
 pub mod compare;

@@ -9,7 +9,7 @@
 
 use gpuarrays_core::{Backend, DType, OpKind};
 
-use crate::case::{Case, Layout, Op};
+use crate::case::{Case, IndexCase, Layout, Op};
 
 /// The pairs a case needs.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -154,6 +154,36 @@ pub fn needs(case: &Case) -> Needs {
                 (DType::F64, Elementwise),
                 (DType::Bool, Elementwise),
             ]);
+        }
+        Op::Index(c) => {
+            // The moved type gathers or scatters; indices are converted to i64 and checked
+            // with an expression and reductions; masks are found; bincount may sum f64
+            // weights; argwhere stacks its columns.
+            match c {
+                IndexCase::Nonzero(_) | IndexCase::Argwhere | IndexCase::Bincount(_) => {
+                    n.auxiliary.extend([(t, Elementwise), (t, Reduce)]);
+                }
+                c if c.in_place() => n.primary.push((t, Scatter)),
+                _ => n.primary.push((t, Gather)),
+            }
+            n.auxiliary.extend([
+                (DType::I64, Storage),
+                (DType::I64, Elementwise),
+                (DType::I64, Reduce),
+                (DType::I64, Gather),
+                (DType::I64, Scatter),
+                (DType::Bool, Elementwise),
+                (DType::Bool, Reduce),
+                (DType::Bool, Find),
+                (DType::I64, Find),
+                (DType::F64, Storage),
+                (DType::F64, Elementwise),
+                (DType::F64, Scatter),
+                (t, Elementwise),
+            ]);
+            for &d in inputs.iter().skip(1) {
+                n.auxiliary.push((d, Elementwise));
+            }
         }
         Op::Fft(_) => {
             each(Fft, &mut n);

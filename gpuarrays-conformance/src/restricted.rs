@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -171,6 +172,16 @@ impl<B: Backend> Backend for Restricted<B> {
     fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
         self.guard(OpKind::Find, &[DType::Bool, DType::I64])?;
         self.inner.find(args)
+    }
+
+    fn gather(&self, args: &GatherArgs<'_, Self::Buffer>) -> Result<()> {
+        self.guard(OpKind::Gather, &[args.dtype, DType::I64])?;
+        self.inner.gather(args)
+    }
+
+    fn scatter(&self, args: &ScatterArgs<'_, Self::Buffer>) -> Result<()> {
+        self.guard(OpKind::Scatter, &[args.dtype, DType::I64])?;
+        self.inner.scatter(args)
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, Self::Buffer>) -> Result<()> {

@@ -62,6 +62,14 @@ pub enum Profile {
     /// near multiples of π/2 (tan), and just below and above where `exp` overflows
     /// (sinh, cosh); complex: both parts so. Integers as `General`.
     Spread,
+    /// Integers drawn uniformly from `lo..hi` (wrapped into unsigned types), with about one
+    /// in eight at an end of the range: index arrays for gathers, scatters and `bincount`.
+    /// Other types as `General`.
+    Indices(i64, i64),
+    /// Index arrays for stores, where which of two updates of one element lands is not
+    /// specified: each run of `lane` consecutive elements holds distinct positions of
+    /// `0..extent` (`lane ≤ extent`), each written as `p` or (signed types) as the negative `p − extent`.
+    Distinct { extent: usize, lane: usize },
 }
 
 /// `n` values of `dtype`.
@@ -83,6 +91,27 @@ pub fn generate(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Host
                     (i - k * k) % k
                 };
                 out.push(s[at]);
+            }
+        }
+        Profile::Distinct { extent, lane } if dtype.is_integer() && lane > 0 => {
+            let mut pool: Vec<usize> = (0..extent).collect();
+            for i in 0..n {
+                let k = i % lane;
+                if k == 0 {
+                    pool = (0..extent).collect();
+                }
+                // A partial Fisher–Yates shuffle: element k of the run is drawn from what
+                // the earlier ones left.
+                let j = k + rng.below(extent.saturating_sub(k).max(1));
+                pool.swap(k, j.min(extent.saturating_sub(1)));
+                let p = pool[k.min(extent.saturating_sub(1))] as i128;
+                let signed = matches!(dtype, DType::I32 | DType::I64);
+                let v = if signed && rng.chance(0.5) {
+                    p - extent as i128
+                } else {
+                    p
+                };
+                out.push(wrap_i128(v, dtype));
             }
         }
         _ => {
@@ -107,6 +136,17 @@ pub fn value(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Scalar 
     }
     if matches!(profile, Profile::AllSpecials | Profile::SpecialPairs) {
         return rng.pick(&specials::specials(dtype));
+    }
+    if let Profile::Indices(lo, hi) = profile
+        && dtype.is_integer()
+        && hi > lo
+    {
+        let i = if rng.chance(0.125) {
+            if rng.chance(0.5) { lo } else { hi - 1 }
+        } else {
+            lo + rng.below((hi - lo) as usize) as i64
+        };
+        return wrap_i128(i as i128, dtype);
     }
     match dtype {
         DType::Bool => Scalar::Bool(rng.chance(0.5)),
@@ -291,7 +331,12 @@ fn float(profile: Profile, n: usize, rng: &mut Rng, r: &Reals) -> Drawn {
         Profile::Finite | Profile::WithInf | Profile::HugeSum => moderate(rng),
         Profile::SmallInts => rng.below(4) as f64,
         Profile::Spread => spread(rng, r),
-        Profile::General | Profile::Sparse(_) | Profile::AllSpecials | Profile::SpecialPairs => {
+        Profile::General
+        | Profile::Sparse(_)
+        | Profile::AllSpecials
+        | Profile::SpecialPairs
+        | Profile::Indices(..)
+        | Profile::Distinct { .. } => {
             let u = rng.unit();
             if u < 0.2 {
                 return Drawn::Special(rng.below(r.all));
@@ -381,7 +426,12 @@ fn complex_value(dtype: DType, profile: Profile, n: usize, rng: &mut Rng) -> Sca
             };
             (part(rng), part(rng))
         }
-        Profile::General | Profile::Sparse(_) | Profile::AllSpecials | Profile::SpecialPairs => {
+        Profile::General
+        | Profile::Sparse(_)
+        | Profile::AllSpecials
+        | Profile::SpecialPairs
+        | Profile::Indices(..)
+        | Profile::Distinct { .. } => {
             let u = rng.unit();
             if u < 0.2 {
                 return rng.pick(&specials::specials(dtype));

@@ -11,7 +11,8 @@ use std::any::Any;
 use std::sync::Arc;
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -73,6 +74,8 @@ pub trait DynBackend: Send + Sync + 'static {
     fn scan(&self, args: &ScanArgs<'_, CustomBuffer>) -> Result<()>;
     fn sort(&self, args: &SortArgs<'_, CustomBuffer>) -> Result<()>;
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)>;
+    fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()>;
+    fn scatter(&self, args: &ScatterArgs<'_, CustomBuffer>) -> Result<()>;
     fn matmul(&self, args: &MatmulArgs<'_, CustomBuffer>) -> Result<()>;
     fn fft(&self, args: &FftArgs<'_, CustomBuffer>) -> Result<()>;
 }
@@ -162,6 +165,12 @@ impl<B: Backend> DynBackend for B {
         let (positions, count) = Backend::find(self, &args)?;
         Ok((CustomBuffer::new(positions, count * 8), count))
     }
+    fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()> {
+        Backend::gather(self, &args.try_map_buffers(|x| own(self, "gather", x))?)
+    }
+    fn scatter(&self, args: &ScatterArgs<'_, CustomBuffer>) -> Result<()> {
+        Backend::scatter(self, &args.try_map_buffers(|x| own(self, "scatter", x))?)
+    }
     fn matmul(&self, args: &MatmulArgs<'_, CustomBuffer>) -> Result<()> {
         Backend::matmul(self, &args.try_map_buffers(|x| own(self, "matmul", x))?)
     }
@@ -244,6 +253,12 @@ impl Backend for CustomBackend {
     }
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)> {
         self.0.find(args)
+    }
+    fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()> {
+        self.0.gather(args)
+    }
+    fn scatter(&self, args: &ScatterArgs<'_, CustomBuffer>) -> Result<()> {
+        self.0.scatter(args)
     }
     fn matmul(&self, args: &MatmulArgs<'_, CustomBuffer>) -> Result<()> {
         self.0.matmul(args)

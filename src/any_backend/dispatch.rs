@@ -3,7 +3,8 @@
 //! `Error::DeviceMismatch`).
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -131,6 +132,14 @@ impl Backend for AnyBackend {
 
     fn find(&self, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {
         match_variant!(self, b => find(b, args))
+    }
+
+    fn gather(&self, args: &GatherArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.gather(&args.try_map_buffers(|x| own(b, "gather", x))?))
+    }
+
+    fn scatter(&self, args: &ScatterArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.scatter(&args.try_map_buffers(|x| own(b, "scatter", x))?))
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, AnyBuffer>) -> Result<()> {

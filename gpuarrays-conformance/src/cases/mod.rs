@@ -6,6 +6,7 @@ mod axis;
 mod construct;
 mod elementwise;
 mod fft;
+mod indexing;
 mod join;
 mod reduce;
 mod stats;
@@ -49,6 +50,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     stats::rows(&s, &mut rows);
     fft::rows(&s, &mut rows);
     join::rows(&s, &mut rows);
+    indexing::rows(&s, &mut rows);
     rows
 }
 

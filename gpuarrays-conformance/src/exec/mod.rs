@@ -1,6 +1,7 @@
 //! Running a case on any backend through the public gpuarrays API (generic over `Backend`).
 //! The same code runs the backend under test and the CPU reference.
 
+mod index;
 mod place;
 
 pub use place::{Placed, download, download_base, internal, place, upload};
@@ -59,6 +60,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         Op::Matmul => arg(0)?.matmul(arg(1)?)?,
         Op::Stat(s) => stat(*s, arg(0)?, arg(1).ok())?,
         Op::Fft(f) => fft(arg(0)?, f)?,
+        Op::Index(c) => return index::execute(*c, &placed),
         Op::FftShift {
             inverse: false,
             axes,

@@ -8,6 +8,7 @@ mod axis;
 mod construct;
 mod elementwise;
 mod fft;
+mod gather;
 mod index;
 mod join;
 mod magnitudes;
@@ -158,6 +159,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::Stat(s) => stats::evaluate(*s, a()?, ins.get(1).copied()),
         Op::Fft(f) => fft::fft(f, a()?),
         Op::FftShift { inverse, axes } => axis::fftshift(*inverse, axes.as_deref(), a()?),
+        Op::Index(c) => gather::evaluate(*c, &case.inputs.iter().collect::<Vec<_>>()),
     }
 }
 

@@ -16,6 +16,7 @@ pub const AXIS_OUT_OF_RANGE: Expected = "AxisOutOfRange";
 pub const EMPTY_REDUCTION: Expected = "EmptyReduction";
 pub const SCALAR_OUT_OF_RANGE: Expected = "ScalarOutOfRange";
 pub const INVALID_ARGUMENT: Expected = "InvalidArgument";
+pub const INDEX_OUT_OF_RANGE: Expected = "IndexOutOfRange";
 
 fn numeric(t: DType) -> bool {
     t != DType::Bool

@@ -10,6 +10,7 @@
 use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SortArgs};
 use super::elementwise::{ElementwiseArgs, Operand};
 use super::fft::FftArgs;
+use super::indexing::{GatherArgs, IndexSpace, ScatterArgs, Strided3};
 
 impl<'a, A> Operand<'a, A> {
     /// This operand with its buffer mapped by `f`.
@@ -155,6 +156,69 @@ impl<'a, A> FftArgs<'a, A> {
             input_layout: self.input_layout,
             output: f(self.output)?,
             output_layout: self.output_layout,
+        })
+    }
+}
+
+impl<'a, A> Strided3<'a, A> {
+    /// This operand with its buffer mapped by `f`.
+    pub fn try_map_buffer<B, E>(
+        &self,
+        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
+    ) -> Result<Strided3<'a, B>, E> {
+        Ok(Strided3 {
+            buffer: f(self.buffer)?,
+            offset: self.offset,
+            strides: self.strides,
+        })
+    }
+}
+
+impl<'a, A> IndexSpace<'a, A> {
+    /// This index space with the index's buffer mapped by `f`.
+    pub fn try_map_buffer<B, E>(
+        &self,
+        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
+    ) -> Result<IndexSpace<'a, B>, E> {
+        Ok(IndexSpace {
+            dims: self.dims,
+            index: self.index.try_map_buffer(f)?,
+            extent: self.extent,
+            mode: self.mode,
+        })
+    }
+}
+
+impl<'a, A> GatherArgs<'a, A> {
+    /// These arguments with the index, the source, then the output buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<GatherArgs<'a, B>, E> {
+        Ok(GatherArgs {
+            dtype: self.dtype,
+            space: self.space.try_map_buffer(&mut f)?,
+            source: self.source.try_map_buffer(&mut f)?,
+            output: f(self.output)?,
+            output_offset: self.output_offset,
+        })
+    }
+}
+
+impl<'a, A> ScatterArgs<'a, A> {
+    /// These arguments with the index, the values, then the target buffer mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<ScatterArgs<'a, B>, E> {
+        let space = self.space.try_map_buffer(&mut f)?;
+        let values = self.values.try_map_buffer(&mut f)?;
+        Ok(ScatterArgs {
+            op: self.op,
+            dtype: self.dtype,
+            space,
+            target: self.target.try_map_buffer(&mut f)?,
+            values,
         })
     }
 }

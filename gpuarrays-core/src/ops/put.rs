@@ -81,18 +81,16 @@ fn check_target<B: Backend>(
 
 impl<B: Backend> RawArray<B> {
     /// Stores `values` at the flat (row-major) positions `indices` (NumPy `put`): `values`
-    /// is read flattened and repeated as needed to match the number of indices; `mode`
-    /// says what an out-of-range index means.
+    /// is read flattened and repeated as needed to match the number of indices (no values:
+    /// nothing is stored); `mode` says what an out-of-range index means.
     pub fn put(&self, indices: &RawArray<B>, values: &RawArray<B>, mode: IndexMode) -> Result<()> {
         let op = "put";
         check_target(op, self, indices, values, ScatterOp::Assign)?;
         let index = apart(as_i64(op, indices)?, self)?;
         let n = index.len();
-        if n > 0 && values.is_empty() {
-            return Err(Error::invalid_arg(
-                op,
-                "no values to store at a non-empty set of indices",
-            ));
+        if values.is_empty() {
+            // NumPy stores nothing when there are no values.
+            return self.ensure_alive();
         }
         let flat_target = self.flattened()?;
         let target_is_view = crate::DataRef::same_buffer(&flat_target.data, &self.data);
