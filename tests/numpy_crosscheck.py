@@ -140,6 +140,10 @@ def accepted_types(op):
         return ORDERED
     if o in ("random", "linspace"):
         return FLOATS
+    if o in ("scatter_add", "index_add"):
+        return NUMERIC
+    if o == "bincount":
+        return INTS
     return ALL
 
 
@@ -858,6 +862,77 @@ def op_at_self_assign(op, d, ins):
     return Expect(y, d)
 
 
+def index_errors(f):
+    """NumPy's IndexError (an index outside its axis, a non-empty take from an empty axis)
+    is the error gpuarrays reports as IndexOutOfRange."""
+    def wrapped(op, d, ins):
+        try:
+            return f(op, d, ins)
+        except IndexError:
+            return Reject("IndexOutOfRange")
+    return wrapped
+
+
+def axis_tuple(ndim, axis, idx):
+    """The index tuple `(:, ..., idx, ...)` that selects `idx` along `axis`."""
+    return (slice(None),) * axis + (idx,)
+
+
+def along_axis_tuple(idx, axis, shape):
+    """Full coordinate arrays for `idx` along `axis`, the other axes broadcast to `shape`
+    (NumPy's own `put_along_axis` pairs them the same way)."""
+    space = list(shape)
+    space[axis] = idx.shape[axis]
+    grids = list(np.indices(space, sparse=True))
+    grids[axis] = np.broadcast_to(idx, space)
+    return tuple(np.broadcast_arrays(*grids))
+
+
+def op_put(op, d, ins):
+    y = ins[0].copy()
+    np.put(y, ins[1], ins[2], mode=op["mode"])
+    return Expect(y, d)
+
+
+def op_put_along_axis(op, d, ins):
+    y = ins[0].copy()
+    np.put_along_axis(y, ins[1].astype(np.int64), ins[2], op["axis"])
+    return Expect(y, d)
+
+
+def op_scatter_add(op, d, ins):
+    y = ins[0].copy()
+    coords = along_axis_tuple(ins[1].astype(np.int64), op["axis"], y.shape)
+    np.add.at(y, coords, np.broadcast_to(ins[2], coords[0].shape))
+    return Expect(y, d)
+
+
+def op_index_copy(op, d, ins):
+    y = ins[0].copy()
+    y[axis_tuple(y.ndim, op["axis"], ins[1].astype(np.int64))] = ins[2]
+    return Expect(y, d)
+
+
+def op_index_add(op, d, ins):
+    y = ins[0].copy()
+    np.add.at(y, axis_tuple(y.ndim, op["axis"], ins[1].astype(np.int64)), ins[2])
+    return Expect(y, d)
+
+
+def op_masked_assign(op, d, ins):
+    y = ins[0].copy()
+    y[ins[1]] = ins[2]
+    return Expect(y, d)
+
+
+def op_bincount(op, d, ins):
+    # Any integer type is accepted (converted to i64 first; NumPy refuses uint64 itself).
+    x = ins[0].astype(np.int64)
+    if len(ins) > 1:
+        return Expect(np.bincount(x, ins[1].astype(np.float64), op["minlength"]), "f64")
+    return Expect(np.bincount(x, minlength=op["minlength"]).astype(np.int64), "i64")
+
+
 OPS = {
     "unary": op_unary,
     "binary": op_binary,
@@ -895,6 +970,20 @@ OPS = {
     "fftshift": lambda op, d, ins: fftcheck.op_fftshift(op, d, ins, Expect),
     "fftfreq": lambda op, d, ins: fftcheck.op_fftfreq(op, d, DT, Expect),
     "stat": lambda op, d, ins: statcheck.op_stat(op, d, ins, Expect, eps, LD, CLD, INTS, COMPLEX),
+    "take": index_errors(lambda op, d, ins: Expect(
+        np.take(ins[0], ins[1].astype(np.int64), axis=op["axis"], mode=op["mode"]), d)),
+    "take_along_axis": index_errors(lambda op, d, ins: Expect(
+        np.take_along_axis(ins[0], ins[1].astype(np.int64), op["axis"]), d)),
+    "put": index_errors(op_put),
+    "put_along_axis": index_errors(op_put_along_axis),
+    "scatter_add": index_errors(op_scatter_add),
+    "index_copy": index_errors(op_index_copy),
+    "index_add": index_errors(op_index_add),
+    "masked_select": lambda op, d, ins: Expect(ins[0][ins[1]], d),
+    "masked_assign": op_masked_assign,
+    "nonzero": lambda op, d, ins: Expect(np.nonzero(ins[0])[op["which"]].astype(np.int64), "i64"),
+    "argwhere": lambda op, d, ins: Expect(np.argwhere(ins[0]).astype(np.int64), "i64"),
+    "bincount": op_bincount,
 }
 
 

@@ -28,6 +28,8 @@ mod creation;
 mod elementwise;
 #[path = "numpy_crosscheck/fft.rs"]
 mod fft;
+#[path = "numpy_crosscheck/indexing.rs"]
+mod indexing;
 #[path = "numpy_crosscheck/inputs.rs"]
 mod inputs;
 #[path = "numpy_crosscheck/joining.rs"]
@@ -178,7 +180,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 10] = [
+const CHECKS: [Check; 11] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -219,6 +221,11 @@ const CHECKS: [Check; 10] = [
         "concatenate_stack_split_tile_repeat_pad_agree_with_numpy",
         "joining",
         joining::build,
+    ),
+    (
+        "gathers_scatters_masks_agree_with_numpy",
+        "indexing",
+        indexing::build,
     ),
     (
         "statistics_and_vector_ops_agree_with_numpy",
