@@ -11,10 +11,11 @@
 //! - *Positions.* `ga_position` is `IndexMode::position` step for step, including its final
 //!   clamp: whatever an index holds (i64 min and max too), the address stays inside the
 //!   operand. No step overflows: `r + n` only for `r < 0 < n`, and `r % n` with `n ≥ 1`.
-//! - *Splitting.* A 64-bit division is a long instruction sequence on GPUs, and two per
-//!   point would cost more than the point's memory traffic; spaces of fewer than 2^32 points
-//!   (all but the largest) divide in 32 bits, and `inner == 1` (along the last axis) and
-//!   `outer == 1` (a 1-D take) skip their division altogether.
+//! - *Splitting.* A 64-bit division is a long instruction sequence on GPUs (a 32-bit one is
+//!   a few instructions), and a point moves a few tens of bytes, so spaces of fewer than
+//!   2^32 points (all but the largest) divide in 32 bits, and `inner == 1` (along the last
+//!   axis) and `outer == 1` (a 1-D take) skip their division altogether. This is reasoned,
+//!   not yet measured: `tests/indexing_gpu.rs` prints device times of typical shapes.
 //! - *Moves.* Gathers and assigning scatters move an element as one unsigned word of its
 //!   width (a 16-byte pair for c64), never field by field: a c32 is one 8-byte store, so two
 //!   updates of one element by an assigning scatter never leave one's real part beside the
@@ -22,11 +23,15 @@
 //!   one; the memory models promise single-copy atomicity only per 8-byte word.)
 //! - *Adds.* Hardware atomics: `atomicAdd` on u32 (i32 as its bits: two's-complement sums
 //!   wrap identically), unsigned long long (i64, u64), f32 and f64; complex types add their
-//!   two parts with two atomics (each part's sum is exact to the part's rounding; a reader
-//!   during the kernel may see one part added, which no reader does). u8 has no atomic add:
-//!   a compare-and-swap loop on the aligned 32-bit word holding the byte changes only its
-//!   lane (the sum wraps within the byte); the other bytes are written back as they were
-//!   read, and a change to any of them makes the swap fail and retry.
+//!   two parts with two atomics (the parts are independent sums, so once the kernel has run
+//!   nobody can tell). u8 has no atomic add: a compare-and-swap loop on the aligned 32-bit
+//!   word holding the byte changes only its lane (the sum wraps within the byte); the
+//!   other bytes are written back as they were read, and a change to any of them makes the
+//!   swap fail and retry.
+//! - *Subnormals.* NVIDIA's f32 atomic add on global memory flushes subnormal inputs and
+//!   results to zero (PTX `atom.add.f32` and `red.add.f32`; f64 keeps them), so f32 and c32
+//!   sums that pass through subnormals differ there from the reference, which keeps them.
+//!   A compare-and-swap loop would keep them, at the cost of retries under contention.
 //!
 //! Only functions CUDA and HIP both declare are used (`atomicAdd` for the four types above,
 //! `atomicCAS` on unsigned int), so one text compiles under NVRTC and hiprtc.

@@ -89,8 +89,8 @@ impl IndexingLaunch {
         let invalid = |what: String| HipError::InvalidArgument(format!("indexing: {what}"));
         let s = self.space();
         let total = points(s.dims)?;
-        if total > 0 && s.extent == 0 {
-            return Err(invalid("an indexed axis of 0 elements".into()));
+        if total > 0 && (s.extent == 0 || s.extent > i64::MAX as usize) {
+            return Err(invalid(format!("an indexed axis of {} elements", s.extent)));
         }
         let (_, align) = move_type(self.dtype());
         let (first, second) = match *self {
