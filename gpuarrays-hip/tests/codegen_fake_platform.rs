@@ -269,3 +269,87 @@ fn type_rules_are_cores_and_read_the_same_on_every_backend() {
     assert_eq!(kernels, 0, "a rejected operation reached the device");
     assert_eq!(hip.kernels().cache_stats().compiled, 0);
 }
+
+/// Gathers and scatters take the ordering protocol: one launch each on the calling thread's
+/// stream, the written operand recorded as written, and one module per element type for
+/// every indexing kernel. Operands outside their buffers and an add of bools are errors
+/// before anything compiles or launches. (Ordering against other threads' work on each
+/// operand: `ordering_across_threads/indexing.rs`.)
+#[test]
+fn gathers_and_scatters_launch_once_on_the_callers_stream() {
+    use gpuarrays_core::kernel::{
+        GatherArgs, IndexMode, IndexSpace, ScatterArgs, ScatterOp, Strided3,
+    };
+    let (platform, rt) = fake();
+    let b = HipBackend::with_runtime(rt.clone(), 0, DiskCache::off()).expect("backend");
+    // Allocated on another thread: their last writes are that thread's stream.
+    let (index, table, rows) = std::thread::scope(|s| {
+        s.spawn(|| {
+            (
+                b.alloc(8 * 10).unwrap(),
+                b.alloc(4 * 20).unwrap(),
+                b.alloc(4 * 10).unwrap(),
+            )
+        })
+        .join()
+        .expect("allocating thread")
+    });
+    let line = |buffer, strides| Strided3 {
+        buffer,
+        offset: 0,
+        strides,
+    };
+    let space = |extent| IndexSpace {
+        dims: [1, 10, 1],
+        index: line(&index, [0, 1, 0]),
+        extent,
+        mode: IndexMode::Wrap,
+    };
+    let gather = |extent| GatherArgs {
+        dtype: DType::F32,
+        space: space(extent),
+        source: line(&table, [0, 1, 0]),
+        output: &rows,
+        output_offset: 0,
+    };
+    let scatter = |op, dtype| ScatterArgs {
+        op,
+        dtype,
+        space: space(20),
+        target: line(&table, [0, 1, 0]),
+        values: line(&rows, [0, 1, 0]),
+    };
+    let launches = || {
+        platform
+            .log()
+            .iter()
+            .filter(|o| matches!(o, FakeOp::Launch { .. }))
+            .count()
+    };
+    // A table of 30 f32 does not fit 80 bytes; bools are not added.
+    assert!(b.gather(&gather(30)).is_err());
+    assert!(b.scatter(&scatter(ScatterOp::Add, DType::Bool)).is_err());
+    assert_eq!((launches(), b.kernels().cache_stats().compiled), (0, 0));
+    b.gather(&gather(20)).expect("gather on the double");
+    b.scatter(&scatter(ScatterOp::Add, DType::F32))
+        .expect("scatter_add on the double");
+    b.scatter(&scatter(ScatterOp::Assign, DType::F32))
+        .expect("scatter on the double");
+    assert_eq!(launches(), 3);
+    assert_eq!(b.kernels().cache_stats().compiled, 1, "one module for f32");
+    let mine = rt.stream(gpuarrays_hip::DeviceId(0)).unwrap().handle();
+    assert!(
+        platform
+            .log()
+            .iter()
+            .all(|o| !matches!(o, FakeOp::Launch { .. }) || o.stream() == mine)
+    );
+    // Written by this thread now, or last by the allocating thread (whose stream has since
+    // changed hands).
+    let here = rt.stream(gpuarrays_hip::DeviceId(0)).unwrap();
+    let written_here = |buf: &HipBuffer| buf.uses().last_write().is_some_and(|u| u.is_by(&here));
+    assert!(written_here(&table), "the scatter target is written");
+    assert!(written_here(&rows), "the gather output is written");
+    assert!(!written_here(&index), "the index is only read");
+    assert!(platform.races().is_empty(), "{:#?}", platform.races());
+}

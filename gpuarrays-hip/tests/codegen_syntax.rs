@@ -19,7 +19,7 @@ use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
 use gpuarrays_hip::kernels::elementwise::transpose;
-use gpuarrays_hip::kernels::{find, matmul, reduce, scan, sort};
+use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, sort};
 
 #[path = "common/cpp_shim.rs"]
 mod cpp_shim;
@@ -278,6 +278,7 @@ fn axis_bodies() -> Vec<String> {
         if d.is_ordered() {
             bodies.push(sort::body(d));
         }
+        bodies.push(indexing::codegen::body(d));
     }
     bodies.push(find::body().expect("find"));
     for d in DType::ALL {
@@ -324,6 +325,12 @@ fn every_listed_kernel_is_defined() {
     let f = find::body().expect("find");
     for k in find::KERNELS {
         assert!(has(&f, k), "find kernel {k} missing");
+    }
+    for d in DType::ALL {
+        let b = indexing::codegen::body(d);
+        for k in indexing::codegen::kernels(d) {
+            assert!(has(&b, k), "indexing kernel {k} missing for {d}");
+        }
     }
 }
 

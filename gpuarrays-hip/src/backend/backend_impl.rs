@@ -7,7 +7,8 @@
 //! for is synchronised after `enqueue` returns.
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -22,66 +23,7 @@ use crate::kernels::{find, sort};
 use crate::stream::Stream;
 use smallvec::SmallVec;
 
-fn out_of_range(what: &str, detail: String) -> HipError {
-    HipError::InvalidArgument(format!("{what}: {detail}"))
-}
-
-/// Checks that `count` elements of `dtype` from element `offset` fit in `buf`.
-fn check_run(
-    buf: &HipBuffer,
-    dtype: DType,
-    offset: usize,
-    count: usize,
-    what: &str,
-) -> crate::Result<()> {
-    let end = (offset as u128 + count as u128) * dtype.size() as u128;
-    if end > buf.len() as u128 {
-        return Err(out_of_range(
-            what,
-            format!(
-                "elements {offset}..{} of {dtype} exceed a buffer of {} bytes",
-                offset + count,
-                buf.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that every element a strided operand reaches over `shape` lies in its buffer.
-fn check_strided(
-    buf: &HipBuffer,
-    dtype: DType,
-    offset: usize,
-    shape: &[usize],
-    strides: &[isize],
-) -> crate::Result<()> {
-    if strides.len() != shape.len() {
-        return Err(out_of_range(
-            "elementwise",
-            format!("{} strides for {} dimensions", strides.len(), shape.len()),
-        ));
-    }
-    let (mut lo, mut hi) = (offset as i128, offset as i128);
-    for (&n, &s) in shape.iter().zip(strides) {
-        let span = (n as i128 - 1) * s as i128;
-        if span < 0 {
-            lo += span;
-        } else {
-            hi += span;
-        }
-    }
-    if lo < 0 || (hi + 1) * dtype.size() as i128 > buf.len() as i128 {
-        return Err(out_of_range(
-            "elementwise",
-            format!(
-                "strides {strides:?} from offset {offset} over {shape:?} leave a buffer of {} bytes",
-                buf.len()
-            ),
-        ));
-    }
-    Ok(())
-}
+use super::checks::{check_run, check_strided};
 
 impl HipBackend {
     /// The ordering protocol on the calling thread's stream: orders the work after what
@@ -159,7 +101,14 @@ impl HipBackend {
     ) -> crate::Result<()> {
         let operands = || args.inputs.iter().chain(std::iter::once(&args.output));
         for o in operands() {
-            check_strided(o.buffer, o.dtype, o.offset, &args.shape, &o.strides)?;
+            check_strided(
+                o.buffer,
+                o.dtype,
+                o.offset,
+                &args.shape,
+                &o.strides,
+                "elementwise",
+            )?;
         }
         fn ew<'a>(o: &'a gpuarrays_core::kernel::Operand<'_, HipBuffer>) -> EwOperand<'a> {
             EwOperand {
@@ -420,6 +369,14 @@ impl Backend for HipBackend {
             Ok((HipBuffer::new(buf), count))
         })();
         r.map_err(|e| self.err(e))
+    }
+
+    fn gather(&self, args: &GatherArgs<'_, HipBuffer>) -> Result<()> {
+        self.gather_inner(args).map_err(|e| self.err(e))
+    }
+
+    fn scatter(&self, args: &ScatterArgs<'_, HipBuffer>) -> Result<()> {
+        self.scatter_inner(args).map_err(|e| self.err(e))
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, HipBuffer>) -> Result<()> {

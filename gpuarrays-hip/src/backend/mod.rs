@@ -18,8 +18,10 @@
 //! ```
 
 mod backend_impl;
+mod checks;
 mod core_error;
 mod hip_buffer;
+mod indexing;
 mod matmul_plan;
 mod support;
 mod timer;

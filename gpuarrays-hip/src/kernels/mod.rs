@@ -9,6 +9,7 @@
 //! | inclusive scans | [`scan`] | rows: one pass, carries from a fixed tree of tile aggregates (or 3 passes); columns: split axis with carries |
 //! | sort | [`sort`] | LSD radix sort of order-preserving keys (onesweep, or one block per row); bitonic network for short rows |
 //! | find | [`find`] | count, scan, scatter |
+//! | gather, scatter, scatter-add | [`indexing`] | one thread per point of the index space; adds by atomics |
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!
 //! Shared pieces: [`cpp`] (the C++ text every source is built from: the header, element
@@ -28,6 +29,7 @@ pub mod cpp;
 pub mod device_kernels;
 pub mod elementwise;
 pub mod find;
+pub mod indexing;
 pub mod matmul;
 pub mod reduce;
 pub mod scan;

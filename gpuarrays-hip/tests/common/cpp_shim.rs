@@ -22,6 +22,9 @@ int __ffsll(long long);
 int __ffs(int);
 unsigned long long atomicAdd(unsigned long long*, unsigned long long);
 unsigned int atomicAdd(unsigned int*, unsigned int);
+float atomicAdd(float*, float);
+double atomicAdd(double*, double);
+unsigned int atomicCAS(unsigned int*, unsigned int, unsigned int);
 inline void __syncwarp(unsigned int = 0xffffffffu) {}
 inline void __builtin_amdgcn_wave_barrier() {}
 int __popcll(unsigned long long);

@@ -1,10 +1,11 @@
-//! Checks of the sort, scan, permute, random and reduction kernels against the CPU reference,
-//! by size: shared by `codegen_emulated` (small sizes on the CPU emulation) and
-//! `codegen_large_inputs` (the benchmark sizes on a GPU). Each check panics with the first
+//! Checks of the sort, scan, permute, random, reduction and indexing kernels against the CPU
+//! reference, by size: shared by `codegen_emulated` and `indexing_emulated` (small sizes on
+//! the CPU emulation) and `codegen_large_inputs` (the benchmark sizes on a GPU). Each check panics with the first
 //! difference it finds.
 
 #![allow(dead_code)]
 
+pub mod indexing;
 pub mod scans;
 pub mod short_rows;
 

@@ -1,8 +1,8 @@
 //! Ordering of work on buffers that several threads use at once (the promise "any thread may
 //! use any array; the runtime orders the work"): an operation held between ordering its
 //! operands and enqueueing its kernel (a slow compile), reads from many streams, writes and
-//! frees after them, records whose stream went to another thread, and many threads using,
-//! deriving and freeing shared arrays.
+//! frees after them, records whose stream went to another thread, gathers and scatters (one
+//! operand per other thread), and many threads using, deriving and freeing shared arrays.
 //!
 //! On the test double the race detector checks every device access: a write or free not
 //! ordered after another stream's use that may still run, or a read not ordered after another
@@ -24,6 +24,7 @@ use std::time::Duration;
 
 mod frees_and_threads;
 mod held_launches;
+mod indexing;
 
 const N: usize = 1024;
 

@@ -1,0 +1,219 @@
+//! Gathers and scatters on the device (semantics: `gpuarrays_core::kernel::indexing`; the
+//! kernels: [`codegen`]).
+//!
+//! Why device kernels: core's host default reads every operand's span back, loops on the
+//! host and writes the result span back, three transfers over PCIe for an operation that
+//! touches each element once; here one launch does it at memory speed, in stream order with
+//! the operation's other work, and the operands never leave the device.
+//!
+//! The launch descriptions hold device addresses with the operands' offsets applied and
+//! their element strides; the backend checks them against the buffers before it builds them.
+//! [`prepare`] compiles (or finds) the module of the element type before the ordering
+//! protocol locks the operands, and checks what the kernels rely on: a space that fits the
+//! launch arithmetic, an extent of at least 1, operands aligned to their move width.
+
+pub mod codegen;
+
+use gpuarrays_core::DType;
+use gpuarrays_core::kernel::{IndexMode, ScatterOp};
+
+use self::codegen::{BLOCK, GATHER, mode_code, move_type, scatter_kernel};
+use super::KernelSource;
+use super::args::KernelArgs;
+use super::device_kernels::DeviceKernels;
+use crate::error::{HipError, Result};
+use crate::platform::DevicePtr;
+use crate::stream::Stream;
+
+/// One operand: the address of its element `(0, 0, 0)` and its element strides along
+/// `(outer, middle, inner)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strided3Ptr {
+    pub ptr: DevicePtr,
+    pub strides: [i64; 3],
+}
+
+/// The index space: `[outer, count, inner]`, the indexed axis's extent, the mode, and the
+/// i64 index operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceLaunch {
+    pub dims: [usize; 3],
+    pub extent: usize,
+    pub mode: IndexMode,
+    pub index: Strided3Ptr,
+}
+
+/// One gather or scatter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexingLaunch {
+    /// `output[(o·count + j)·inner + k] = source[o, p, k]`; the output is contiguous.
+    Gather {
+        dtype: DType,
+        space: SpaceLaunch,
+        source: Strided3Ptr,
+        output: DevicePtr,
+    },
+    /// `target[o, p, k] = values[o, j, k]` (or `+=`).
+    Scatter {
+        op: ScatterOp,
+        dtype: DType,
+        space: SpaceLaunch,
+        target: Strided3Ptr,
+        values: Strided3Ptr,
+    },
+}
+
+impl IndexingLaunch {
+    fn dtype(&self) -> DType {
+        match *self {
+            IndexingLaunch::Gather { dtype, .. } | IndexingLaunch::Scatter { dtype, .. } => dtype,
+        }
+    }
+
+    fn space(&self) -> &SpaceLaunch {
+        match self {
+            IndexingLaunch::Gather { space, .. } | IndexingLaunch::Scatter { space, .. } => space,
+        }
+    }
+
+    /// The kernel this launch runs.
+    pub fn kernel(&self) -> Result<&'static str> {
+        match *self {
+            IndexingLaunch::Gather { .. } => Ok(GATHER),
+            IndexingLaunch::Scatter { op, dtype, .. } => scatter_kernel(op, dtype),
+        }
+    }
+
+    /// Points of the index space, after checking what the kernels rely on.
+    fn points(&self) -> Result<usize> {
+        let invalid = |what: String| HipError::InvalidArgument(format!("indexing: {what}"));
+        let s = self.space();
+        let total = points(s.dims)?;
+        if total > 0 && (s.extent == 0 || s.extent > i64::MAX as usize) {
+            return Err(invalid(format!("an indexed axis of {} elements", s.extent)));
+        }
+        let (_, align) = move_type(self.dtype());
+        let (first, second) = match *self {
+            IndexingLaunch::Gather { source, output, .. } => (source.ptr, output),
+            IndexingLaunch::Scatter { target, values, .. } => (target.ptr, values.ptr),
+        };
+        let ptrs = [(s.index.ptr, 8), (first, align), (second, align)];
+        if let Some((p, a)) = ptrs.iter().find(|(p, a)| p.0 % *a as u64 != 0) {
+            return Err(invalid(format!(
+                "operand at {:#x} is not {a}-byte aligned",
+                p.0
+            )));
+        }
+        Ok(total)
+    }
+}
+
+/// Points of an index space of `dims`: an error where they exceed the kernels' i64 arithmetic.
+pub fn points(dims: [usize; 3]) -> Result<usize> {
+    dims.iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&t| t <= i64::MAX as usize)
+        .ok_or_else(|| {
+            HipError::InvalidArgument(format!("indexing: an index space of {dims:?} points"))
+        })
+}
+
+/// The module source for `dtype`: its gather and scatter kernels.
+pub fn source(dev: &DeviceKernels, dtype: DType) -> KernelSource {
+    dev.source(
+        format!("ga_index[{}]", dtype.name()),
+        &codegen::body(dtype),
+        codegen::kernels(dtype),
+    )
+}
+
+/// Checks `launch` and compiles (or finds) its module, without launching: the ordering
+/// protocol calls it before it locks the operands (a compilation must not hold them).
+pub fn prepare(dev: &DeviceKernels, launch: &IndexingLaunch) -> Result<()> {
+    launch.points()?;
+    launch.kernel()?;
+    let dtype = launch.dtype();
+    dev.indexing
+        .get(&dtype, dev.modules(), || Ok(source(dev, dtype)))?;
+    Ok(())
+}
+
+fn strides(a: &mut KernelArgs, s: &Strided3Ptr) {
+    a.ptr(s.ptr).dims(s.strides);
+}
+
+/// Enqueues `launch` on `stream`.
+pub fn run(dev: &DeviceKernels, stream: &Stream, launch: &IndexingLaunch) -> Result<()> {
+    let total = launch.points()?;
+    if total == 0 {
+        return Ok(());
+    }
+    let dtype = launch.dtype();
+    let module = dev
+        .indexing
+        .get(&dtype, dev.modules(), || Ok(source(dev, dtype)))?;
+    let f = module.function(launch.kernel()?)?;
+    let s = launch.space();
+    let [outer, count, inner] = s.dims.map(|d| d as i64);
+    let space = [outer, count, inner, s.extent as i64, total as i64];
+    let mut a = KernelArgs::with_capacity(8);
+    strides(&mut a, &s.index);
+    match launch {
+        IndexingLaunch::Gather { source, output, .. } => {
+            strides(&mut a, source);
+            a.ptr(*output);
+        }
+        IndexingLaunch::Scatter { target, values, .. } => {
+            strides(&mut a, values);
+            strides(&mut a, target);
+        }
+    }
+    a.dims(space).i32(mode_code(s.mode));
+    let blocks = total.div_ceil(BLOCK as usize).clamp(1, i32::MAX as usize) as u32;
+    // SAFETY: the arguments are the kernel's parameters in codegen's order (index and its
+    // strides; source and its strides, then the output — or values and target with theirs;
+    // the space; the mode). The backend checked that every address the kernel can form (a
+    // position is clamped into 0..extent) lies in its operand's buffer, `points` that the
+    // operands are aligned to their move width, and the ordering protocol keeps the buffers
+    // alive and unreused until the kernel ran (stream order).
+    unsafe { dev.launch(f, [blocks, 1, 1], [BLOCK, 1, 1], 0, stream, &mut a) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gather(dims: [usize; 3], extent: usize, at: u64) -> IndexingLaunch {
+        let op = Strided3Ptr {
+            ptr: DevicePtr(at),
+            strides: [0, 1, 0],
+        };
+        IndexingLaunch::Gather {
+            dtype: DType::C64,
+            space: SpaceLaunch {
+                dims,
+                extent,
+                mode: IndexMode::Clip,
+                index: Strided3Ptr {
+                    ptr: DevicePtr(4096),
+                    strides: [0, 1, 0],
+                },
+            },
+            source: op,
+            output: DevicePtr(8192),
+        }
+    }
+
+    #[test]
+    fn launches_are_checked_before_anything_compiles() {
+        assert_eq!(gather([2, 3, 4], 5, 256).points().ok(), Some(24));
+        assert_eq!(gather([2, 0, 4], 0, 256).points().ok(), Some(0));
+        assert!(gather([1, 3, 1], 0, 256).points().is_err(), "extent 0");
+        assert!(
+            gather([1, 3, 1], 5, 264).points().is_err(),
+            "c64 at 8 bytes"
+        );
+        assert!(gather([usize::MAX, 2, 1], 5, 256).points().is_err());
+        assert!(gather([1 << 62, 2, 1], 5, 256).points().is_err());
+    }
+}
