@@ -146,6 +146,25 @@ def torch_workload(torch, p):
     if op == "pad":
         x = data(dims)
         return lambda: torch.nn.functional.pad(x, (1, 1, 1, 1))
+    if op == "index_select":
+        x = data(dims)
+        i = torch.randint(0, dims[0], (p["count"],), device=dev, generator=g)
+        return lambda: torch.index_select(x, 0, i)
+    if op == "take_along_axis":
+        x = data(dims)
+        i = torch.randint(0, dims[1], tuple(dims), device=dev, generator=g)
+        return lambda: torch.gather(x, 1, i)
+    if op == "scatter_add":
+        t, x = torch.zeros(dims, device=dev, dtype=dtype), data(dims)
+        i = torch.randint(0, p["bins"], tuple(dims), device=dev, generator=g)
+        return lambda: t.scatter_add_(0, i, x)
+    if op == "bincount":
+        i = torch.randint(0, p["bins"], tuple(dims), device=dev, generator=g)
+        return lambda: torch.bincount(i, minlength=p["bins"])
+    if op == "masked_select":
+        x = data(dims)
+        m = torch.rand(dims, device=dev, generator=g) > 0.5
+        return lambda: torch.masked_select(x, m)
     if op == "rand":
         return lambda: torch.rand(dims, device=dev, dtype=dtype)
     if op == "randn":
@@ -275,6 +294,26 @@ def cupy_workload(cp, p):
     if op == "pad":
         x = data(dims)
         return lambda: cp.pad(x, 1)
+    if op == "index_select":
+        x = data(dims)
+        i = rng.integers(0, dims[0], p["count"])
+        return lambda: cp.take(x, i, axis=0)
+    if op == "take_along_axis":
+        x = data(dims)
+        i = rng.integers(0, dims[1], tuple(dims))
+        return lambda: cp.take_along_axis(x, i, 1)
+    if op == "scatter_add":
+        import cupyx
+        t, x = cp.zeros(dims, dtype=dtype), data(dims)
+        i = rng.integers(0, p["bins"], tuple(dims))
+        return lambda: cupyx.scatter_add(t, i, x)
+    if op == "bincount":
+        i = rng.integers(0, p["bins"], tuple(dims))
+        return lambda: cp.bincount(i, minlength=p["bins"])
+    if op == "masked_select":
+        x = data(dims)
+        m = rng.random(dims) > 0.5
+        return lambda: x[m]
     if op == "rand":
         return lambda: rng.random(dims, dtype=dtype)
     if op == "randn":

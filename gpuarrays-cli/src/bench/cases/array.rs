@@ -5,7 +5,7 @@ use gpuarrays::kernel::ReduceOp;
 use gpuarrays::{AnyBackend, Array, Backend, Element, Result, Scalar};
 use serde_json::json;
 
-use super::{Case, Runner, Sizes, Work, views};
+use super::{Case, Runner, Sizes, Work, indexing, views};
 
 /// The suite's matrix: 512 × 1000 in its column-major terms, (1000, 512) here.
 pub const SMALL_DIMS: [usize; 2] = [1000, 512];
@@ -91,6 +91,7 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
         reverse(&mut v, s);
         permutedims(&mut v, s);
         views::cases(&mut v, s.name(""), s.matrix(4));
+        indexing::cases(&mut v, s.name(""), s.matrix(4), s.len(4));
         random(&mut v, s);
         sorting(&mut v, s);
         iteration(&mut v, s);

@@ -14,6 +14,7 @@
 mod array;
 mod fft;
 mod gemm;
+mod indexing;
 mod misc;
 mod views;
 
