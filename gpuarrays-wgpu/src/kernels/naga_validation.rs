@@ -335,10 +335,9 @@ fn every_indexing_shader_validates() {
             n += 2;
         }
         for kind in Direct::ALL {
-            let t = if kind == Direct::StoreWord { rw } else { a32 };
             validate(
                 &format!("scatter {kind:?}"),
-                &direct_source(kind, mode, &[w, t, w], 0, 1, 2),
+                &direct_source(kind, mode, &[w, a32, w], 0, 1, 2),
             );
             n += 1;
         }

@@ -10,7 +10,7 @@
 //! adding f64/c64 needs SHADER_F64 in a shader.
 //!
 //! **Why three scatter schemes.** WGSL has 32-bit atomics only ([`scatter`]):
-//! - *direct*, one dispatch: stores of one-word elements, atomic adds of i32/u32 and the
+//! - *direct*, one dispatch: atomic stores of one-word elements, atomic adds of i32/u32 and the
 //!   two-word integer add (the carry of the low word's `atomicAdd` goes into the high
 //!   word's, which gives the exact wrapped 64-bit sum), f32/c32 adds by compare-exchange
 //!   loops on the bits, and bool/u8 stores and adds by compare-exchange loops on the word

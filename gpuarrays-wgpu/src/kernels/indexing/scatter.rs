@@ -3,7 +3,7 @@
 //!
 //! | op | element type | how one update is applied |
 //! |---|---|---|
-//! | store | i32, u32, f32 | a plain store of the word (one of several updates wins) |
+//! | store | i32, u32, f32 | `atomicStore` of the word (one of several updates wins) |
 //! | store | bool, u8 | compare-exchange loop replacing the byte in its word |
 //! | store | i64, u64, f64, c32, c64 | claim scheme (`staged`): the last update wins whole |
 //! | add | i32, u32 | `atomicAdd` (wrapping, bits shared by both types) |
@@ -27,10 +27,13 @@ use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::types::Class;
 
-/// The one-dispatch scatter kernels.
+/// The one-dispatch scatter kernels. The target is always bound as atomic words: even a
+/// store is an `atomicStore`, because plain stores of one word by two invocations are a
+/// data race in the WGSL (Vulkan) memory model, after which the word's value is undefined
+/// rather than one of the stores; a relaxed atomic store costs about what a store does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Direct {
-    /// Plain store of one word (i32, u32, f32).
+    /// Store of one word (i32, u32, f32).
     StoreWord,
     /// Store of a byte into its word (bool, u8).
     StoreByte,
@@ -57,11 +60,6 @@ impl Direct {
         Direct::AddF32,
         Direct::AddC32,
     ];
-
-    /// Whether the target is bound as atomic words.
-    fn atomic(self) -> bool {
-        self != Direct::StoreWord
-    }
 
     /// Bytes of one element (1: packed bytes).
     fn size(self) -> u64 {
@@ -147,7 +145,7 @@ pub(crate) fn source(
     };
     let byte = format!("((b{v}[v >> 2u] >> ((v & 3u) * 8u)) & 0xffu)");
     match kind {
-        Direct::StoreWord => s.push_str(&format!("  b{t}[a] = b{v}[v];\n")),
+        Direct::StoreWord => s.push_str(&format!("  atomicStore(&b{t}[a], b{v}[v]);\n")),
         Direct::StoreByte => {
             s.push_str("  let sh = (a & 3u) * 8u;\n");
             s.push_str(&cas(
@@ -202,11 +200,6 @@ fn direct(
 ) -> crate::error::Result<()> {
     let size = kind.size();
     let unit = size.min(4);
-    let class = if kind.atomic() {
-        Class::A32
-    } else {
-        Class::W32
-    };
     let values = |q0: usize, q1: usize| geo.values_bytes(&a.values, q0, q1);
     let mut spec = None;
     for (q0, q1) in geo.ranges(ctx, usize::MAX, values)? {
@@ -215,7 +208,7 @@ fn direct(
         let (tlo, thi) = geo.table_bytes(q0, q1)?;
         let (vlo, vhi) = values(q0, q1)?;
         let bi = plan.add(a.space.index.buffer, Class::W32, Access::Read, ilo, ihi);
-        let bt = plan.add(a.target.buffer, class, Access::ReadWrite, tlo, thi);
+        let bt = plan.add(a.target.buffer, Class::A32, Access::ReadWrite, tlo, thi);
         let bv = plan.add(a.values.buffer, Class::W32, Access::Read, vlo, vhi);
         let w = plan.windows(ctx)?;
         let spec = spec.get_or_insert_with(|| {

@@ -1,7 +1,9 @@
 //! The multi-dispatch scatter schemes, for what one 32-bit atomic cannot do (see the
 //! [module docs](super)). Both use the first word of each reached target element as a
 //! per-element atomic while they run (only updates of one element share it), and scratch
-//! words per point of the range; dispatch boundaries order the stages.
+//! words per point of the range; dispatch boundaries order the stages. Every access that
+//! several invocations make to one word within a stage is atomic (the clears too: racing
+//! plain stores leave an undefined value in the WGSL memory model, even when equal).
 //!
 //! **Claim** (stores of 2- or 4-word elements), per range:
 //! 1. `Clear`: the element's first word ← 0, the point's flag ← 0;
@@ -67,7 +69,9 @@ impl Stage {
     /// How the stage binds the target (its access, class and unit bytes).
     pub fn target(self) -> (Class, Access, u64) {
         match self {
-            Stage::ClaimMax | Stage::ListLink => (Class::A32, Access::ReadWrite, 4),
+            Stage::ClaimClear | Stage::ClaimMax | Stage::ListClear | Stage::ListLink => {
+                (Class::A32, Access::ReadWrite, 4)
+            }
             Stage::ClaimMark => (Class::W32, Access::Read, 4),
             Stage::ListSave => (Class::F64, Access::Read, 8),
             Stage::ListWalk => (Class::F64, Access::ReadWrite, 8),
@@ -125,7 +129,9 @@ pub(crate) fn source(
     src.push_str(&header::entry(WORKGROUP));
     src.push_str(&per_point());
     let body = match stage {
-        Stage::ClaimClear => format!("  b{t}[slot(c)] = 0u;\n  b{s}[prm({links}u) + t] = 0u;\n"),
+        Stage::ClaimClear => {
+            format!("  atomicStore(&b{t}[slot(c)], 0u);\n  b{s}[prm({links}u) + t] = 0u;\n")
+        }
         Stage::ClaimMax => format!("  atomicMax(&b{t}[slot(c)], t + 1u);\n"),
         Stage::ClaimMark => {
             format!("  b{s}[prm({links}u) + t] = select(0u, 1u, b{t}[slot(c)] == t + 1u);\n")
@@ -158,7 +164,7 @@ pub(crate) fn source(
             }
             w
         }
-        Stage::ListClear => format!("  b{t}[slot(c)] = 0u;\n"),
+        Stage::ListClear => format!("  atomicStore(&b{t}[slot(c)], 0u);\n"),
         Stage::ListLink => format!(
             "  let prev = atomicExchange(&b{t}[slot(c)], t + 1u);
   if (prev == 0u) {{ b{s}[prm({tails}u) + t] = 1u; }} else {{ b{s}[prm({links}u) + prev - 1u] = t + 1u; }}
