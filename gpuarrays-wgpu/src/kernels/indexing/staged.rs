@@ -66,7 +66,7 @@ impl Stage {
         Stage::ListWalk,
     ];
 
-    /// How the stage binds the target (its access, class and unit bytes).
+    /// How the stage binds the target: class, access, and the bytes of one address unit.
     pub fn target(self) -> (Class, Access, u64) {
         match self {
             Stage::ClaimClear | Stage::ClaimMax | Stage::ListClear | Stage::ListLink => {
