@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
+    ScatterArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support, ensure_supported};
 
@@ -261,6 +262,12 @@ impl WgpuBackend {
         self.ctx.pipelines.stats()
     }
 
+    /// The opened device, for the crate's own tests of single kernels.
+    #[cfg(test)]
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
+    }
+
     fn check(&self, dtype: DType, op: OpKind) -> Result<()> {
         ensure_supported(self, dtype, op)
     }
@@ -384,6 +391,21 @@ impl Backend for WgpuBackend {
         self.check(DType::Bool, OpKind::Find)?;
         self.check(DType::I64, OpKind::Find)?;
         Ok(kernels::find::run(&self.ctx, args)?)
+    }
+
+    /// WGSL gathers (`kernels::indexing`): the index read as two words, data moved as
+    /// words, so every type the device stores gathers.
+    fn gather(&self, args: &GatherArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Gather)?;
+        Ok(kernels::indexing::gather(&self.ctx, args)?)
+    }
+
+    /// WGSL scatters (`kernels::indexing`): stores keep one update per element whole, adds
+    /// are atomic (f64/c64 through per-element lists, see the module); bool adds are
+    /// refused with `Error::InvalidDType`, as on the host.
+    fn scatter(&self, args: &ScatterArgs<'_, WgpuBuffer>) -> Result<()> {
+        self.check(args.dtype, OpKind::Scatter)?;
+        kernels::indexing::scatter(&self.ctx, args)
     }
 
     fn matmul(&self, args: &MatmulArgs<'_, WgpuBuffer>) -> Result<()> {

@@ -13,6 +13,17 @@
 //! `find` answers yes for i64 on every adapter: it writes its i64 positions as pairs of
 //! 32-bit words, without 64-bit arithmetic.
 //!
+//! Gathers and scatters (`kernels::indexing`) read their i64 index as two 32-bit words and
+//! move data as words, and scatters add i64/u64 as two words with a carry, so they answer
+//! yes for i64/u64 on every adapter, like `find`; f64/c64 need SHADER_F64 as everywhere
+//! (adding them is f64 arithmetic). Every other type is yes; scatter-adding bool is refused
+//! by the scatter itself (`Error::InvalidDType`, core's type rule, as on the host).
+//!
+//! | kind | bool, u8, i32, u32, f32, c32 | i64, u64 | f64, c64 |
+//! |---|---|---|---|
+//! | gather | yes | yes (no SHADER_INT64 needed) | with SHADER_F64 |
+//! | scatter (store, add) | yes | yes (no SHADER_INT64 needed) | with SHADER_F64 |
+//!
 //! Every elementwise operation of f32 and f64 is computed to the conformance suite's
 //! tolerances on every adapter: the transcendental functions (`exp`, `log`, `tanh`, `sin`,
 //! `cos`, `pow`, normal draws) in software (`wgsl::math`, `wgsl::trig`, `wgsl::pow`),
@@ -50,7 +61,9 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
             }),
         ),
         DType::I64 | DType::U64 if !features.int64 => {
-            if op == OpKind::Find && dtype == DType::I64 {
+            if (op == OpKind::Find && dtype == DType::I64)
+                || matches!(op, OpKind::Gather | OpKind::Scatter)
+            {
                 Support::Yes
             } else {
                 Support::no(

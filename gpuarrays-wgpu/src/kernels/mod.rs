@@ -4,6 +4,7 @@ pub mod copy_bytes;
 pub mod elementwise;
 pub mod fft;
 pub mod find;
+pub mod indexing;
 pub mod matmul;
 pub mod reduce;
 pub mod scan;

@@ -317,6 +317,70 @@ fn every_axis_kernel_shader_validates() {
 }
 
 #[test]
+fn every_indexing_shader_validates() {
+    use super::indexing::{Bind, Direct, Stage, direct_source, gather_source, staged_source};
+    use gpuarrays_core::kernel::IndexMode;
+    let w = (Class::W32, Access::Read);
+    let rw = (Class::W32, Access::ReadWrite);
+    let a32 = (Class::A32, Access::ReadWrite);
+    let mut n = 0;
+    for mode in IndexMode::ALL {
+        for size in [1, 4, 8, 16] {
+            // Apart, and the output sharing the source's buffer (one binding).
+            validate("gather", &gather_source(size, mode, &[w, w, rw], 0, 1, 2));
+            validate(
+                "gather shared",
+                &gather_source(size, mode, &[w, rw], 0, 1, 1),
+            );
+            n += 2;
+        }
+        for kind in Direct::ALL {
+            validate(
+                &format!("scatter {kind:?}"),
+                &direct_source(kind, mode, &[w, a32, w], 0, 1, 2),
+            );
+            n += 1;
+        }
+        for (stages, sizes) in [(Stage::CLAIM, [8, 16]), (Stage::LIST, [8, 16])] {
+            for stage in stages {
+                for size in sizes {
+                    let (tc, ta, _) = stage.target();
+                    let mut st = vec![w, (tc, ta)];
+                    let mut b = Bind {
+                        i: 0,
+                        t: 1,
+                        ..Default::default()
+                    };
+                    if stage.values() {
+                        b.v = st.len();
+                        let vc = if tc == Class::F64 {
+                            Class::F64
+                        } else {
+                            Class::W32
+                        };
+                        st.push((vc, Access::Read));
+                    }
+                    if let Some(acc) = stage.scratch() {
+                        b.s = st.len();
+                        st.push((Class::W32, acc));
+                    }
+                    if let Some(acc) = stage.saved() {
+                        b.f = st.len();
+                        st.push((Class::F64, acc));
+                    }
+                    validate(
+                        &format!("scatter {stage:?} {size}"),
+                        &staged_source(stage, size, mode, &st, b),
+                    );
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n > 80, "{n} indexing shaders validated");
+}
+
+#[test]
 fn every_fft_shader_validates() {
     use super::fft::{FftBindings, FftLinesKernel, Load, Store, edge_source, lines_source};
     let w = (Class::W32, Access::Read);

@@ -1,6 +1,7 @@
 //! Binding windows: an operand larger than one storage binding is processed in ranges whose
 //! bytes fit a binding, each bound at an aligned start with offsets relative to it. Every
-//! kernel family that splits its work this way (find, matmul, reduce, scan, sort) uses these.
+//! kernel family that splits its work this way (find, indexing, matmul, reduce, scan, sort) uses
+//! these.
 
 use crate::context::Context;
 use crate::error::Result;

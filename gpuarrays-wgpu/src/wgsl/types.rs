@@ -29,6 +29,9 @@ pub enum Class {
     /// `array<vec4<u32>>`: four 32-bit elements per load or store (contiguous operands of
     /// the vectorised elementwise kernels, reductions and scans).
     V4,
+    /// `array<atomic<u32>>`: words updated with atomics (the targets of scatters); always
+    /// bound read-write.
+    A32,
 }
 
 impl Class {
@@ -46,13 +49,14 @@ impl Class {
             Class::F64 => "f64",
             Class::U64 => "u64",
             Class::V4 => "vec4<u32>",
+            Class::A32 => "atomic<u32>",
         }
     }
 
     /// Bytes of one array element of the binding.
     pub const fn bytes(self) -> u64 {
         match self {
-            Class::W32 => 4,
+            Class::W32 | Class::A32 => 4,
             Class::F64 | Class::U64 => 8,
             Class::V4 => 16,
         }
