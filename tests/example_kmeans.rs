@@ -96,6 +96,19 @@ fn check<B: Backend>(b: &B, x: &[f32], want: &Reference, shape: (usize, usize, u
         );
         worst = worst.max(err);
     }
+    // The inertia gathers each point's centroid by its label (`take`).
+    let inertia = kmeans::inertia(&xa, &centroids, &labels).unwrap() as f64;
+    let host: f64 = (0..n * dim)
+        .map(|p| {
+            let c = want.labels[p / dim] as usize * dim + p % dim;
+            (x[p] as f64 - want.centroids[c] as f64).powi(2)
+        })
+        .sum();
+    assert!(
+        (inertia - host).abs() <= 1e-4 * host,
+        "{}: inertia {inertia}, from NumPy's clustering {host}",
+        b.name()
+    );
     eprintln!(
         "{}: {n} points, {k} clusters, {iters} iterations: labels equal, largest relative centroid difference {worst:e}",
         b.name()
