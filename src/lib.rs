@@ -87,8 +87,8 @@ pub use gpuarrays_conformance as conformance;
 pub mod prelude {
     pub use crate::{AnyBackend, default_backend};
     pub use gpuarrays_core::{
-        Array, Backend, Complex32, Complex64, DType, Element, Error, Expr, FftNorm, NEW_AXIS,
-        RawArray, Result, Scalar, SliceArg, s,
+        Array, Backend, Complex32, Complex64, DType, Element, Error, Expr, FftNorm, IndexMode,
+        NEW_AXIS, RawArray, Result, Scalar, SliceArg, s,
     };
     pub use gpuarrays_cpu_ref::CpuBackend;
 }

@@ -3,7 +3,6 @@
 //! cluster's row) and `bincount` (the cluster sizes), the inertia by `take` (each point's
 //! centroid, gathered). No one-hot matrix: the update reads each point once.
 
-use gpuarrays::kernel::IndexMode;
 use gpuarrays::prelude::*;
 
 /// `n` points of `dim` coordinates around `k` centres (point `i` belongs to cluster

@@ -61,6 +61,7 @@ pub use device::{DeviceInfo, SubnormalFlush};
 pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
+pub use kernel::IndexMode;
 pub use num_complex::{Complex32, Complex64};
 pub use ops::{Expr, FftElement, FftNorm, Indexing, NormOrd, Pad};
 pub use scalar::Scalar;

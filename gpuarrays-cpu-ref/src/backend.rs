@@ -5,7 +5,7 @@ use std::sync::Arc;
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, ScatterOp, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -221,6 +221,14 @@ impl Backend for CpuBackend {
     }
 
     fn scatter(&self, args: &ScatterArgs<'_, CpuBuffer>) -> Result<()> {
+        if args.op == ScatterOp::Add && !args.dtype.is_numeric() {
+            // The same refusal as the host kit's (core never sends this: its rules exclude it).
+            return Err(gpuarrays_core::Error::InvalidDType {
+                op: "scatter_add".into(),
+                dtype: args.dtype,
+                hint: "bool is not added; core's type rules exclude it".into(),
+            });
+        }
         let acc = Accesses::default()
             .read(args.space.index.buffer)
             .read(args.values.buffer)
