@@ -33,6 +33,9 @@
 //!   sums that pass through subnormals differ there from the reference, which keeps them.
 //!   A compare-and-swap loop would keep them, at the cost of retries under contention.
 //!
+//! The launcher replaces these general kernels by leaner variants for whole rows along a
+//! contiguous inner axis and for adds into a few bins ([`super::variants`] says why).
+//!
 //! Only functions CUDA and HIP both declare are used (`atomicAdd` for the four types above,
 //! `atomicCAS` on unsigned int), so one text compiles under NVRTC and hiprtc.
 
@@ -58,6 +61,7 @@ pub fn kernels(dtype: DType) -> Vec<&'static str> {
     if dtype.is_numeric() {
         k.push(SCATTER_ADD);
     }
+    k.extend(super::variants::kernels(dtype));
     k
 }
 
@@ -197,6 +201,7 @@ pub fn body(dtype: DType) -> String {
         s.push_str(&add_at(dtype));
         s.push_str(&scatter(SCATTER_ADD, cty(dtype), "ga_add_at(at, v)"));
     }
+    s.push_str(&super::variants::body(dtype));
     s
 }
 
