@@ -7,9 +7,10 @@
 //! number with and without its shortcuts (`outer == 1`, `inner == 1`), reversed, permuted
 //! and gapped operands, indices and values broadcast along axes (stride 0), several blocks,
 //! positions repeated (duplicates for the atomics) and unique (exact float sums). The last
-//! four reach the launcher's variants: rows along a contiguous inner axis (whole chunks,
+//! five reach the launcher's variants: rows along a contiguous inner axis (whole chunks,
 //! tails, and a row whose operands are all 16-byte aligned, so the vector move runs next to
-//! the element-wise one), and the histogram of adds into few bins over several blocks, with
+//! the element-wise one), gathers along the last axis (with the first and the fifth of the
+//! layouts above), and the histogram of adds into few bins over several blocks, with
 //! broadcast values (bincount) and a gapped target.
 
 mod emulator;
@@ -106,6 +107,15 @@ const LAYOUTS: &[Layout] = &[
         index: [20, 1, 0],
         indexed: row_major([3, 6, 37]),
         values: row_major([3, 20, 37]),
+        unique: false,
+    },
+    Layout {
+        name: "along the last axis: several outer rows, reversed source",
+        dims: [4, 30, 1],
+        extent: 11,
+        index: [30, 1, 0],
+        indexed: [11, -1, 0],
+        values: [1, 4, 0],
         unique: false,
     },
     Layout {

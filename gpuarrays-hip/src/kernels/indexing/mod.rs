@@ -16,6 +16,7 @@
 //! - the rows variants ([`variants`]) for gathers and assigning scatters whose rows are at
 //!   least two 16-byte chunks long, contiguous (inner stride 1) in both data operands, and
 //!   selected by one index each (index inner stride 0), for elements of 1, 4 or 8 bytes;
+//! - the lines variant for gathers with `inner == 1` of fewer than 2^32 - 256 points;
 //! - the histogram variant for adds with `outer == inner == 1` into at most
 //!   [`variants::HIST_BYTES`] of bins, for the types with native atomics, on at most
 //!   [`HIST_BLOCKS`] blocks (each flushes its bins once; enough blocks fill an H200);
@@ -28,7 +29,7 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{IndexMode, ScatterOp};
 
 use self::codegen::{BLOCK, GATHER, mode_code, move_type, scatter_kernel};
-use self::variants::{GATHER_ROWS, HIST_BYTES, SCATTER_ADD_HIST, SCATTER_ROWS};
+use self::variants::{GATHER_LINES, GATHER_ROWS, HIST_BYTES, SCATTER_ADD_HIST, SCATTER_ROWS};
 use super::KernelSource;
 use super::args::KernelArgs;
 use super::device_kernels::DeviceKernels;
@@ -144,6 +145,15 @@ impl IndexingLaunch {
                 kernel,
                 items,
                 blocks: blocks(items, 1),
+            });
+        }
+        let lines_fit = total <= (u32::MAX - BLOCK) as usize;
+        if general == GATHER && inner == 1 && lines_fit {
+            let kernel = GATHER_LINES;
+            return Ok(Plan {
+                kernel,
+                items: total,
+                blocks: blocks(total, 1),
             });
         }
         let small = s.extent.saturating_mul(dtype.size()) <= HIST_BYTES;
@@ -284,6 +294,76 @@ mod tests {
             source: op,
             output: DevicePtr(8192),
         }
+    }
+
+    fn op(ptr: u64, strides: [i64; 3]) -> Strided3Ptr {
+        Strided3Ptr {
+            ptr: DevicePtr(ptr),
+            strides,
+        }
+    }
+
+    fn space(dims: [usize; 3], extent: usize, index: [i64; 3]) -> SpaceLaunch {
+        SpaceLaunch {
+            dims,
+            extent,
+            mode: IndexMode::Wrap,
+            index: op(4096, index),
+        }
+    }
+
+    fn kernel_of(l: IndexingLaunch) -> &'static str {
+        l.plan().map(|p| p.kernel).unwrap_or("error")
+    }
+
+    #[test]
+    fn the_launcher_picks_the_variant_the_shape_allows() {
+        let rows = |dtype, dims: [usize; 3], index, inner_stride| IndexingLaunch::Gather {
+            dtype,
+            space: space(dims, 9, index),
+            source: op(256, [0, dims[2] as i64, inner_stride]),
+            output: DevicePtr(8192),
+        };
+        let f32_rows = rows(DType::F32, [1, 8192, 32768], [0, 1, 0], 1);
+        assert_eq!(kernel_of(f32_rows), GATHER_ROWS);
+        assert_eq!(f32_rows.plan().ok().map(|p| p.items), Some(8192 * 8192));
+        assert_eq!(kernel_of(rows(DType::F32, [1, 5, 7], [0, 1, 0], 1)), GATHER);
+        assert_eq!(
+            kernel_of(rows(DType::F32, [1, 5, 64], [0, 1, 1], 1)),
+            GATHER
+        );
+        assert_eq!(
+            kernel_of(rows(DType::F32, [1, 5, 64], [0, 1, 0], 2)),
+            GATHER
+        );
+        assert_eq!(
+            kernel_of(rows(DType::C64, [1, 5, 64], [0, 1, 0], 1)),
+            GATHER
+        );
+        assert_eq!(
+            kernel_of(rows(DType::U8, [3, 5, 1], [5, 1, 0], 1)),
+            GATHER_LINES
+        );
+        let scatter =
+            |op_: ScatterOp, dtype, dims: [usize; 3], extent, vs| IndexingLaunch::Scatter {
+                op: op_,
+                dtype,
+                space: space(dims, extent, [0, 1, 0]),
+                target: op(256, [0, dims[2] as i64, 1]),
+                values: op(1 << 20, vs),
+            };
+        let assign = scatter(ScatterOp::Assign, DType::I64, [2, 4, 100], 9, [400, 100, 1]);
+        assert_eq!(kernel_of(assign), SCATTER_ROWS);
+        let add = scatter(ScatterOp::Add, DType::I64, [2, 4, 100], 9, [400, 100, 1]);
+        assert_eq!(kernel_of(add), codegen::SCATTER_ADD);
+        let bincount = scatter(ScatterOp::Add, DType::I64, [1, 1 << 28, 1], 256, [0, 0, 0]);
+        let plan = bincount.plan().ok();
+        assert_eq!(plan.map(|p| p.kernel), Some(SCATTER_ADD_HIST));
+        assert_eq!(plan.map(|p| p.blocks), Some(HIST_BLOCKS as u32));
+        let wide = scatter(ScatterOp::Add, DType::F64, [1, 100, 1], 4097, [0, 1, 0]);
+        assert_eq!(kernel_of(wide), codegen::SCATTER_ADD);
+        let bytes = scatter(ScatterOp::Add, DType::U8, [1, 100, 1], 16, [0, 1, 0]);
+        assert_eq!(kernel_of(bytes), codegen::SCATTER_ADD);
     }
 
     #[test]
