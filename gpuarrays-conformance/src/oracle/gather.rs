@@ -266,7 +266,7 @@ pub fn index_scatter(
     space.extend_from_slice(&dims[axis + 1..]);
     let vals = broadcast(values, &space)?;
     let mut updates = Updates::new();
-    for p in 0..numel(&space) {
+    for (p, &v) in vals.iter().enumerate().take(numel(&space)) {
         let s = unravel(p, &space);
         let which = ravel(&s[axis..axis + k], &idx.dims);
         let mut at = s[..axis].to_vec();
@@ -276,7 +276,7 @@ pub fn index_scatter(
             IndexMode::Raise,
         )?);
         at.extend_from_slice(&s[axis + k..]);
-        updates.push((ravel(&at, dims), vals[p]));
+        updates.push((ravel(&at, dims), v));
     }
     apply(target, updates, add)
 }
