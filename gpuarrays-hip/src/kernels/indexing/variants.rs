@@ -1,5 +1,7 @@
-//! The C++ of the gather and scatter variants that the launcher picks for two common shapes
-//! (when: `super::Plan`; the general kernels: [`super::codegen`]).
+//! The C++ of the gather and scatter variants that the launcher picks for common shapes
+//! (when: `super::IndexingLaunch::plan`; the general kernels: [`super::codegen`]). The
+//! times below are the general kernels' and the reason for each variant; the variants' own
+//! are printed by `tests/indexing_gpu.rs` (not yet measured when they were written).
 //!
 //! - *Rows* (`ga_gather_rows`, `ga_scatter_rows`): whole rows selected along a contiguous
 //!   inner axis (`index_select`, `take` of rows, assigning to rows). The general kernel
@@ -23,10 +25,12 @@
 //!   share into a private copy of the bins in shared memory (shared atomics), then adds each
 //!   bin that changed to the target with one global atomic. Float bins start at -0.0, the
 //!   identity of addition (`-0 + x == x` for every x, +0 included), and a bin still holding
-//!   -0.0 is skipped, so untouched bins leave the target bit for bit as it was; sums come in
-//!   an unspecified order and grouping, as every GPU add does. Types: those with native
-//!   atomics (u32 lanes for i32 and u32, u64 for i64 and u64, f32, f64; complex as two
-//!   lanes); u8 keeps the general kernel.
+//!   -0.0 is skipped (adding it would change nothing), so untouched bins leave the target bit
+//!   for bit as it was; sums come in an unspecified order and grouping, as every GPU add
+//!   does. Types: those with native atomics (u32 lanes for i32 and u32, u64 for i64 and u64,
+//!   f32, f64; complex as two lanes); u8 keeps the general kernel. The bins are static
+//!   shared memory ([`HIST_BYTES`] per block whatever the extent: the emulator has no
+//!   dynamic shared memory).
 
 use gpuarrays_core::DType;
 
