@@ -43,10 +43,8 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{IndexMode, ScatterOp};
 
 use super::super::cpp::element_types::cty;
+pub use super::moves::{BLOCK, move_type};
 use crate::error::{HipError, Result};
-
-/// Threads per block.
-pub const BLOCK: u32 = 256;
 
 /// The gather kernel.
 pub const GATHER: &str = "ga_gather";
@@ -83,17 +81,6 @@ pub fn mode_code(mode: IndexMode) -> i32 {
         IndexMode::Raise => 0,
         IndexMode::Wrap => 1,
         IndexMode::Clip => 2,
-    }
-}
-
-/// The type an element of `dtype` moves as (see the module docs), and the bytes its address
-/// must be a multiple of.
-pub fn move_type(dtype: DType) -> (&'static str, usize) {
-    match dtype.size() {
-        1 => ("u8", 1),
-        4 => ("u32", 4),
-        8 => ("u64", 8),
-        _ => ("GaPair64", 16),
     }
 }
 

@@ -23,6 +23,7 @@
 //! - the general kernels ([`codegen`]) for everything else.
 
 pub mod codegen;
+pub mod moves;
 pub mod variants;
 
 use gpuarrays_core::DType;

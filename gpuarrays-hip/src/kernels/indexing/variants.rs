@@ -34,7 +34,7 @@
 
 use gpuarrays_core::DType;
 
-use super::codegen::{BLOCK, move_type};
+use super::moves::{BLOCK, move_type};
 use crate::kernels::cpp::element_types::cty;
 
 /// The gather of whole row chunks.
