@@ -6,7 +6,12 @@
 //! The layouts reach every part of the kernels' arithmetic: the three-way split of a point's
 //! number with and without its shortcuts (`outer == 1`, `inner == 1`), reversed, permuted
 //! and gapped operands, indices and values broadcast along axes (stride 0), several blocks,
-//! positions repeated (duplicates for the atomics) and unique (exact float sums).
+//! positions repeated (duplicates for the atomics) and unique (exact float sums). The last
+//! five reach the launcher's variants: rows along a contiguous inner axis (whole chunks,
+//! tails, and a row whose operands are all 16-byte aligned, so the vector move runs next to
+//! the element-wise one), gathers along the last axis (with the first and the fifth of the
+//! layouts above), and the histogram of adds into few bins over several blocks, with
+//! broadcast values (bincount) and a gapped target.
 
 mod emulator;
 mod kernel_checks;
@@ -85,6 +90,51 @@ const LAYOUTS: &[Layout] = &[
         indexed: [1, 6, 2],
         values: [1, 2, 600],
         unique: true,
+    },
+    Layout {
+        name: "rows along a contiguous inner axis, unique, row 1 16-byte aligned everywhere",
+        dims: [1, 9, 41],
+        extent: 9,
+        index: [0, 1, 0],
+        indexed: [405, 45, 1],
+        values: [405, 45, 1],
+        unique: true,
+    },
+    Layout {
+        name: "rows along a contiguous inner axis, repeated positions, tails",
+        dims: [3, 20, 37],
+        extent: 6,
+        index: [20, 1, 0],
+        indexed: row_major([3, 6, 37]),
+        values: row_major([3, 20, 37]),
+        unique: false,
+    },
+    Layout {
+        name: "along the last axis: several outer rows, reversed source",
+        dims: [4, 30, 1],
+        extent: 11,
+        index: [30, 1, 0],
+        indexed: [11, -1, 0],
+        values: [1, 4, 0],
+        unique: false,
+    },
+    Layout {
+        name: "histogram over two blocks",
+        dims: [1, 4500, 1],
+        extent: 37,
+        index: [0, 1, 0],
+        indexed: [0, 1, 0],
+        values: [0, 1, 0],
+        unique: false,
+    },
+    Layout {
+        name: "bincount: one value for every point, gapped bins",
+        dims: [1, 700, 1],
+        extent: 300,
+        index: [0, -1, 0],
+        indexed: [0, 2, 0],
+        values: [0, 0, 0],
+        unique: false,
     },
 ];
 

@@ -2,8 +2,9 @@
 //! reference at sizes of many blocks (`kernel_checks/indexing.rs`), an index space of more
 //! than 2^32 points (the kernels' 64-bit split of a point's number, which the emulator's
 //! sizes never reach), the subnormal behaviour of the float atomics, and device times of
-//! typical shapes (printed, not checked: `--nocapture`). The logic is also checked on the
-//! CPU emulation in `indexing_emulated`, at small sizes.
+//! typical shapes (printed, not checked: `--nocapture`), the launcher's variants among them
+//! (rows along a contiguous inner axis, gathers along the last axis, the histogram). The
+//! logic is also checked on the CPU emulation in `indexing_emulated`, at small sizes.
 //!
 //! Without a GPU every test prints why and passes; with `GPUARRAYS_REQUIRE_GPU=1` a missing
 //! GPU fails instead.
@@ -33,6 +34,24 @@ fn gpu() -> Option<HipBackend> {
 }
 
 const LAYOUTS: &[Layout] = &[
+    Layout {
+        name: "rows along a contiguous inner axis (rows variants), tails",
+        dims: [2, 300, 203],
+        extent: 120,
+        index: [300, 1, 0],
+        indexed: row_major([2, 120, 203]),
+        values: row_major([2, 300, 203]),
+        unique: false,
+    },
+    Layout {
+        name: "adds into 1000 bins over many blocks (histogram variant)",
+        dims: [1, 200_000, 1],
+        extent: 1000,
+        index: [0, 1, 0],
+        indexed: [0, 1, 0],
+        values: [0, 1, 0],
+        unique: false,
+    },
     Layout {
         name: "1-D take",
         dims: [1, 40_000, 1],
@@ -279,6 +298,53 @@ fn typical_shapes_are_timed() {
     );
     time("index_select f32, [1024, 1024 of 256, 64]", 8 * m, &|| {
         hip.gather(&g).expect("gather")
+    });
+    // Whole rows along a contiguous inner axis (the rows variants): aligned rows, and rows of
+    // an odd length (misaligned rows and tails, the element-wise fallback).
+    for inner in [1usize << 15, (1 << 15) - 1] {
+        let g = gather(
+            [1, 1 << 11, inner],
+            &narrow,
+            1 << 8,
+            [0, 1, 0],
+            [0, inner as isize, 1],
+        );
+        let what = format!("index_select f32, 2048 rows of {inner} from 256");
+        time(&what, 8 * (1 << 11) * inner, &|| {
+            hip.gather(&g).expect("gather")
+        });
+        let s = ScatterArgs {
+            op: ScatterOp::Assign,
+            dtype: DType::F32,
+            space: IndexSpace {
+                dims: [1, 1 << 11, inner],
+                index: operand(&narrow, [0, 1, 0]),
+                extent: 1 << 8,
+                mode: IndexMode::Raise,
+            },
+            target: operand(&table, [0, inner as isize, 1]),
+            values: operand(&out, [0, inner as isize, 1]),
+        };
+        let what = format!("index_copy f32, 2048 rows of {inner} into 256");
+        time(&what, 8 * (1 << 11) * inner, &|| {
+            hip.scatter(&s).expect("scatter")
+        });
+    }
+    // bincount: i64 ones (values broadcast) into 256 bins (the histogram variant).
+    let s = ScatterArgs {
+        op: ScatterOp::Add,
+        dtype: DType::I64,
+        space: IndexSpace {
+            dims: [1, m, 1],
+            index: operand(&narrow, [0, 1, 0]),
+            extent: 256,
+            mode: IndexMode::Raise,
+        },
+        target: operand(&table, [0, 1, 0]),
+        values: operand(&out, [0, 0, 0]),
+    };
+    time("bincount, 2^26 into 256 bins", 8 * m, &|| {
+        hip.scatter(&s).expect("scatter")
     });
     for (bins, index, name) in [
         (1usize << 24, &wide, "2^24 bins"),

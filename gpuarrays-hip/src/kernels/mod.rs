@@ -9,7 +9,7 @@
 //! | inclusive scans | [`scan`] | rows: one pass, carries from a fixed tree of tile aggregates (or 3 passes); columns: split axis with carries |
 //! | sort | [`sort`] | LSD radix sort of order-preserving keys (onesweep, or one block per row); bitonic network for short rows |
 //! | find | [`find`] | count, scan, scatter |
-//! | gather, scatter, scatter-add | [`indexing`] | one thread per point of the index space; adds by atomics |
+//! | gather, scatter, scatter-add | [`indexing`] | one thread per point of the index space, per 16-byte row chunk along a contiguous inner axis; adds by atomics, through per-block shared-memory bins for few bins |
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!
 //! Shared pieces: [`cpp`] (the C++ text every source is built from: the header, element

@@ -33,6 +33,9 @@
 //!   sums that pass through subnormals differ there from the reference, which keeps them.
 //!   A compare-and-swap loop would keep them, at the cost of retries under contention.
 //!
+//! The launcher replaces these general kernels by leaner variants for whole rows along a
+//! contiguous inner axis and for adds into a few bins ([`super::variants`] says why).
+//!
 //! Only functions CUDA and HIP both declare are used (`atomicAdd` for the four types above,
 //! `atomicCAS` on unsigned int), so one text compiles under NVRTC and hiprtc.
 
@@ -40,10 +43,8 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{IndexMode, ScatterOp};
 
 use super::super::cpp::element_types::cty;
+pub use super::moves::{BLOCK, move_type};
 use crate::error::{HipError, Result};
-
-/// Threads per block.
-pub const BLOCK: u32 = 256;
 
 /// The gather kernel.
 pub const GATHER: &str = "ga_gather";
@@ -58,6 +59,7 @@ pub fn kernels(dtype: DType) -> Vec<&'static str> {
     if dtype.is_numeric() {
         k.push(SCATTER_ADD);
     }
+    k.extend(super::variants::kernels(dtype));
     k
 }
 
@@ -79,17 +81,6 @@ pub fn mode_code(mode: IndexMode) -> i32 {
         IndexMode::Raise => 0,
         IndexMode::Wrap => 1,
         IndexMode::Clip => 2,
-    }
-}
-
-/// The type an element of `dtype` moves as (see the module docs), and the bytes its address
-/// must be a multiple of.
-pub fn move_type(dtype: DType) -> (&'static str, usize) {
-    match dtype.size() {
-        1 => ("u8", 1),
-        4 => ("u32", 4),
-        8 => ("u64", 8),
-        _ => ("GaPair64", 16),
     }
 }
 
@@ -197,6 +188,7 @@ pub fn body(dtype: DType) -> String {
         s.push_str(&add_at(dtype));
         s.push_str(&scatter(SCATTER_ADD, cty(dtype), "ga_add_at(at, v)"));
     }
+    s.push_str(&super::variants::body(dtype));
     s
 }
 
