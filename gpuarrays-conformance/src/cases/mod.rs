@@ -9,6 +9,7 @@ mod fft;
 mod indexing;
 mod join;
 mod reduce;
+mod scatter;
 mod stats;
 
 use gpuarrays_core::DType;
