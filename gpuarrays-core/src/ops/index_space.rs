@@ -71,6 +71,19 @@ impl<'a, B: Backend> Folded<'a, B> {
     }
 }
 
+impl<'a, B: Backend> Folded<'a, B> {
+    /// An index array that walks only the middle of the index space (`take`, `put`,
+    /// `index_copy`/`index_add`): all its dimensions form the middle group, repeated across
+    /// the outer and inner ones (strides 0).
+    pub fn middle(index: &'a RawArray<B>) -> Result<Self> {
+        let f = Folded::new(index, 0..index.ndim())?;
+        Ok(Folded {
+            strides: [0, f.strides[1], 0],
+            array: f.array,
+        })
+    }
+}
+
 /// `indices` as i64 (integers only; other integer types are converted, as NumPy does).
 pub(crate) fn as_i64<B: Backend>(op: &str, indices: &RawArray<B>) -> Result<RawArray<B>> {
     match indices.dtype {

@@ -104,11 +104,7 @@ impl<B: Backend> RawArray<B> {
             let positions = crate::ops::expr::Expr::index(&self.backend, &[n]).eval_raw()?;
             vals = vals.take(&positions, Some(0), IndexMode::Wrap)?;
         }
-        let idx = Folded::new(&index, 0..index.ndim())?;
-        let idx = Folded {
-            strides: [0, idx.strides[1], 0],
-            array: idx.array,
-        };
+        let idx = Folded::middle(&index)?;
         let v = Folded::new(&vals, 0..1)?;
         let dims = [1, n, 1];
         scatter_into(
@@ -242,11 +238,7 @@ impl<B: Backend> RawArray<B> {
         if !check_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
             return values.ensure_alive();
         }
-        let idx = Folded::new(&index, 0..index.ndim())?;
-        let idx = Folded {
-            strides: [0, idx.strides[1], 0],
-            array: idx.array,
-        };
+        let idx = Folded::middle(&index)?;
         let v = Folded::new(&values, axis..axis + index.ndim())?;
         scatter_into(
             sop,

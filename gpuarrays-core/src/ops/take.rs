@@ -48,12 +48,7 @@ impl<B: Backend> RawArray<B> {
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }
         let src = Folded::new(source, axis..axis + 1)?;
-        // The index walks the middle group only: its own dimensions, all leading.
-        let idx = Folded::new(&index, 0..index.ndim())?;
-        let idx = Folded {
-            strides: [0, idx.strides[1], 0],
-            array: idx.array,
-        };
+        let idx = Folded::middle(&index)?;
         gather(&src, &idx, dims, extent, mode, &out_dims)
     }
 
