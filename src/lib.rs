@@ -88,7 +88,7 @@ pub mod prelude {
     pub use crate::{AnyBackend, default_backend};
     pub use gpuarrays_core::{
         Array, Backend, Complex32, Complex64, DType, Element, Error, Expr, FftNorm, IndexMode,
-        NEW_AXIS, RawArray, Result, Scalar, SliceArg, s,
+        NEW_AXIS, RawArray, Result, Scalar, Side, SliceArg, SortOrder, s,
     };
     pub use gpuarrays_cpu_ref::CpuBackend;
 }

@@ -6,6 +6,7 @@ use gpuarrays_core::{DType, Scalar};
 
 pub use crate::case_fft::{FftCase, FftForm};
 pub use crate::case_index::IndexCase;
+pub use crate::case_order::OrderCase;
 pub use crate::case_stats::StatOp;
 use crate::host::{HostArray, HostData};
 pub use crate::layout::Layout;
@@ -132,6 +133,8 @@ pub enum Op {
     Stat(StatOp),
     /// Gathers, scatters and masks (see [`IndexCase`] for the inputs).
     Index(IndexCase),
+    /// The sort family (see [`OrderCase`] for the inputs).
+    Order(OrderCase),
     /// An FFT of the public API (NumPy semantics).
     Fft(FftCase),
     /// `fftshift(axes)`, or `ifftshift(axes)` when `inverse` (`None`: every axis).
@@ -249,6 +252,7 @@ impl CaseSpec {
             } => format!(" piece {piece} of {sections} along {axis}"),
             Op::Tile(reps) => format!(" reps {reps:?}"),
             Op::Index(c) => format!(" {c:?}"),
+            Op::Order(c) => format!(" {c:?}"),
             Op::Repeat { repeats, axis } => format!(" {repeats}× axis {axis:?}"),
             Op::Pad { widths, mode } => {
                 let m = match mode {

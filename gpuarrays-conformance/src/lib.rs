@@ -98,6 +98,7 @@
 pub mod case;
 mod case_fft;
 mod case_index;
+mod case_order;
 mod case_stats;
 pub mod cases;
 pub mod compare;

@@ -185,6 +185,32 @@ pub fn needs(case: &Case) -> Needs {
                 n.auxiliary.push((d, Elementwise));
             }
         }
+        Op::Order(c) => {
+            // Keys are computed elementwise from the values and sorted as u64 words with
+            // positions; values and positions are gathered; unique and searchsorted join,
+            // select, scan and scatter i64 positions.
+            if c.sorts_values() {
+                n.primary.push((t, Sort));
+            } else {
+                n.primary.push((t, Elementwise));
+            }
+            n.auxiliary
+                .extend([(t, Gather), (t, Sort), (t, Elementwise), (t, Storage)]);
+            for d in [DType::U64, DType::U32, DType::I64, DType::Bool] {
+                for k in [
+                    Storage,
+                    Elementwise,
+                    Sort,
+                    Gather,
+                    Scatter,
+                    Scan,
+                    Find,
+                    Reduce,
+                ] {
+                    n.auxiliary.push((d, k));
+                }
+            }
+        }
         Op::Fft(_) => {
             each(Fft, &mut n);
             // The precision's other type (the spectrum of real data, the real result of

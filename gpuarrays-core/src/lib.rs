@@ -63,7 +63,7 @@ pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use kernel::IndexMode;
 pub use num_complex::{Complex32, Complex64};
-pub use ops::{Expr, FftElement, FftNorm, Indexing, NormOrd, Pad};
+pub use ops::{Expr, FftElement, FftNorm, Indexing, NormOrd, Pad, Side, SortOrder, Unique};
 pub use scalar::Scalar;
 pub use slicing::{NEW_AXIS, SliceArg};
 pub use support::ensure_supported;

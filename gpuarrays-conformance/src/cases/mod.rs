@@ -8,6 +8,7 @@ mod elementwise;
 mod fft;
 mod indexing;
 mod join;
+mod order;
 mod reduce;
 mod scatter;
 mod stats;
@@ -52,6 +53,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     fft::rows(&s, &mut rows);
     join::rows(&s, &mut rows);
     indexing::rows(&s, &mut rows);
+    order::rows(&s, &mut rows);
     rows
 }
 

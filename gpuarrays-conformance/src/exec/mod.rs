@@ -2,6 +2,7 @@
 //! The same code runs the backend under test and the CPU reference.
 
 mod index;
+mod order;
 mod place;
 
 pub use place::{Placed, download, download_base, internal, place, upload};
@@ -61,6 +62,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         Op::Stat(s) => stat(*s, arg(0)?, arg(1).ok())?,
         Op::Fft(f) => fft(arg(0)?, f)?,
         Op::Index(c) => return index::execute(*c, &placed),
+        Op::Order(c) => return order::execute(*c, &placed),
         Op::FftShift {
             inverse: false,
             axes,

@@ -13,6 +13,7 @@ mod index;
 mod join;
 mod magnitudes;
 mod matmul;
+mod order;
 mod random;
 mod reduce;
 pub mod rules;
@@ -160,6 +161,7 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::Fft(f) => fft::fft(f, a()?),
         Op::FftShift { inverse, axes } => axis::fftshift(*inverse, axes.as_deref(), a()?),
         Op::Index(c) => gather::evaluate(*c, &case.inputs.iter().collect::<Vec<_>>()),
+        Op::Order(c) => order::evaluate(*c, &ins),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The generic array operations. Each validates shapes, types and capabilities, then lowers
 //! to one of the kernel descriptions in [`crate::kernel`].
 
+mod argsort;
 pub(crate) mod copy;
 mod creation;
 pub(crate) mod eval;
@@ -27,13 +28,17 @@ mod reduce;
 mod region;
 mod scan;
 mod sort;
+mod sort_keys;
 pub(crate) mod statistics;
 mod strided_output;
 mod take;
+mod unique;
 
 pub use creation::Indexing;
 pub use expr::{Expr, ExprArg, IntoExprArg, Literal};
 pub use fft::{FftElement, FftNorm};
 pub use linalg::NormOrd;
 pub use pad::Pad;
+pub use sort_keys::SortOrder;
 pub use statistics::moment_dtype;
+pub use unique::{Side, Unique};

@@ -1,0 +1,199 @@
+//! Stable sorting permutations built on the backends' row sort: every value becomes an
+//! unsigned *order key* (its sort order as an unsigned number), the key is packed with the
+//! element's position in its row into one u64, and the packed rows are sorted with
+//! [`Backend::sort`](crate::Backend::sort). Equal keys then stand in position order, so
+//! the permutation read from the low 32 bits is stable, on every backend and whatever
+//! algorithm the backend's sort uses (the packed words are distinct, so any correct sort
+//! puts them in the same place).
+//!
+//! | element type | key | sorts |
+//! |---|---|---|
+//! | bool, u8, u32, i32, f32 | 32 bits | one u64 sort: `key << 32 \| position` |
+//! | u64, i64, f64 | 64 bits | two, least significant half first (a radix sort with 32-bit digits): the low halves with positions, then the high halves of the permuted keys with positions |
+//!
+//! Order keys: unsigned values as they are; signed integers with the sign bit flipped;
+//! floats by their bits, negatives inverted and positives with the sign bit set, after
+//! `-0.0` is made `+0.0` (they compare equal, so they keep their order) and every NaN the
+//! largest key (NaNs last, in position order, as NumPy and PyTorch sort). Descending order
+//! inverts the key, so NaNs come first (PyTorch's `descending=True`) and equal elements
+//! still keep their order.
+//!
+//! Why not a key–value sort in each backend: this path needs nothing a backend does not
+//! already have (an elementwise kernel, the row sort, a gather), so every backend sorts
+//! pairs correctly from the start; a backend can later take the whole job over for speed.
+//! The cost is a sort of 8-byte words instead of 4-byte keys with 8-byte payloads.
+
+use crate::array::RawArray;
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::{IndexMode, SortArgs};
+use crate::ops::expr::Expr;
+use crate::ops::index_space::{Folded, gather};
+use crate::scalar::Scalar;
+use crate::support::{OpKind, ensure_supported, ensure_type_rule};
+
+/// Ascending (smallest first, NaNs last) or descending (largest first, NaNs first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SortOrder {
+    #[default]
+    Ascending,
+    Descending,
+}
+
+const LOW32: u64 = 0xFFFF_FFFF;
+
+/// The order key of every element of `x` (any layout), as u32 for types of up to four
+/// bytes and u64 for eight-byte types.
+pub(crate) fn order_key<B: Backend>(
+    op: &str,
+    x: &RawArray<B>,
+    order: SortOrder,
+) -> Result<Expr<B>> {
+    let val = || Expr::array(x);
+    let bits =
+        |t: DType| Expr::array(&x.derive_strided(t, x.dims.clone(), x.strides.clone(), x.offset));
+    let float = |t: DType, sign: Scalar, max: Scalar| {
+        let finite = bits(t).ge(sign).select(!bits(t), bits(t) | sign);
+        val()
+            .is_nan()
+            .select(max, val().eq(0.0).select(sign, finite))
+    };
+    let key = match x.dtype {
+        DType::Bool | DType::U8 => val().cast(DType::U32),
+        DType::U32 | DType::U64 => val(),
+        DType::I32 => bits(DType::U32) ^ Scalar::U32(1 << 31),
+        DType::I64 => bits(DType::U64) ^ Scalar::U64(1 << 63),
+        DType::F32 => float(DType::U32, Scalar::U32(1 << 31), Scalar::U32(u32::MAX)),
+        DType::F64 => float(DType::U64, Scalar::U64(1 << 63), Scalar::U64(u64::MAX)),
+        other => {
+            return Err(Error::invalid_dtype(
+                op,
+                other,
+                "only ordered types sort (complex numbers have no order: sort by abs or the real part)",
+            ));
+        }
+    };
+    Ok(match order {
+        SortOrder::Ascending => key,
+        SortOrder::Descending => !key,
+    })
+}
+
+/// A stable sorting permutation along the last axis, and optionally the sorted keys.
+pub(crate) struct Permutation<B: Backend> {
+    /// i64 positions within each row, dense, of the input's shape: row `r` of the sorted
+    /// result is `x[r][perm[r][0]], x[r][perm[r][1]], ...`.
+    pub perm: RawArray<B>,
+    /// The order keys in sorted order (u32 or u64, dense), when asked for: equal keys are
+    /// exactly the elements that compare equal (every NaN one key, `-0.0` equal to `0.0`).
+    pub keys: Option<RawArray<B>>,
+}
+
+/// The stable permutation sorting each row (the last axis) of `x` (any layout, at least
+/// one dimension) in `order`; with `want_keys`, the sorted order keys too.
+pub(crate) fn sort_last_axis<B: Backend>(
+    op: &str,
+    x: &RawArray<B>,
+    order: SortOrder,
+    want_keys: bool,
+) -> Result<Permutation<B>> {
+    ensure_type_rule(op, x.dtype, OpKind::Sort)?;
+    let key = order_key(op, x, order)?;
+    let key_type = if x.dtype.size() == 8 {
+        DType::U64
+    } else {
+        DType::U32
+    };
+    let len = x.dims.last().copied().unwrap_or(1);
+    if x.is_empty() {
+        x.ensure_alive()?;
+        let empty = |t| RawArray::alloc(&x.backend, t, &x.dims);
+        let keys = if want_keys {
+            Some(empty(key_type)?)
+        } else {
+            None
+        };
+        return Ok(Permutation {
+            perm: empty(DType::I64)?,
+            keys,
+        });
+    }
+    if len as u64 > 1 << 32 {
+        return Err(Error::invalid_arg(
+            op,
+            format!("rows of {len} elements are too long to sort stably (at most 2^32)"),
+        ));
+    }
+    for t in [DType::U64, DType::I64] {
+        ensure_supported(&x.backend, t, OpKind::Sort)?;
+        ensure_supported(&x.backend, t, OpKind::Gather)?;
+    }
+    let b = &x.backend;
+    // Positions within a row: one row of them, broadcast (an index leaf is drawn for the
+    // whole expression's shape only).
+    let row = Expr::index(b, &[len]).cast(DType::U64).eval_raw()?;
+    let row = row.broadcast_to(&x.dims)?;
+    let pos = || Expr::array(&row);
+    let low = |a: &RawArray<B>| {
+        (Expr::array(a) & Scalar::U64(LOW32))
+            .cast(DType::I64)
+            .eval_raw()
+    };
+    if key_type == DType::U32 {
+        let packed = ((key.cast(DType::U64) << Scalar::U64(32)) | pos()).eval_raw()?;
+        sort_rows(&packed, len)?;
+        let keys = match want_keys {
+            true => Some((Expr::array(&packed) >> Scalar::U64(32)).eval_raw()?),
+            false => None,
+        };
+        return Ok(Permutation {
+            perm: low(&packed)?,
+            keys,
+        });
+    }
+    // 64-bit keys: least significant half first, then the high half of the keys in that
+    // order; each pass keeps the previous order among equal halves (positions in the word).
+    let full = key.eval_raw()?;
+    let first =
+        (((Expr::array(&full) & Scalar::U64(LOW32)) << Scalar::U64(32)) | pos()).eval_raw()?;
+    sort_rows(&first, len)?;
+    let p1 = low(&first)?;
+    drop(first);
+    let moved = gather_last(&full, &p1)?;
+    let second = ((Expr::array(&moved) & Scalar::U64(!LOW32)) | pos()).eval_raw()?;
+    drop(moved);
+    sort_rows(&second, len)?;
+    let p2 = low(&second)?;
+    drop(second);
+    let perm = gather_last(&p1, &p2)?;
+    let keys = match want_keys {
+        true => Some(gather_last(&full, &perm)?),
+        false => None,
+    };
+    Ok(Permutation { perm, keys })
+}
+
+/// Sorts the rows of `len` elements of the dense u64 array `a` in place.
+fn sort_rows<B: Backend>(a: &RawArray<B>, len: usize) -> Result<()> {
+    let buf = a.buffer()?;
+    a.backend.sort(&SortArgs {
+        dtype: a.dtype,
+        buffer: &buf,
+        offset: a.offset,
+        rows: a.len() / len,
+        len,
+    })
+}
+
+/// `out[r][j] = src[r][idx[r][j]]` along the last axis, for indices known to be in range
+/// (positions produced by a sort): no range check, so no read-back.
+pub(crate) fn gather_last<B: Backend>(src: &RawArray<B>, idx: &RawArray<B>) -> Result<RawArray<B>> {
+    let last = src.ndim() - 1;
+    let extent = src.dims[last];
+    let count = idx.dims[last];
+    let rows = idx.len() / count.max(1);
+    let s = Folded::new(src, last..last + 1)?;
+    let i = Folded::new(idx, last..last + 1)?;
+    gather(&s, &i, [rows, count, 1], extent, IndexMode::Clip, &idx.dims)
+}

@@ -1,0 +1,216 @@
+//! `unique` (NumPy `np.unique` with `return_index`, `return_inverse`, `return_counts`) and
+//! `searchsorted`, both built on the stable sorting permutation of
+//! [`sort_keys`](super::sort_keys): no kernel of their own, so every backend has them.
+
+use crate::array::{Array, RawArray};
+use crate::backend::Backend;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernel::{IndexMode, ScatterOp};
+use crate::ops::expr::Expr;
+use crate::ops::index_space::{Folded, scatter};
+use crate::ops::sort_keys::{SortOrder, gather_last, sort_last_axis};
+use crate::scalar::Scalar;
+
+/// The result of [`RawArray::unique_all`]: NumPy's `np.unique(x, return_index=True,
+/// return_inverse=True, return_counts=True)`.
+#[derive(Debug, Clone)]
+pub struct Unique<V, I> {
+    /// The distinct values, ascending (1-D).
+    pub values: V,
+    /// For each distinct value, the flat index of its first occurrence (i64, 1-D).
+    pub indices: I,
+    /// For each input element, the position of its value in `values` (i64, the input's
+    /// shape): `values.take(inverse)` rebuilds the input.
+    pub inverse: I,
+    /// How often each distinct value occurs (i64, 1-D).
+    pub counts: I,
+}
+
+/// Which index [`RawArray::searchsorted`] returns among equal elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Side {
+    /// The first position where the value could be inserted keeping the order (NumPy
+    /// `side="left"`): the number of elements smaller than it.
+    #[default]
+    Left,
+    /// The last such position (NumPy `side="right"`): the number of elements not larger.
+    Right,
+}
+
+/// `target[idx[j]] = values[j]` for 1-D dense arrays, the indices distinct and in range.
+fn scatter_distinct<B: Backend>(
+    target: &RawArray<B>,
+    idx: &RawArray<B>,
+    values: &RawArray<B>,
+) -> Result<()> {
+    let n = idx.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let (t, i, v) = (
+        Folded::new(target, 0..1)?,
+        Folded::new(idx, 0..1)?,
+        Folded::new(values, 0..1)?,
+    );
+    scatter(
+        ScatterOp::Assign,
+        &t,
+        &i,
+        &v,
+        [1, n, 1],
+        target.len(),
+        IndexMode::Clip,
+    )
+}
+
+/// The positions `0..n` as a dense i64 array.
+fn positions<B: Backend>(backend: &B, n: usize) -> Result<RawArray<B>> {
+    Expr::index(backend, &[n]).eval_raw()
+}
+
+impl<B: Backend> RawArray<B> {
+    /// The distinct values of the flattened array, ascending (NumPy `np.unique`). Values
+    /// that compare equal are one value: every NaN is one (NumPy's `equal_nan=True`), and
+    /// `-0.0` is `0.0`; the value returned for such a group is its first occurrence.
+    pub fn unique(&self) -> Result<RawArray<B>> {
+        Ok(self.unique_all()?.values)
+    }
+
+    /// The distinct values with the first index of each, the inverse and the counts (see
+    /// [`Unique`] and [`unique`](Self::unique)).
+    pub fn unique_all(&self) -> Result<Unique<RawArray<B>, RawArray<B>>> {
+        let op = "unique";
+        let flat = self.flattened()?;
+        let n = flat.len();
+        let b = &self.backend;
+        if n == 0 {
+            let p = sort_last_axis(op, &flat, SortOrder::Ascending, false)?;
+            return Ok(Unique {
+                values: RawArray::alloc(b, self.dtype, &[0])?,
+                indices: p.perm.clone(),
+                inverse: RawArray::alloc(b, DType::I64, &self.dims)?,
+                counts: p.perm,
+            });
+        }
+        let p = sort_last_axis(op, &flat, SortOrder::Ascending, true)?;
+        let keys = p
+            .keys
+            .ok_or_else(|| Error::invalid_arg(op, "the sort returned no keys"))?;
+        // A group starts where the sorted key changes (and at 0).
+        let shifted = |from: usize| {
+            keys.derive_strided(
+                keys.dtype,
+                vec![n - 1],
+                keys.strides.clone(),
+                keys.offset + from,
+            )
+        };
+        let changes = Expr::array(&shifted(1))
+            .ne(Expr::array(&shifted(0)))
+            .eval_raw()?;
+        let head = RawArray::full(b, &[1], Scalar::Bool(true))?;
+        let starts_mask = RawArray::concatenate(&[&head, &changes], 0)?;
+        drop((changes, keys));
+        let starts = positions(b, n)?.masked_select(&starts_mask)?;
+        let u = starts.len();
+        let indices = gather_last(&p.perm, &starts)?;
+        let values = gather_last(&flat, &indices)?;
+        let end = RawArray::full(b, &[1], Scalar::I64(n as i64))?;
+        let next = starts.derive_strided(DType::I64, vec![u - 1], vec![1], starts.offset + 1);
+        let ends = RawArray::concatenate(&[&next, &end], 0)?;
+        let counts = (Expr::array(&ends) - Expr::array(&starts)).eval_raw()?;
+        let group = Expr::array(&starts_mask)
+            .cast(DType::I64)
+            .eval_raw()?
+            .scan(crate::kernel::ScanOp::Sum, 0)?;
+        let group = (Expr::array(&group) - Scalar::I64(1)).eval_raw()?;
+        let inverse = RawArray::alloc(b, DType::I64, &[n])?;
+        scatter_distinct(&inverse, &p.perm, &group)?;
+        Ok(Unique {
+            values,
+            indices,
+            inverse: inverse.reshape(&self.dims.iter().map(|&d| d as isize).collect::<Vec<_>>())?,
+            counts,
+        })
+    }
+
+    /// Where each of `values` would be inserted into this sorted 1-D array to keep it
+    /// sorted (NumPy `searchsorted`): i64 of `values`' shape, each the number of elements
+    /// smaller than the value (`Side::Left`) or not larger (`Side::Right`), in the order
+    /// [`argsort`](Self::argsort) uses (NaNs largest, `-0.0 == 0.0`). Both arrays have one
+    /// element type (cast first). An unsorted array gives those counts all the same.
+    ///
+    /// Cost: one stable sort of both arrays together (no binary search), so it is linear
+    /// in the array's length per call.
+    pub fn searchsorted(&self, values: &RawArray<B>, side: Side) -> Result<RawArray<B>> {
+        let op = "searchsorted";
+        self.same_device(op, values)?;
+        if self.ndim() != 1 {
+            return Err(Error::RankMismatch {
+                op: op.into(),
+                expected: "a 1-D sorted array".into(),
+                got: self.ndim(),
+            });
+        }
+        if values.dtype != self.dtype {
+            return Err(Error::DTypeMismatch {
+                op: format!("{op} (cast the values to the sorted array's type)"),
+                lhs: self.dtype,
+                rhs: values.dtype,
+            });
+        }
+        let (na, flat) = (self.len(), values.flattened()?);
+        let nv = flat.len();
+        let b = &self.backend;
+        let out_dims: Vec<isize> = values.dims.iter().map(|&d| d as isize).collect();
+        if nv == 0 || na == 0 {
+            crate::support::ensure_type_rule(op, self.dtype, crate::support::OpKind::Sort)?;
+            return RawArray::full(b, &values.dims, Scalar::I64(0));
+        }
+        // Values before equal elements (left) or after them (right); the stable sort keeps
+        // that, so a value's sorted position minus the values before it is its answer.
+        let (joined, first_value) = match side {
+            Side::Left => (RawArray::concatenate(&[&flat, self], 0)?, 0),
+            Side::Right => (RawArray::concatenate(&[self, &flat], 0)?, na as i64),
+        };
+        let perm = sort_last_axis(op, &joined, SortOrder::Ascending, false)?.perm;
+        drop(joined);
+        let p = || Expr::array(&perm);
+        let is_value =
+            p().ge(Scalar::I64(first_value)) & p().lt(Scalar::I64(first_value + nv as i64));
+        let is_value = is_value.eval_raw()?;
+        let at = positions(b, na + nv)?.masked_select(&is_value)?;
+        let which =
+            (Expr::array(&perm.masked_select(&is_value)?) - Scalar::I64(first_value)).eval_raw()?;
+        let answer = (Expr::array(&at) - Expr::index(b, &[nv])).eval_raw()?;
+        let out = RawArray::alloc(b, DType::I64, &[nv])?;
+        scatter_distinct(&out, &which, &answer)?;
+        out.reshape(&out_dims)
+    }
+}
+
+impl<T: Element, B: Backend> Array<T, B> {
+    /// The distinct values, ascending (see [`RawArray::unique`]).
+    pub fn unique(&self) -> Result<Self> {
+        Ok(Array::from_raw(self.raw.unique()?))
+    }
+
+    /// Distinct values, first indices, inverse and counts (see [`RawArray::unique_all`]).
+    pub fn unique_all(&self) -> Result<Unique<Self, Array<i64, B>>> {
+        let u = self.raw.unique_all()?;
+        Ok(Unique {
+            values: Array::from_raw(u.values),
+            indices: Array::from_raw(u.indices),
+            inverse: Array::from_raw(u.inverse),
+            counts: Array::from_raw(u.counts),
+        })
+    }
+
+    /// Insertion points of `values` into this sorted 1-D array (see
+    /// [`RawArray::searchsorted`]).
+    pub fn searchsorted(&self, values: &Self, side: Side) -> Result<Array<i64, B>> {
+        Ok(Array::from_raw(self.raw.searchsorted(&values.raw, side)?))
+    }
+}
