@@ -146,16 +146,18 @@ pub fn evaluate(op: OrderCase, ins: &[&HostArray]) -> Result<HostArray, Expected
                 return Err(DTYPE_MISMATCH);
             }
             rules::ordered_only(a.dtype())?;
+            // The count of elements before (or not after) each value, by binary search in
+            // a sorted copy: the counts do not depend on the array being sorted.
+            let mut sorted_a: Vec<Scalar> = a.data.scalars().collect();
+            sorted_a.sort_by(order);
             let counts = (0..v.len())
                 .map(|j| {
                     let x = v.data.get(j);
-                    (0..a.len())
-                        .filter(|&i| match order(&a.data.get(i), &x) {
-                            Ordering::Less => true,
-                            Ordering::Equal => right,
-                            Ordering::Greater => false,
-                        })
-                        .count() as i64
+                    sorted_a.partition_point(|y| match order(y, &x) {
+                        Ordering::Less => true,
+                        Ordering::Equal => right,
+                        Ordering::Greater => false,
+                    }) as i64
                 })
                 .collect();
             Ok(HostArray::new(v.dims.clone(), HostData::I64(counts)))
