@@ -3,6 +3,8 @@
 
 pub(crate) mod copy;
 mod creation;
+mod einsum;
+mod einsum_parse;
 pub(crate) mod eval;
 mod eval_scratch;
 pub mod expr;
@@ -21,10 +23,12 @@ mod literal;
 mod masks;
 mod matmul;
 mod pad;
+mod pad_mirror;
 mod put;
 mod random;
 mod reduce;
 mod region;
+mod repeat_counts;
 mod scan;
 mod sort;
 pub(crate) mod statistics;
