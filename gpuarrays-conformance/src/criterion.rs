@@ -72,6 +72,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
         | Op::Stat(_)
         | Op::Fft(_) => ZeroSigns::Either,
         Op::Index(c) if c.adds() => ZeroSigns::Either,
+        Op::Extra(crate::case::ExtraCase::Einsum(_)) => ZeroSigns::Either,
         Op::Reduce(ReduceOp::Prod, _) | Op::Scan(ScanOp::Prod, _) if complex => ZeroSigns::Either,
         _ => ZeroSigns::Match,
     };
@@ -87,6 +88,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
             NonFinite::ComplexProducts(scan_factors(&a.dims, *axis))
         }
         (Op::Matmul, _) if complex => NonFinite::ComplexSums,
+        (Op::Extra(crate::case::ExtraCase::Einsum(_)), _) if complex => NonFinite::ComplexSums,
         (Op::Stat(s), _) if complex && s.sums_products() => NonFinite::ComplexSums,
         _ => NonFinite::Exact,
     };
