@@ -114,8 +114,10 @@ impl<B: Backend> RawArray<B> {
         }
         let ends = counts.reshape(&[n as isize])?.scan(ScanOp::Sum, 0)?;
         let hist = ends.bincount(None, total + 1)?;
-        let first = std::slice::from_ref(&(0..total));
-        let source = hist.view(first)?.scan(ScanOp::Sum, 0)?;
+        let first = 0..total;
+        let source = hist
+            .view(std::slice::from_ref(&first))?
+            .scan(ScanOp::Sum, 0)?;
         a.take(&source, Some(axis), IndexMode::Raise)
     }
 }
