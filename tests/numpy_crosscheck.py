@@ -138,7 +138,7 @@ def accepted_types(op):
         return NUMERIC
     if o == "sort":
         return ORDERED
-    if o in ("random", "linspace"):
+    if o in ("random", "linspace", "logspace"):
         return FLOATS
     if o in ("scatter_add", "index_add"):
         return NUMERIC
@@ -847,7 +847,99 @@ def op_pad(op, d, ins):
     widths = [tuple(w) for w in op["widths"]]
     if op["mode"] == "constant":
         return Expect(np.pad(ins[0], widths, mode="constant", constant_values=ins[1][()]), d)
-    return Expect(np.pad(ins[0], widths, mode=op["mode"]), d)
+    if not widths:
+        widths = 0  # a 0-d array: NumPy's widths broadcast to no axes
+    try:
+        return Expect(np.pad(ins[0], widths, mode=op["mode"]), d)
+    except ValueError:
+        # NumPy: "can't extend empty axis ... using modes other than 'constant'".
+        return Reject("InvalidArgument")
+
+
+def op_repeat_counts(op, d, ins):
+    """np.repeat with an array of counts. Documented refusals: counts that are not
+    integers (InvalidDType), of rank > 1 (RankMismatch), negative (InvalidArgument, NumPy's
+    ValueError) or of a length other than 1 or the axis's (ShapeMismatch, NumPy's
+    ValueError)."""
+    a, c = ins
+    if c.dtype.kind not in "iu":
+        return Reject("InvalidDType")
+    if c.ndim > 1:
+        return Reject("RankMismatch")
+    c = c.astype(np.int64)
+    n = a.size if op["axis"] is None else a.shape[op["axis"]]
+    try:
+        ref = np.repeat(a, c, axis=op["axis"])
+    except ValueError:
+        return Reject("InvalidArgument" if (c < 0).any() else "ShapeMismatch")
+    assert c.size in (1, n) and (c >= 0).all()
+    return Expect(ref, d)
+
+
+def op_logspace(op, d, ins):
+    """NumPy's logspace (computed in f64): ours is pow(base, y) in the element type with y
+    our linspace, whose few ulps of the span grow by |ln(base)| through the power."""
+    start, stop, base = (float(x[()]) for x in ins)
+    ref = np.logspace(start, stop, op["num"], endpoint=op["endpoint"], base=base)
+    rel = eps(d) * (8 + 8 * abs(np.log(abs(base))) * (abs(start) + abs(stop)))
+    return Expect(ref, d, "tol", rel * absf(ref))
+
+
+def einsum_refusal(spec, d, ins):
+    """The documented refusals of einsum, in order, or None (the subscripts and shapes are
+    then also valid for NumPy): not one or two operands, two types, bool, an ellipsis,
+    subscripts that are not letters or name another number of operands (InvalidArgument
+    but for the types), a rank that differs (RankMismatch), a letter of two lengths
+    (ShapeMismatch), an output letter repeated or not an input's (InvalidArgument)."""
+    if len(ins) not in (1, 2):
+        return "InvalidArgument"
+    if len({x.dtype for x in ins}) > 1:
+        return "DTypeMismatch"
+    if d == "bool":
+        return "InvalidDType"
+    spec = spec.replace(" ", "")
+    if "." in spec:
+        return "InvalidArgument"
+    lhs, _, rhs = spec.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ins) or not all(t.isalpha() or t == "" for t in terms + [rhs]):
+        return "InvalidArgument"
+    lengths = {}
+    for t, x in zip(terms, ins):
+        if len(t) != x.ndim:
+            return "RankMismatch"
+        for letter, n in zip(t, x.shape):
+            if lengths.setdefault(letter, n) != n:
+                return "ShapeMismatch"
+    if len(set(rhs)) != len(rhs) or any(c not in lengths for c in rhs):
+        return "InvalidArgument"
+    return None
+
+
+def op_einsum(op, d, ins):
+    spec = op["spec"]
+    kind = einsum_refusal(spec, d, ins)
+    if kind is not None:
+        if len(ins) in (1, 2) and "." not in spec and kind != "InvalidDType":
+            # NumPy refuses these too (its einsum has no 3-operand or ellipsis limits).
+            try:
+                np.einsum(spec, *ins)
+            except ValueError:
+                return Reject(kind)
+            if kind != "DTypeMismatch":
+                raise AssertionError(f"NumPy accepted {spec!r}, refused as {kind}")
+        return Reject(kind)
+    if d in INTS:
+        return Expect(np.einsum(spec, *ins), d)  # in the element type: wraps
+    # Terms per output element (the product of the summed lengths) and the sum of |terms|.
+    terms = np.einsum(spec, *[np.ones(x.shape, np.float64) for x in ins])
+    if d in COMPLEX:
+        scale = np.einsum(spec, *[np.abs(x).astype(LD) for x in ins])
+        ref = np.einsum(spec, *[x.astype(CLD) for x in ins])
+        return Expect(ref, d, "tol", 2 * (terms + 2) * eps(d) * scale)
+    scale = np.einsum(spec, *[absf(x) for x in ins])
+    ref = np.einsum(spec, *[x.astype(LD) for x in ins])
+    return Expect(ref, d, "tol", (terms + 2) * eps(d) * scale + eps(d) * absf(ref))
 
 
 def op_at_assign(op, d, ins):
@@ -962,6 +1054,9 @@ OPS = {
     "tile": lambda op, d, ins: Expect(np.tile(ins[0], op["reps"]), d),
     "repeat": lambda op, d, ins: Expect(np.repeat(ins[0], op["repeats"], axis=op["axis"]), d),
     "pad": op_pad,
+    "repeat_counts": op_repeat_counts,
+    "logspace": op_logspace,
+    "einsum": op_einsum,
     "at": lambda op, d, ins: Expect(np.array(ins[0][selection(op["sel"])]), d),
     "at_assign": op_at_assign,
     "at_self_assign": op_at_self_assign,

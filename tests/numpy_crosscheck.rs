@@ -11,7 +11,7 @@
 //! with the right error, and it mutates every result once to prove its comparison can fail.
 //!
 //! Without NumPy every check is reported as *ignored*, with the reason, in the test summary
-//! (`0 passed; 0 failed; 11 ignored`: never a pass it did not earn), and it is a failure when
+//! (`0 passed; 0 failed; 12 ignored`: never a pass it did not earn), and it is a failure when
 //! `GPUARRAYS_REQUIRE_NUMPY=1` (as in CI). The checks run under `libtest-mimic` rather than
 //! the built-in harness, which cannot mark a test ignored at run time.
 //! `GPUARRAYS_CROSSCHECK_SEED` replays another seed; `GPUARRAYS_PYTHON` picks the interpreter;
@@ -24,6 +24,8 @@
 mod axis_ops;
 #[path = "numpy_crosscheck/creation.rs"]
 mod creation;
+#[path = "numpy_crosscheck/einsum.rs"]
+mod einsum;
 #[path = "numpy_crosscheck/elementwise.rs"]
 mod elementwise;
 #[path = "numpy_crosscheck/fft.rs"]
@@ -180,7 +182,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 11] = [
+const CHECKS: [Check; 12] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -232,6 +234,7 @@ const CHECKS: [Check; 11] = [
         "statistics",
         statistics::build,
     ),
+    ("einsum_agrees_with_numpy", "einsum", einsum::build),
 ];
 
 /// Runs the checks as tests; without NumPy they are ignored (with the reason printed), or

@@ -4,6 +4,7 @@
 use gpuarrays_core::kernel::{Distribution, ReduceOp, ScanOp};
 use gpuarrays_core::{DType, Scalar};
 
+pub use crate::case_extra::ExtraCase;
 pub use crate::case_fft::{FftCase, FftForm};
 pub use crate::case_index::IndexCase;
 pub use crate::case_order::OrderCase;
@@ -142,6 +143,8 @@ pub enum Op {
         inverse: bool,
         axes: Option<Vec<usize>>,
     },
+    /// `repeat_counts`, `logspace`, `einsum` (see [`ExtraCase`]).
+    Extra(ExtraCase),
 }
 
 impl Op {
@@ -253,12 +256,15 @@ impl CaseSpec {
             Op::Tile(reps) => format!(" reps {reps:?}"),
             Op::Index(c) => format!(" {c:?}"),
             Op::Order(c) => format!(" {c:?}"),
+            Op::Extra(e) => e.label(),
             Op::Repeat { repeats, axis } => format!(" {repeats}× axis {axis:?}"),
             Op::Pad { widths, mode } => {
                 let m = match mode {
                     gpuarrays_core::Pad::Constant(_) => "constant",
                     gpuarrays_core::Pad::Edge => "edge",
                     gpuarrays_core::Pad::Wrap => "wrap",
+                    gpuarrays_core::Pad::Reflect => "reflect",
+                    gpuarrays_core::Pad::Symmetric => "symmetric",
                 };
                 format!(" {m} {widths:?}")
             }

@@ -73,6 +73,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
         | Op::Fft(_) => ZeroSigns::Either,
         Op::Index(c) if c.adds() => ZeroSigns::Either,
         Op::Order(c) if c.sorts_values() => ZeroSigns::Either,
+        Op::Extra(crate::case::ExtraCase::Einsum(_)) => ZeroSigns::Either,
         Op::Reduce(ReduceOp::Prod, _) | Op::Scan(ScanOp::Prod, _) if complex => ZeroSigns::Either,
         _ => ZeroSigns::Match,
     };
@@ -88,6 +89,7 @@ pub fn criterion(case: &Case, expected: &HostArray) -> Criterion {
             NonFinite::ComplexProducts(scan_factors(&a.dims, *axis))
         }
         (Op::Matmul, _) if complex => NonFinite::ComplexSums,
+        (Op::Extra(crate::case::ExtraCase::Einsum(_)), _) if complex => NonFinite::ComplexSums,
         (Op::Stat(s), _) if complex && s.sums_products() => NonFinite::ComplexSums,
         _ => NonFinite::Exact,
     };

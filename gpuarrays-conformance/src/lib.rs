@@ -96,6 +96,7 @@
 #![forbid(unsafe_code)]
 
 pub mod case;
+mod case_extra;
 mod case_fft;
 mod case_index;
 mod case_order;

@@ -8,7 +8,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, Distribution, ReduceOp, ScanOp, UnaryOp};
 
-use crate::case::{Case, Op};
+use crate::case::{Case, ExtraCase, Op};
 use crate::host::HostArray;
 use crate::oracle::magnitude;
 
@@ -160,6 +160,24 @@ pub fn tolerance(case: &Case, expected: &HostArray) -> Tolerance {
                 accumulation_units(n) + 2.0,
                 Scale::PerElement(vec![bound; expected.len()]),
             )
+        }
+        Op::Extra(ExtraCase::Einsum(spec)) => {
+            let ins: Vec<&HostArray> = case.inputs.iter().map(|i| &i.array).collect();
+            match crate::oracle::einsum_with_bounds(spec, &ins) {
+                Ok((_, bounds, terms)) => {
+                    Tolerance::eps(accumulation_units(terms) + 2.0, Scale::PerElement(bounds))
+                }
+                Err(_) => Tolerance::Exact,
+            }
+        }
+        // The elementwise power (as `BinaryOp::Pow`) of an exponent computed as linspace
+        // computes it, whose few ulps grow by |y·ln(base)| through the power.
+        Op::Extra(ExtraCase::Logspace {
+            start, stop, base, ..
+        }) => {
+            let y = magnitude(*start).max(magnitude(*stop));
+            let ln = crate::oracle::value::real(*base).abs().ln().abs();
+            Tolerance::eps(16.0 + 8.0 * y * ln, Scale::Value)
         }
         Op::Fft(f) => match input(0) {
             Some(a) => match crate::oracle::fft_tolerance(f, a) {

@@ -1,5 +1,6 @@
-//! Arrays made from a rule for the NumPy cross-check: `linspace`, `eye`, `identity`, `tri`
-//! and `meshgrid`, for every element type (the ones a constructor refuses included).
+//! Arrays made from a rule for the NumPy cross-check: `linspace`, `logspace`, `eye`,
+//! `identity`, `tri` and `meshgrid`, for every element type (the ones a constructor refuses
+//! included).
 
 use gpuarrays_core::Indexing;
 
@@ -30,6 +31,28 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
             let j = json!({"op": "linspace", "num": num, "endpoint": endpoint});
             let id = format!("linspace/{dtype}/{start}/{stop}/{num}/{endpoint}");
             rec.case(id, j, dtype, &[&si, &so], r);
+        }
+
+        // logspace: base^linspace(start, stop), NumPy's computed in f64.
+        for (start, stop, num, endpoint, base) in [
+            (0.0, 3.0, 4, true, 10.0),
+            (-2.0, 2.0, 17, false, 2.0),
+            (1.5, -0.5, 9, true, 0.5),
+            (0.0, 4.0, 5, true, -2.0),
+            (0.0, 1.0, 5, true, -3.0),
+            (2.0, 3.0, 1, true, 10.0),
+            (2.0, 3.0, 0, false, 10.0),
+        ] {
+            let [start, stop, base] = [start, stop, base].map(|x| Scalar::F64(x).cast(dtype));
+            let ins = [rec.scalar(start), rec.scalar(stop), rec.scalar(base)];
+            let r = dispatch_dtype!(dtype, T => {
+                let [a, b, e] = [start, stop, base].map(|x| T::from_scalar(x).unwrap());
+                Array::<T, B>::logspace(&rec.backend, a, b, num, endpoint, e)
+                    .and_then(|x| Out::typed(&x))
+            });
+            let j = json!({"op": "logspace", "num": num, "endpoint": endpoint});
+            let id = format!("logspace/{dtype}/{start}/{stop}/{num}/{endpoint}/{base}");
+            rec.case(id, j, dtype, &[&ins[0], &ins[1], &ins[2]], r);
         }
 
         // eye and tri: diagonals inside, on the edge of and outside the matrix.

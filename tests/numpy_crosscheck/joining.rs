@@ -1,6 +1,7 @@
 //! Joining, splitting, tiling, repeating and padding against NumPy's `concatenate`,
-//! `stack`, `array_split`, `tile`, `repeat` and `pad` (constant, edge, wrap), for every
-//! element type, with strided inputs among them.
+//! `stack`, `array_split`, `tile`, `repeat` (one count, and one count per element) and
+//! `pad` (constant, edge, wrap, reflect, symmetric), for every element type, with strided
+//! inputs among them.
 
 use gpuarrays_core::{Pad, s};
 
@@ -59,6 +60,8 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
             ("constant", Pad::Constant(fill)),
             ("edge", Pad::Edge),
             ("wrap", Pad::Wrap),
+            ("reflect", Pad::Reflect),
+            ("symmetric", Pad::Symmetric),
         ] {
             let r = stepped.raw.pad(&widths, mode).and_then(|x| Out::raw(&x));
             let fill_in = rec.scalar(fill);
@@ -71,5 +74,92 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
                 r,
             );
         }
+        mirrors(rec, dtype, &big, &stepped);
+        repeat_counts(rec, rng, dtype, &big, &stepped);
+    }
+}
+
+/// `pad` in reflect and symmetric modes: margins many times wider than the axis, an axis of
+/// length 1, a 0-d array, and an empty axis (NumPy's ValueError, our InvalidArgument).
+fn mirrors(rec: &mut Recorder, dtype: DType, big: &In, stepped: &In) {
+    let column = big.at(&s![..;-1, 2..3]); // [5, 1], reversed
+    let zero_d = big.at(&s![1, 3]);
+    let empty = big.view(&[0..0, 0..8]);
+    let cases: [(&str, &In, Vec<(usize, usize)>); 5] = [
+        ("wide", stepped, vec![(9, 4), (1, 13)]),
+        ("length1", &column, vec![(2, 3), (4, 2)]),
+        (
+            "transposed",
+            &stepped.permute(&[1, 0]),
+            vec![(0, 5), (3, 0)],
+        ),
+        ("0d", &zero_d, vec![]),
+        ("empty", &empty, vec![(1, 0), (0, 0)]),
+    ];
+    for (what, input, widths) in cases {
+        for (name, mode) in [("reflect", Pad::Reflect), ("symmetric", Pad::Symmetric)] {
+            let r = input.raw.pad(&widths, mode).and_then(|x| Out::raw(&x));
+            let j = json!({"op": "pad", "widths": widths, "mode": name});
+            rec.case(format!("pad/{dtype}/{name}/{what}"), j, dtype, &[input], r);
+        }
+    }
+}
+
+/// `repeat` with one count per element (`repeat_counts`), counts of several integer types
+/// (and the refusals: a negative count, a wrong length, float counts).
+fn repeat_counts(rec: &mut Recorder, rng: &mut Rng, dtype: DType, big: &In, stepped: &In) {
+    let counts = |rec: &mut Recorder, t: DType, v: &[i64]| {
+        let s: Vec<Scalar> = v.iter().map(|&x| Scalar::I64(x).cast(t)).collect();
+        rec.array(t, &[v.len()], &s)
+    };
+    let draw = |rng: &mut Rng, n: usize| -> Vec<i64> {
+        (0..n).map(|_| (rng.next_u64() % 4) as i64).collect()
+    };
+    let cases: Vec<(&str, &In, In, Option<usize>)> = vec![
+        ("flat", big, counts(rec, DType::I64, &draw(rng, 40)), None),
+        (
+            "axis0",
+            stepped,
+            counts(rec, DType::U8, &draw(rng, 2)),
+            Some(0),
+        ),
+        (
+            "axis1",
+            stepped,
+            counts(rec, DType::I32, &draw(rng, 4)),
+            Some(1),
+        ),
+        ("u64", big, counts(rec, DType::U64, &draw(rng, 8)), Some(1)),
+        ("one", stepped, counts(rec, DType::U32, &[3]), Some(1)),
+        (
+            "zeros",
+            stepped,
+            counts(rec, DType::I64, &[0, 0, 0, 0]),
+            Some(1),
+        ),
+        (
+            "negative",
+            stepped,
+            counts(rec, DType::I32, &[1, -1, 2, 0]),
+            Some(1),
+        ),
+        (
+            "length",
+            stepped,
+            counts(rec, DType::I64, &[1, 2, 3]),
+            Some(1),
+        ),
+        ("float", stepped, counts(rec, DType::F64, &[1, 2]), Some(0)),
+    ];
+    for (what, a, c, axis) in cases {
+        let r = a.raw.repeat_counts(&c.raw, axis).and_then(|x| Out::raw(&x));
+        let j = json!({"op": "repeat_counts", "axis": axis});
+        rec.case(
+            format!("repeat_counts/{dtype}/{what}"),
+            j,
+            dtype,
+            &[a, &c],
+            r,
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Rows of joining and splitting (`concatenate`, `stack`, `array_split`), repeating
-//! (`tile`, `repeat`) and padding (`pad` in constant, edge and wrap modes), for every
-//! element type: empty and 0-d shapes, strided and reversed inputs, and the refusals.
+//! (`tile`, `repeat`) and padding (`pad` in constant, edge, wrap, reflect and symmetric
+//! modes), for every element type: empty and 0-d shapes, strided and reversed inputs, and
+//! the refusals.
 
 use gpuarrays_core::{DType, Pad};
 
@@ -155,7 +156,7 @@ fn pad_cases(d: DType) -> Vec<CaseSpec> {
         all(op, vec![inp(d, dims).layout(layout)])
     };
     let mut v = Vec::new();
-    for mode in [zero, Pad::Edge, Pad::Wrap] {
+    for mode in [zero, Pad::Edge, Pad::Wrap, Pad::Reflect, Pad::Symmetric] {
         v.extend([
             pad(&[3, 4], &[(1, 2), (0, 3)], mode, Layout::Plain),
             pad(&[7], &[(3, 0)], mode, Layout::Plain),
@@ -169,6 +170,16 @@ fn pad_cases(d: DType) -> Vec<CaseSpec> {
             pad(&[3, 5], &[(2, 2), (1, 1)], mode, Layout::Strided),
             pad(&[], &[], mode, Layout::Plain),
             pad(&[0, 3], &[(0, 0), (1, 1)], mode, Layout::Plain),
+        ]);
+    }
+    for mode in [Pad::Reflect, Pad::Symmetric] {
+        v.extend([
+            // Margins many times wider than the axis; an axis of length 1 (NumPy repeats
+            // its element); an empty axis (an error, as NumPy's ValueError).
+            pad(&[3], &[(11, 13)], mode, Layout::Plain),
+            pad(&[2, 3], &[(5, 0), (0, 7)], mode, Layout::Transposed),
+            pad(&[1, 4], &[(3, 2), (1, 1)], mode, Layout::Plain),
+            pad(&[0, 3], &[(1, 0), (0, 0)], mode, Layout::Plain),
         ]);
     }
     v.extend([

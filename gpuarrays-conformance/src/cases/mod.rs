@@ -5,6 +5,7 @@
 mod axis;
 mod construct;
 mod elementwise;
+mod extras;
 mod fft;
 mod indexing;
 mod join;
@@ -52,6 +53,7 @@ pub fn rows(quick: bool) -> Vec<RowSpec> {
     stats::rows(&s, &mut rows);
     fft::rows(&s, &mut rows);
     join::rows(&s, &mut rows);
+    extras::rows(&s, &mut rows);
     indexing::rows(&s, &mut rows);
     order::rows(&s, &mut rows);
     rows

@@ -1,6 +1,7 @@
 //! Running a case on any backend through the public gpuarrays API (generic over `Backend`).
 //! The same code runs the backend under test and the CPU reference.
 
+mod extra;
 mod index;
 mod order;
 mod place;
@@ -63,6 +64,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         Op::Fft(f) => fft(arg(0)?, f)?,
         Op::Index(c) => return index::execute(*c, &placed),
         Op::Order(c) => return order::execute(*c, &placed),
+        Op::Extra(c) => extra::execute(backend, *c, &placed)?,
         Op::FftShift {
             inverse: false,
             axes,
@@ -264,7 +266,7 @@ fn stat<B: Backend>(op: StatOp, a: &RawArray<B>, b: Option<&RawArray<B>>) -> Res
     }
 }
 
-fn scalar<T: Element>(s: gpuarrays_core::Scalar) -> Result<T> {
+pub(crate) fn scalar<T: Element>(s: gpuarrays_core::Scalar) -> Result<T> {
     T::from_scalar(s).ok_or_else(|| internal("parameter of the wrong type"))
 }
 

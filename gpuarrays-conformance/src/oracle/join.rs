@@ -141,7 +141,7 @@ pub fn repeat(a: &HostArray, repeats: usize, axis: Option<usize>) -> Result<Host
     })
 }
 
-/// NumPy `pad` in modes constant, edge and wrap.
+/// NumPy `pad` in modes constant, edge, wrap, reflect and symmetric.
 pub fn pad(
     a: &HostArray,
     widths: &[(usize, usize)],
@@ -175,9 +175,25 @@ pub fn pad(
                 Pad::Constant(v) => return v,
                 Pad::Edge => j.clamp(0, n - 1),
                 Pad::Wrap => j.rem_euclid(n),
+                Pad::Reflect | Pad::Symmetric => bounce(j, n, mode == Pad::Symmetric),
             };
             src.push(s as usize);
         }
         get(a, &src)
     })
+}
+
+/// The source of position `j` (counted from the first element of an axis of length
+/// `n > 0`) in NumPy's `reflect` or (`symmetric`) `symmetric` mode, by walking: a position
+/// past an edge is mirrored about it (reflect: about the edge element; symmetric: about the
+/// edge itself) until it lies inside; an axis of length 1 has only its element.
+fn bounce(mut j: i64, n: i64, symmetric: bool) -> i64 {
+    if n == 1 {
+        return 0;
+    }
+    let s = i64::from(symmetric);
+    while !(0..n).contains(&j) {
+        j = if j < 0 { -j - s } else { 2 * (n - 1) + s - j };
+    }
+    j
 }

@@ -67,7 +67,7 @@ pub(super) fn broadcast_batch(ba: usize, bb: usize) -> Option<usize> {
 }
 
 /// Σ x·y over the pairs, narrowed to `t`.
-fn dot(terms: impl Iterator<Item = (Wide, Wide)>, t: DType) -> gpuarrays_core::Scalar {
+pub(super) fn dot(terms: impl Iterator<Item = (Wide, Wide)>, t: DType) -> gpuarrays_core::Scalar {
     let mut int: i128 = 0;
     let (mut re, mut im) = (CompensatedSum::default(), CompensatedSum::default());
     for pair in terms {

@@ -7,6 +7,7 @@
 mod axis;
 mod construct;
 mod elementwise;
+mod extras;
 mod fft;
 mod gather;
 mod index;
@@ -23,11 +24,12 @@ pub mod value;
 use gpuarrays_core::kernel::BinaryOp;
 use gpuarrays_core::{DType, Scalar};
 
+pub use extras::einsum_with_bounds;
 pub use fft::fft_tolerance;
 pub use magnitudes::{lane_magnitudes, magnitude, matmul_magnitudes, prefix_magnitudes, scale_map};
 pub use rules::Expected;
 
-use crate::case::{Case, Input, Op};
+use crate::case::{Case, ExtraCase, Input, Op};
 use crate::host::{HostArray, HostData};
 use elementwise::{binary_value, broadcast_map, unary_value};
 use rules::{DTYPE_MISMATCH, INVALID_DTYPE, SCALAR_OUT_OF_RANGE, WRONG_SHAPE};
@@ -162,6 +164,15 @@ pub fn evaluate(case: &Case) -> Result<HostArray, Expected> {
         Op::FftShift { inverse, axes } => axis::fftshift(*inverse, axes.as_deref(), a()?),
         Op::Index(c) => gather::evaluate(*c, &case.inputs.iter().collect::<Vec<_>>()),
         Op::Order(c) => order::evaluate(*c, &ins),
+        Op::Extra(ExtraCase::RepeatCounts(axis)) => extras::repeat_counts(a()?, b()?, *axis),
+        Op::Extra(ExtraCase::Logspace {
+            start,
+            stop,
+            num,
+            endpoint,
+            base,
+        }) => extras::logspace(*start, *stop, *num, *endpoint, *base),
+        Op::Extra(ExtraCase::Einsum(spec)) => extras::einsum(spec, &ins),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Arrays made from a rule rather than data: evenly spaced values (`linspace`), identity
-//! and band matrices (`eye`, `identity`, `tri`) and coordinate grids (`meshgrid`).
+//! Arrays made from a rule rather than data: evenly spaced values (`linspace`, and
+//! `logspace` as a power of it), identity and band matrices (`eye`, `identity`, `tri`) and
+//! coordinate grids (`meshgrid`).
 //!
 //! Each is one fused elementwise kernel over the element index (`Expr::index`), so they run
 //! on every backend at the speed of a fill and need nothing from a backend beyond
@@ -94,6 +95,27 @@ impl<T: Element, B: Backend> Array<T, B> {
         } else {
             values.eval()
         }
+    }
+
+    /// `num` values spaced evenly on a log scale (NumPy's `logspace`), f32 or f64: element
+    /// `i` is `base^y[i]`, where `y = linspace(start, stop, num, endpoint)` (this crate's
+    /// [`linspace`](Self::linspace), computed in `T`) and the power is the elementwise
+    /// `pow` of `T`. So with `endpoint` the last value is `base^stop`, the first is always
+    /// `base^start`, and `num == 0` gives an empty array. A negative base gives NaN where
+    /// the exponent is not an integer (as NumPy's `power` does). NumPy computes in f64 and
+    /// rounds once; an f32 result here may differ from NumPy's by a few ulps (the exponent's
+    /// own rounding, times `|y·ln(base)|`).
+    pub fn logspace(
+        backend: &B,
+        start: T,
+        stop: T,
+        num: usize,
+        endpoint: bool,
+        base: T,
+    ) -> Result<Self> {
+        real_float_only("logspace", T::DTYPE)?;
+        let y = Self::linspace(backend, start, stop, num, endpoint)?;
+        Expr::scalar(base.to_scalar()).pow(&y).eval()
     }
 
     /// A `[n, m]` matrix with ones on diagonal `k` and zeros elsewhere (NumPy's `eye`):

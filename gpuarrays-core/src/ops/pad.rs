@@ -1,6 +1,9 @@
 //! Repeating and padding: `tile`, `repeat` (a broadcast view copied once, then reshaped)
 //! and `pad` with NumPy's `constant`, `edge` and `wrap` modes (the input copied into the
-//! middle of the result, then each axis's margins copied from views of the result).
+//! middle of the result, then each axis's margins copied from views of the result); the
+//! `reflect` and `symmetric` modes gather through a host-made index map
+//! (`ops/pad_mirror.rs`), and `repeat` with one count per element is in
+//! `ops/repeat_counts.rs`.
 
 use std::ops::Range;
 
@@ -9,6 +12,7 @@ use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::ops::copy::copy_raw;
+use crate::ops::pad_mirror::pad_mirrored;
 use crate::scalar::Scalar;
 use crate::shape;
 
@@ -22,6 +26,16 @@ pub enum Pad<T> {
     /// The array repeated periodically (NumPy `wrap`): margin element `i` along an axis of
     /// length `n` is element `(i - before) mod n`.
     Wrap,
+    /// The array mirrored about its edge elements, which are not repeated (NumPy `reflect`
+    /// with the default `reflect_type='even'`): along an axis of length `n > 1`, margin
+    /// element `i` is element `m` or `p − m`, whichever is below `n`, where `p = 2(n − 1)`
+    /// and `m = (i − before) mod p` (so margins wider than the axis keep reflecting, as
+    /// NumPy's do); an axis of length 1 repeats its one element.
+    Reflect,
+    /// The array mirrored with its edge elements repeated (NumPy `symmetric`, default
+    /// `reflect_type='even'`): margin element `i` is element `m` or `p − 1 − m`, whichever
+    /// is below `n`, where `p = 2n` and `m = (i − before) mod p`.
+    Symmetric,
 }
 
 fn signed(dims: &[usize]) -> Vec<isize> {
@@ -85,7 +99,8 @@ impl<B: Backend> RawArray<B> {
 
     /// The array with `widths[k] = (before, after)` elements added along each axis `k`
     /// (NumPy `pad`; one pair per axis), filled as `mode` says. A constant must have the
-    /// array's type; `Edge` and `Wrap` need a non-empty axis wherever they add elements.
+    /// array's type; every mode but `Constant` needs a non-empty axis wherever it adds
+    /// elements (an `InvalidArgument` error otherwise, as NumPy raises `ValueError`).
     pub fn pad(&self, widths: &[(usize, usize)], mode: Pad<Scalar>) -> Result<RawArray<B>> {
         let op = "pad";
         if widths.len() != self.ndim() {
@@ -116,7 +131,7 @@ impl<B: Backend> RawArray<B> {
             }
         }
         let adds = |k: usize| widths[k].0 + widths[k].1 > 0;
-        if matches!(mode, Pad::Edge | Pad::Wrap) {
+        if !matches!(mode, Pad::Constant(_)) {
             if let Some(k) = (0..self.ndim()).find(|&k| adds(k) && self.dims[k] == 0) {
                 return Err(Error::invalid_arg(
                     op,
@@ -125,6 +140,9 @@ impl<B: Backend> RawArray<B> {
                     ),
                 ));
             }
+        }
+        if matches!(mode, Pad::Reflect | Pad::Symmetric) {
+            return pad_mirrored(self, widths, mode == Pad::Symmetric);
         }
         let out = RawArray::alloc(&self.backend, self.dtype, &dims)?;
         if let Pad::Constant(v) = mode {
@@ -174,7 +192,7 @@ impl<B: Backend> RawArray<B> {
                         start += len;
                     }
                 }
-                Pad::Constant(_) => {}
+                Pad::Constant(_) | Pad::Reflect | Pad::Symmetric => {}
             }
         }
         Ok(out)
@@ -198,6 +216,8 @@ impl<T: Element, B: Backend> Array<T, B> {
             Pad::Constant(v) => Pad::Constant(v.to_scalar()),
             Pad::Edge => Pad::Edge,
             Pad::Wrap => Pad::Wrap,
+            Pad::Reflect => Pad::Reflect,
+            Pad::Symmetric => Pad::Symmetric,
         };
         Ok(Array::from_raw(self.raw.pad(widths, mode)?))
     }
