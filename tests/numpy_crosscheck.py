@@ -136,7 +136,8 @@ def accepted_types(op):
         return statcheck.accepted(op, FLOATS, NUMERIC)
     if o in ("scan", "matmul", "arange"):
         return NUMERIC
-    if o == "sort":
+    if o in ("sort", "argsort", "sort_along", "topk", "partition", "argpartition", "unique",
+             "searchsorted"):
         return ORDERED
     if o in ("random", "linspace", "logspace"):
         return FLOATS
@@ -818,6 +819,62 @@ def op_sort(op, d, ins):
     return Expect(np.sort(ins[0], axis=-1), d, "zeros" if d in FLOATS else "exact")
 
 
+def stable_argsort(x, axis, descending):
+    """NumPy's stable argsort; descending: the stable order of the reversed comparison
+    (equal elements keep their order, NaNs first), from the ascending order of the
+    reversed axis."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    return n - 1 - np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+
+
+def op_argsort(op, d, ins):
+    return Expect(stable_argsort(ins[0], op["axis"], op["descending"]).astype(np.int64), "i64")
+
+
+def op_sort_along(op, d, ins):
+    s = np.sort(ins[0], axis=op["axis"])
+    if op["descending"]:
+        s = np.flip(s, op["axis"])
+    return Expect(s.copy(), d, "zeros" if d in FLOATS else "exact")
+
+
+def op_topk(op, d, ins):
+    x, axis, k = ins[0], op["axis"], op["k"]
+    idx = np.take(stable_argsort(x, axis, op["descending"]), np.arange(k), axis=axis)
+    if op["which"] == 1:
+        return Expect(idx.astype(np.int64), "i64")
+    return Expect(np.take_along_axis(x, idx, axis), d)
+
+
+def op_partition(op, d, ins):
+    # Documented: the result is the fully sorted array, one valid partition around kth.
+    x, axis = ins[0], op["axis"]
+    part = np.partition(x, op["kth"], axis=axis)
+    s = np.sort(x, axis=axis)
+    kth = np.take(s, [op["kth"]], axis=axis)
+    assert (np.take(part, [op["kth"]], axis=axis) == kth).all() or np.isnan(kth).any()
+    if op["op"] == "argpartition":
+        return Expect(np.argsort(x, axis=axis, kind="stable").astype(np.int64), "i64")
+    return Expect(s, d, "zeros" if d in FLOATS else "exact")
+
+
+def op_unique(op, d, ins):
+    r = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
+    w = op["which"]
+    if w == 0:
+        return Expect(r[0], d)
+    if w == 2:
+        return Expect(r[2].reshape(ins[0].shape).astype(np.int64), "i64")
+    return Expect(r[w].astype(np.int64), "i64")
+
+
+def op_searchsorted(op, d, ins):
+    side = "right" if op["right"] else "left"
+    return Expect(np.searchsorted(np.sort(ins[0]), ins[1], side=side).astype(np.int64), "i64")
+
+
 def op_find(op, d, ins):
     return Expect(np.flatnonzero(ins[0]).astype(np.int64), "i64")
 
@@ -1039,6 +1096,13 @@ OPS = {
     "reduce": op_reduce,
     "scan": op_scan,
     "sort": op_sort,
+    "argsort": op_argsort,
+    "sort_along": op_sort_along,
+    "topk": op_topk,
+    "partition": op_partition,
+    "argpartition": op_partition,
+    "unique": op_unique,
+    "searchsorted": op_searchsorted,
     "find": op_find,
     "find_first": op_find_first,
     "matmul": op_matmul,

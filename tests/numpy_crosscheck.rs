@@ -38,6 +38,8 @@ mod inputs;
 mod joining;
 #[path = "numpy_crosscheck/matmul_arange_random.rs"]
 mod matmul_arange_random;
+#[path = "numpy_crosscheck/ordering.rs"]
+mod ordering;
 #[path = "numpy_crosscheck/recorder.rs"]
 mod recorder;
 #[path = "numpy_crosscheck/reductions.rs"]
@@ -182,7 +184,7 @@ fn ex(i: &In) -> Expr<B> {
 /// The checks: (test name, case family, generator).
 type Check = (&'static str, &'static str, fn(&mut Recorder, &mut Rng));
 
-const CHECKS: [Check; 12] = [
+const CHECKS: [Check; 13] = [
     ("ffts_agree_with_numpy", "fft", fft::build),
     (
         "elementwise_ops_agree_with_numpy",
@@ -235,6 +237,11 @@ const CHECKS: [Check; 12] = [
         statistics::build,
     ),
     ("einsum_agrees_with_numpy", "einsum", einsum::build),
+    (
+        "argsort_topk_unique_searchsorted_agree_with_numpy",
+        "ordering",
+        ordering::build,
+    ),
 ];
 
 /// Runs the checks as tests; without NumPy they are ignored (with the reason printed), or
