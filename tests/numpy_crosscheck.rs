@@ -11,7 +11,7 @@
 //! with the right error, and it mutates every result once to prove its comparison can fail.
 //!
 //! Without NumPy every check is reported as *ignored*, with the reason, in the test summary
-//! (`0 passed; 0 failed; 12 ignored`: never a pass it did not earn), and it is a failure when
+//! (`0 passed; 0 failed; 13 ignored`: never a pass it did not earn), and it is a failure when
 //! `GPUARRAYS_REQUIRE_NUMPY=1` (as in CI). The checks run under `libtest-mimic` rather than
 //! the built-in harness, which cannot mark a test ignored at run time.
 //! `GPUARRAYS_CROSSCHECK_SEED` replays another seed; `GPUARRAYS_PYTHON` picks the interpreter;

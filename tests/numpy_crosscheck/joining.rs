@@ -79,13 +79,16 @@ pub fn build(rec: &mut Recorder, rng: &mut Rng) {
     }
 }
 
+/// A named input with the pad widths of each axis.
+type PadCase<'a> = (&'a str, &'a In, Vec<(usize, usize)>);
+
 /// `pad` in reflect and symmetric modes: margins many times wider than the axis, an axis of
 /// length 1, a 0-d array, and an empty axis (NumPy's ValueError, our InvalidArgument).
 fn mirrors(rec: &mut Recorder, dtype: DType, big: &In, stepped: &In) {
     let column = big.at(&s![..;-1, 2..3]); // [5, 1], reversed
     let zero_d = big.at(&s![1, 3]);
     let empty = big.view(&[0..0, 0..8]);
-    let cases: [(&str, &In, Vec<(usize, usize)>); 5] = [
+    let cases: [PadCase; 5] = [
         ("wide", stepped, vec![(9, 4), (1, 13)]),
         ("length1", &column, vec![(2, 3), (4, 2)]),
         (

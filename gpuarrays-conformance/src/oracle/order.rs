@@ -33,12 +33,10 @@ fn lane(dims: &[usize], axis: usize, l: usize) -> Vec<usize> {
 }
 
 fn lanes(dims: &[usize], axis: usize) -> usize {
-    let len = dims[axis];
-    if len == 0 {
-        0
-    } else {
-        dims.iter().product::<usize>() / len
-    }
+    dims.iter()
+        .product::<usize>()
+        .checked_div(dims[axis])
+        .unwrap_or(0)
 }
 
 /// The stable order of `values` (ascending, or descending by the reversed comparison).
