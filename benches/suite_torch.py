@@ -172,6 +172,18 @@ def torch_workload(torch, p):
     if op == "sort":
         x = data(dims)
         return lambda: torch.sort(x, dim=-1)
+    if op == "argsort":
+        x = data(dims)
+        return lambda: torch.argsort(x, stable=True)
+    if op == "topk":
+        x = data(dims)
+        return lambda: torch.topk(x, p["k"])
+    if op == "unique":
+        x = torch.floor(data(dims) * p["distinct"])
+        return lambda: torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    if op == "searchsorted":
+        table, x = torch.sort(data([p["table"]]))[0], data(dims)
+        return lambda: torch.searchsorted(table, x)
     if op == "findall":
         m = torch.rand(dims, device=dev, generator=g) > 0.5
         return lambda: torch.nonzero(m)
@@ -321,6 +333,15 @@ def cupy_workload(cp, p):
     if op == "sort":
         x = data(dims)
         return lambda: cp.sort(x, axis=-1)
+    if op == "argsort":
+        x = data(dims)
+        return lambda: cp.argsort(x)
+    if op == "unique":
+        x = cp.floor(data(dims) * p["distinct"])
+        return lambda: cp.unique(x, return_inverse=True, return_counts=True)
+    if op == "searchsorted":
+        table, x = cp.sort(data([p["table"]])), data(dims)
+        return lambda: cp.searchsorted(table, x)
     if op == "findall":
         m = rng.random(dims) > 0.5
         return lambda: cp.nonzero(m)

@@ -1,11 +1,12 @@
 //! `array/...`: storage, copies, broadcasting, scans, reductions, reverse, permutedims,
-//! random numbers, sorting and searches, each at the suite's small size and at 1 GiB.
+//! random numbers, sorting and searches, each at the suite's small size and at 1 GiB (the
+//! sort family's rows: see `ordering.rs`).
 
 use gpuarrays::kernel::ReduceOp;
 use gpuarrays::{AnyBackend, Array, Backend, Element, Result, Scalar};
 use serde_json::json;
 
-use super::{Case, Runner, Sizes, Work, indexing, views};
+use super::{Case, Runner, Sizes, Work, indexing, ordering, views};
 
 /// The suite's matrix: 512 × 1000 in its column-major terms, (1000, 512) here.
 pub const SMALL_DIMS: [usize; 2] = [1000, 512];
@@ -94,6 +95,7 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
         indexing::cases(&mut v, s.name(""), s.matrix(4), s.len(4));
         random(&mut v, s);
         sorting(&mut v, s);
+        ordering::cases(&mut v, s.name(""), if s.large { 1 << 26 } else { SMALL });
         iteration(&mut v, s);
     }
     v

@@ -16,6 +16,7 @@ mod fft;
 mod gemm;
 mod indexing;
 mod misc;
+mod ordering;
 mod views;
 
 use gpuarrays::{AnyBackend, Result};
