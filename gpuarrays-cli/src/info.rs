@@ -1,5 +1,6 @@
 //! `gpuarrays info`: the compiled-in backends, the backend `default_backend()` picks here,
-//! the devices each backend finds (with the precisions each flushes subnormals to zero in),
+//! the devices each backend finds (with the precisions each flushes subnormals to zero in,
+//! and their memory statistics),
 //! and its capability table (element type × operation kind).
 //! A backend that is not available is one line; `--verbose` adds the causes (every library
 //! file tried and why it did not load). For each HIP device, the FFT plan cache's budgets and
@@ -36,6 +37,7 @@ pub fn run(args: &InfoArgs) -> Status {
                         "    flushes subnormals to zero: {}",
                         info.flushes_subnormals
                     );
+                    println!("    memory: {}", d.memory_stats());
                     // What the backend says beyond the common lines (HIP: its FFT plan
                     // cache; wgpu: how it compiles shaders).
                     for line in d.info_lines() {

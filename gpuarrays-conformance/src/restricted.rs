@@ -144,6 +144,18 @@ impl<B: Backend> Backend for Restricted<B> {
         self.inner.synchronize()
     }
 
+    fn memory_tracker(&self) -> Option<&gpuarrays_core::MemoryTracker> {
+        self.inner.memory_tracker()
+    }
+
+    fn cached_bytes(&self) -> usize {
+        self.inner.cached_bytes()
+    }
+
+    fn empty_cache(&self) -> Result<()> {
+        self.inner.empty_cache()
+    }
+
     fn elementwise(
         &self,
         program: &Program,

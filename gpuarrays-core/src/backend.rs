@@ -16,12 +16,13 @@
 use crate::capability::{OpKind, Support};
 use crate::device::DeviceInfo;
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::host;
 use crate::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
     ScatterArgs, SortArgs,
 };
+use crate::memory::{MemoryStats, MemoryTracker};
 
 /// A device that can hold arrays and run the generic operations.
 ///
@@ -91,6 +92,59 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// nothing to wait for (right for a backend whose calls finish before they return).
     fn synchronize(&self) -> Result<()> {
         Ok(())
+    }
+
+    /// The counters of this device's memory, if the backend keeps them: it reserves each
+    /// allocation there (refusing one past the limit with the tracker's error) and releases
+    /// it when the buffer is released. Default: `None`, so
+    /// [`memory_stats`](Self::memory_stats) says nothing is tracked and
+    /// [`set_memory_limit`](Self::set_memory_limit) is refused.
+    fn memory_tracker(&self) -> Option<&MemoryTracker> {
+        None
+    }
+
+    /// Bytes of freed buffers the backend keeps for reuse. Default: 0 (nothing cached).
+    fn cached_bytes(&self) -> usize {
+        0
+    }
+
+    /// Returns the cached buffers to the device (PyTorch's `torch.cuda.empty_cache()`,
+    /// CuPy's `free_all_blocks`). Default: nothing is cached.
+    fn empty_cache(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The device's memory statistics: bytes in use, peak, cached, limit ([`MemoryStats`]).
+    /// Provided from [`memory_tracker`](Self::memory_tracker) and
+    /// [`cached_bytes`](Self::cached_bytes).
+    fn memory_stats(&self) -> MemoryStats {
+        match self.memory_tracker() {
+            Some(t) => t.stats(self.cached_bytes()),
+            None => MemoryStats::default(),
+        }
+    }
+
+    /// Caps the bytes in use on this device (`None`: no cap): an allocation that would pass
+    /// it is [`Error::OutOfMemory`] naming the limit, before the device is asked. Cached
+    /// buffers do not count. A backend without a tracker refuses (`InvalidArgument`).
+    fn set_memory_limit(&self, limit: Option<usize>) -> Result<()> {
+        match self.memory_tracker() {
+            Some(t) => {
+                t.set_limit(limit);
+                Ok(())
+            }
+            None => Err(Error::invalid_arg(
+                "set_memory_limit",
+                format!("the {} backend does not track its memory", self.name()),
+            )),
+        }
+    }
+
+    /// Starts the peak of [`memory_stats`](Self::memory_stats) again from the bytes in use.
+    fn reset_peak_memory(&self) {
+        if let Some(t) = self.memory_tracker() {
+            t.reset_peak();
+        }
     }
 
     /// Whether [`elementwise`](Self::elementwise) writes outputs of `dtype` with any

@@ -7,7 +7,7 @@ use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
     ScatterArgs, ScatterOp, SortArgs,
 };
-use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
+use gpuarrays_core::{Backend, DType, DeviceInfo, MemoryTracker, OpKind, Result, Support};
 
 use crate::buffer::{Accesses, CpuBuffer};
 use crate::error::CpuError;
@@ -21,6 +21,8 @@ pub struct CpuBackend {
     device: Arc<DeviceInfo>,
     pool: Option<Arc<rayon::ThreadPool>>,
     fft_plans: Arc<CpuFftPlans>,
+    /// Bytes of live buffers, their peak, the limit (shared by every clone: one device).
+    memory: Arc<MemoryTracker>,
 }
 
 impl CpuBackend {
@@ -32,6 +34,7 @@ impl CpuBackend {
             device: Self::info(format!("cpu ({threads} threads)")),
             pool: None,
             fft_plans: Arc::default(),
+            memory: Arc::default(),
         }
     }
 
@@ -50,6 +53,7 @@ impl CpuBackend {
             device: Self::info(format!("cpu ({} threads)", pool.current_num_threads())),
             pool: Some(Arc::new(pool)),
             fft_plans: Arc::default(),
+            memory: Arc::default(),
         })
     }
 
@@ -141,11 +145,22 @@ impl Backend for CpuBackend {
     }
 
     fn alloc(&self, bytes: usize) -> Result<CpuBuffer> {
-        Ok(CpuBuffer::new(bytes)?)
+        self.memory
+            .reserve(bytes)
+            .map_err(|e| e.to_error(self.device.to_string()))?;
+        CpuBuffer::new(bytes).map_err(|e| {
+            self.memory.release(bytes);
+            e.into()
+        })
     }
 
     fn release(&self, buffer: CpuBuffer) {
+        self.memory.release(buffer.len());
         drop(buffer)
+    }
+
+    fn memory_tracker(&self) -> Option<&MemoryTracker> {
+        Some(&self.memory)
     }
 
     fn write(&self, dst: &CpuBuffer, byte_offset: usize, src: &[u8]) -> Result<()> {

@@ -117,6 +117,22 @@ pub enum HipError {
         message: String,
     },
 
+    /// The memory limit set with `set_memory_limit` would be passed by an allocation.
+    #[error(
+        "allocating {requested} bytes on device {device} would pass its memory limit of {limit} \
+         bytes ({in_use} in use): raise or remove the limit (set_memory_limit), or free arrays"
+    )]
+    MemoryLimit {
+        /// The device.
+        device: DeviceId,
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes in use before the request.
+        in_use: usize,
+        /// The limit.
+        limit: usize,
+    },
+
     /// Device memory is exhausted even after releasing cached memory and retrying.
     #[error(
         "out of device memory on device {device}: {requested} bytes requested, {free} bytes free of {total} \
@@ -256,7 +272,9 @@ impl HipError {
     pub fn is_out_of_memory(&self) -> bool {
         matches!(
             self,
-            HipError::OutOfMemory { .. } | HipError::LibraryOutOfMemory { .. }
+            HipError::OutOfMemory { .. }
+                | HipError::LibraryOutOfMemory { .. }
+                | HipError::MemoryLimit { .. }
         ) || self.api_code() == Some(codes::OUT_OF_MEMORY)
     }
 }

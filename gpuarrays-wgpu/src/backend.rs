@@ -296,6 +296,19 @@ impl Backend for WgpuBackend {
         self.ctx.release(buffer)
     }
 
+    fn memory_tracker(&self) -> Option<&gpuarrays_core::MemoryTracker> {
+        Some(&self.ctx.memory)
+    }
+
+    fn cached_bytes(&self) -> usize {
+        self.ctx.pool.stats().idle_bytes
+    }
+
+    fn empty_cache(&self) -> Result<()> {
+        self.ctx.pool.clear();
+        Ok(())
+    }
+
     fn write(&self, dst: &WgpuBuffer, byte_offset: usize, src: &[u8]) -> Result<()> {
         if src.is_empty() {
             return Ok(());

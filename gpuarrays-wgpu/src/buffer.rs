@@ -12,8 +12,10 @@
 //! time. Reuse is safe without waiting: every use of a buffer is a command on the one queue,
 //! so work on its next owner is ordered after work of the previous one.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use gpuarrays_core::MemoryTracker;
 use gpuarrays_core::handle_cache::{HandleCache, Limits};
 
 /// One device buffer of the wgpu backend.
@@ -24,6 +26,36 @@ pub struct WgpuBuffer {
     pub(crate) bytes: usize,
     /// Unique id (buffer identity for binding deduplication).
     pub(crate) id: u64,
+    /// The bytes counted in use for it, given back when the buffer is dropped or released
+    /// to the pool (whichever path, error paths included).
+    pub(crate) _charge: Charge,
+}
+
+/// Bytes counted in a [`MemoryTracker`] while a buffer lives.
+#[derive(Debug)]
+pub(crate) struct Charge {
+    tracker: Arc<MemoryTracker>,
+    bytes: usize,
+}
+
+impl Charge {
+    /// Counts `bytes` in use, or says why the limit refuses them.
+    pub(crate) fn new(
+        tracker: &Arc<MemoryTracker>,
+        bytes: usize,
+    ) -> Result<Charge, gpuarrays_core::memory::LimitExceeded> {
+        tracker.reserve(bytes)?;
+        Ok(Charge {
+            tracker: Arc::clone(tracker),
+            bytes,
+        })
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.tracker.release(self.bytes);
+    }
 }
 
 impl WgpuBuffer {

@@ -19,6 +19,7 @@
 use std::sync::Arc;
 use std::sync::mpsc;
 
+use gpuarrays_core::MemoryTracker;
 use parking_lot::Mutex;
 
 use crate::buffer::{self, BufferPool, WgpuBuffer};
@@ -54,6 +55,8 @@ pub(crate) struct Context {
     errors: Arc<Mutex<Vec<String>>>,
     batch: Mutex<Batch>,
     pub pool: BufferPool,
+    /// Bytes of live buffers (pooled ones not counted), their peak and the limit.
+    pub memory: Arc<MemoryTracker>,
     pub pipelines: PipelineCache,
     /// Whether the device has timestamp queries (TIMESTAMP_QUERY).
     pub timestamps: bool,
@@ -92,6 +95,7 @@ impl Context {
             errors,
             batch: Mutex::new(Batch::default()),
             pool: buffer::new_pool(),
+            memory: Arc::default(),
             pipelines: PipelineCache::new(spirv),
             timestamps,
             host_memory: false,
@@ -168,6 +172,15 @@ impl Context {
                     },
                 )
             })?;
+        let charge = buffer::Charge::new(&self.memory, size as usize).map_err(|e| {
+            self.out_of_memory(
+                bytes,
+                OomCause::Limit {
+                    limit: e.limit as u64,
+                    in_use: e.in_use as u64,
+                },
+            )
+        })?;
         let buffer = match self.pool.pop(&size) {
             Some((b, _)) => b,
             None => self.create_storage(bytes, size)?,
@@ -176,6 +189,7 @@ impl Context {
             buffer,
             bytes,
             id: buffer::next_buffer_id(),
+            _charge: charge,
         })
     }
 

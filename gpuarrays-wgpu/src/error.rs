@@ -132,6 +132,13 @@ pub enum OomCause {
         /// Bytes of idle pooled buffers released before the retry.
         released: u64,
     },
+    /// The memory limit set with `set_memory_limit` would be passed.
+    Limit {
+        /// The limit, in bytes.
+        limit: u64,
+        /// Bytes in use before the request.
+        in_use: u64,
+    },
 }
 
 impl std::fmt::Display for OomCause {
@@ -155,6 +162,11 @@ impl std::fmt::Display for OomCause {
                 "the driver is out of memory for a buffer of {buffer} bytes, also after \
                  {released} bytes of idle pooled buffers were released; free arrays you no \
                  longer need or use smaller ones"
+            ),
+            OomCause::Limit { limit, in_use } => write!(
+                f,
+                "the memory limit of this device is {limit} bytes and {in_use} are in use \
+                 (set_memory_limit): raise or remove the limit, or free arrays"
             ),
         }
     }

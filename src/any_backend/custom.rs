@@ -14,7 +14,7 @@ use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
     ScatterArgs, SortArgs,
 };
-use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
+use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
 use super::retype::with_retyped;
 use super::variant::{BackendVariant, BufferSlot, SourceError};
@@ -65,6 +65,9 @@ pub trait DynBackend: Send + Sync + 'static {
         n: usize,
     ) -> Result<()>;
     fn synchronize(&self) -> Result<()>;
+    fn memory_tracker(&self) -> Option<&MemoryTracker>;
+    fn cached_bytes(&self) -> usize;
+    fn empty_cache(&self) -> Result<()>;
     fn elementwise(
         &self,
         program: &Program,
@@ -139,6 +142,15 @@ impl<B: Backend> DynBackend for B {
     }
     fn synchronize(&self) -> Result<()> {
         Backend::synchronize(self)
+    }
+    fn memory_tracker(&self) -> Option<&MemoryTracker> {
+        Backend::memory_tracker(self)
+    }
+    fn cached_bytes(&self) -> usize {
+        Backend::cached_bytes(self)
+    }
+    fn empty_cache(&self) -> Result<()> {
+        Backend::empty_cache(self)
     }
     fn elementwise(
         &self,
@@ -234,6 +246,15 @@ impl Backend for CustomBackend {
     }
     fn synchronize(&self) -> Result<()> {
         self.0.synchronize()
+    }
+    fn memory_tracker(&self) -> Option<&MemoryTracker> {
+        self.0.memory_tracker()
+    }
+    fn cached_bytes(&self) -> usize {
+        self.0.cached_bytes()
+    }
+    fn empty_cache(&self) -> Result<()> {
+        self.0.empty_cache()
     }
     fn elementwise(
         &self,

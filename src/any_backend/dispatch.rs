@@ -6,7 +6,7 @@ use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
     ScatterArgs, SortArgs,
 };
-use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
+use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
 use super::retype::with_retyped;
 use super::variant::BufferSlot as BackendVariant;
@@ -112,6 +112,18 @@ impl Backend for AnyBackend {
 
     fn synchronize(&self) -> Result<()> {
         match_variant!(self, b => b.synchronize())
+    }
+
+    fn memory_tracker(&self) -> Option<&MemoryTracker> {
+        match_variant!(self, b => b.memory_tracker())
+    }
+
+    fn cached_bytes(&self) -> usize {
+        match_variant!(self, b => b.cached_bytes())
+    }
+
+    fn empty_cache(&self) -> Result<()> {
+        match_variant!(self, b => b.empty_cache())
     }
 
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, AnyBuffer>) -> Result<()> {

@@ -256,6 +256,20 @@ impl Backend for HipBackend {
         true
     }
 
+    fn memory_tracker(&self) -> Option<&gpuarrays_core::MemoryTracker> {
+        Some(self.device_state().memory().tracker())
+    }
+
+    fn cached_bytes(&self) -> usize {
+        self.device_state().memory().stats().cached_bytes
+    }
+
+    /// Returns the pool's cached blocks to the driver, each after the work that used it.
+    fn empty_cache(&self) -> Result<()> {
+        self.device_state().memory().release_cached();
+        Ok(())
+    }
+
     fn alloc(&self, bytes: usize) -> Result<HipBuffer> {
         let b = self.device_state().alloc(bytes).map_err(|e| self.err(e))?;
         Ok(HipBuffer::new(b))

@@ -7,6 +7,7 @@
 //! [`to_core`] does the same and names the device (name and ordinal) in out-of-memory
 //! errors; the backend uses it where it knows the device.
 
+use gpuarrays_core::memory::LimitExceeded;
 use gpuarrays_core::{DeviceInfo, Error};
 
 use crate::error::HipError;
@@ -28,6 +29,12 @@ impl From<HipError> for Error {
                 total,
                 released,
             } => library_out_of_memory(format!("hip:{device}"), what, free, total, released),
+            HipError::MemoryLimit {
+                device,
+                requested,
+                in_use,
+                limit,
+            } => limit_exceeded(format!("hip:{device}"), requested, in_use, limit),
             other => Error::backend("hip", other),
         }
     }
@@ -50,8 +57,24 @@ pub fn to_core(device: &DeviceInfo, e: HipError) -> Error {
             released,
             ..
         } => library_out_of_memory(device.to_string(), what, free, total, released),
+        HipError::MemoryLimit {
+            requested,
+            in_use,
+            limit,
+            ..
+        } => limit_exceeded(device.to_string(), requested, in_use, limit),
         other => Error::from(other),
     }
+}
+
+/// The limit set with `set_memory_limit` refused an allocation.
+fn limit_exceeded(device: String, requested: usize, in_use: usize, limit: usize) -> Error {
+    LimitExceeded {
+        requested,
+        in_use,
+        limit,
+    }
+    .to_error(device)
 }
 
 fn out_of_memory(

@@ -42,6 +42,7 @@ use crate::platform::{DeviceId, DevicePtr, Platform};
 use crate::stream::{BufferUses, EventPool, OwnerToken, Stream, Use};
 use crate::sync::{AtomicUsize, Mutex};
 use capture_frees::{CaptureOwner, Deferred};
+use gpuarrays_core::MemoryTracker;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -111,7 +112,8 @@ pub struct MemoryStats {
 
 #[derive(Default)]
 struct Counters {
-    in_use: AtomicUsize,
+    /// Block bytes handed out and not yet freed, their peak, and the user's limit.
+    usage: MemoryTracker,
     hits: AtomicUsize,
     allocs: AtomicUsize,
     frees: AtomicUsize,
@@ -221,19 +223,44 @@ impl MemoryPool {
             // A graph allocation: it belongs to the capture (see `capture_frees.rs`).
             let block = bytes.max(1);
             self.check_satisfiable(block, bytes)?;
-            let ptr = self.alloc_platform(block, bytes, stream.handle(), true)?;
+            self.reserve(block, bytes)?;
+            let ptr = self
+                .alloc_platform(block, bytes, stream.handle(), true)
+                .inspect_err(|_| self.counters.usage.release(block))?;
             let owner = CaptureOwner::of(stream);
             return Ok(self.handed_out(ptr, bytes, block, Some(owner)));
         }
         // No size class above 2^63 bytes: no device holds such a request.
         let class = class_size(bytes).ok_or_else(|| self.unsatisfiable(bytes))?;
         self.check_satisfiable(class, bytes)?;
+        self.reserve(class, bytes)?;
         if let Some(ptr) = self.take_cached(class, stream) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(self.handed_out(ptr, bytes, class, None));
         }
-        let ptr = self.alloc_platform(class, bytes, stream.handle(), false)?;
+        let ptr = self
+            .alloc_platform(class, bytes, stream.handle(), false)
+            .inspect_err(|_| self.counters.usage.release(class))?;
         Ok(self.handed_out(ptr, bytes, class, None))
+    }
+
+    /// Counts a block of `block` bytes (for a request of `bytes`) in use, unless the limit
+    /// set with [`MemoryTracker::set_limit`] refuses it.
+    fn reserve(&self, block: usize, bytes: usize) -> Result<()> {
+        self.counters
+            .usage
+            .reserve(block)
+            .map_err(|e| HipError::MemoryLimit {
+                device: self.device,
+                requested: bytes,
+                in_use: e.in_use,
+                limit: e.limit,
+            })
+    }
+
+    /// The counters of the bytes in use, their peak and the limit.
+    pub fn tracker(&self) -> &MemoryTracker {
+        &self.counters.usage
     }
 
     fn handed_out(
@@ -243,7 +270,6 @@ impl MemoryPool {
         block: usize,
         capture: Option<CaptureOwner>,
     ) -> DeviceAllocation {
-        self.counters.in_use.fetch_add(block, Ordering::Relaxed);
         DeviceAllocation {
             ptr,
             bytes,
@@ -320,9 +346,7 @@ impl MemoryPool {
             // The memory may still be in use by work we can neither see end nor wait for:
             // never reuse it, never return it (a later allocation could get it).
             self.return_events(events);
-            self.counters
-                .in_use
-                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.counters.usage.release(alloc.block_bytes);
             self.counters
                 .leaked
                 .fetch_add(alloc.block_bytes, Ordering::Relaxed);
@@ -331,9 +355,7 @@ impl MemoryPool {
             return Err(e);
         }
         if alloc.capture.is_none() {
-            self.counters
-                .in_use
-                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.counters.usage.release(alloc.block_bytes);
             self.cache_block(Block {
                 ptr: alloc.ptr,
                 bytes: alloc.block_bytes,
@@ -380,7 +402,7 @@ impl MemoryPool {
     pub fn stats(&self) -> MemoryStats {
         let (cached_bytes, cached_blocks) = self.cache.lock().totals();
         MemoryStats {
-            in_use_bytes: self.counters.in_use.load(Ordering::Relaxed),
+            in_use_bytes: self.counters.usage.in_use(),
             cached_bytes,
             cached_blocks,
             cache_hits: self.counters.hits.load(Ordering::Relaxed),

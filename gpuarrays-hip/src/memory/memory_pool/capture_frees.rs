@@ -85,9 +85,7 @@ impl MemoryPool {
         }
         // Stream order inside the graph puts the free after every use on `caller`.
         self.platform.free_async(alloc.ptr, caller.handle())?;
-        self.counters
-            .in_use
-            .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+        self.counters.usage.release(alloc.block_bytes);
         self.counters.frees.fetch_add(1, Ordering::Relaxed);
         tracing::trace!(ptr = %alloc.ptr, stream = %caller.handle(), "graph allocation freed inside its graph");
         Ok(true)
@@ -145,9 +143,7 @@ impl MemoryPool {
         let result = result.and_then(|()| self.platform.free_async(alloc.ptr, target.handle()));
         self.return_events(events);
         if result.is_ok() {
-            self.counters
-                .in_use
-                .fetch_sub(alloc.block_bytes, Ordering::Relaxed);
+            self.counters.usage.release(alloc.block_bytes);
             self.counters.frees.fetch_add(1, Ordering::Relaxed);
         }
         result
