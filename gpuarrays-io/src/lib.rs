@@ -59,6 +59,10 @@ pub use ndarray::{FromNdarray, ToNdarray, from_ndarray, to_ndarray};
 pub use npy::{load_npy, read_npy, save_npy, write_npy};
 pub use npz::{load_npz, read_npz, save_npz, save_npz_compressed, write_npz};
 pub use safetensors::{
-    load_safetensors, load_safetensors_with_metadata, read_safetensors, save_safetensors,
+    Metadata, load_safetensors, load_safetensors_with_metadata, read_safetensors, save_safetensors,
     write_safetensors,
 };
+
+/// Arrays with their names, in file order: what `.npz` and `.safetensors` readers return
+/// (`.into_iter().collect::<HashMap<_, _>>()` makes a map).
+pub type NamedArrays<B> = Vec<(String, gpuarrays_core::RawArray<B>)>;

@@ -14,6 +14,7 @@ use gpuarrays_core::{Backend, RawArray};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use crate::NamedArrays;
 use crate::error::{Error, Format, Result};
 use crate::npy::{read_npy_as, write_npy_as};
 
@@ -29,10 +30,7 @@ fn zip_error(e: zip::result::ZipError) -> Error {
 }
 
 /// Reads every array of an `.npz` archive from a seekable stream.
-pub fn read_npz<B: Backend>(
-    backend: &B,
-    reader: impl Read + Seek,
-) -> Result<Vec<(String, RawArray<B>)>> {
+pub fn read_npz<B: Backend>(backend: &B, reader: impl Read + Seek) -> Result<NamedArrays<B>> {
     let mut archive = ZipArchive::new(reader).map_err(zip_error)?;
     let mut out = Vec::new();
     for i in 0..archive.len() {
@@ -103,10 +101,7 @@ pub fn write_npz<B: Backend>(
 }
 
 /// Loads every array of an `.npz` file, like `dict(np.load(path))`, in archive order.
-pub fn load_npz<B: Backend>(
-    backend: &B,
-    path: impl AsRef<Path>,
-) -> Result<Vec<(String, RawArray<B>)>> {
+pub fn load_npz<B: Backend>(backend: &B, path: impl AsRef<Path>) -> Result<NamedArrays<B>> {
     let path = path.as_ref();
     let file = File::open(path).map_err(Error::io("opening", path))?;
     read_npz(backend, BufReader::new(file))

@@ -15,9 +15,14 @@ use std::path::Path;
 use gpuarrays_core::{Backend, RawArray};
 use safetensors::tensor::{Dtype as StDtype, SafeTensors, View};
 
+use crate::NamedArrays;
 use crate::dtype_map::{dtype_from_safetensors, safetensors_dtype};
 use crate::error::{Error, Format, Result};
 use crate::host::{download, upload};
+
+/// A `.safetensors` header's `__metadata__`: free-form string pairs (a model's format,
+/// framework, ...).
+pub type Metadata = Option<HashMap<String, String>>;
 
 /// A downloaded array in the shape `safetensors::serialize` wants.
 struct HostTensor {
@@ -54,7 +59,7 @@ fn st_error(e: safetensors::SafeTensorError) -> Error {
 /// Encodes named arrays (any strides) and optional string metadata as `.safetensors` bytes.
 pub fn write_safetensors<B: Backend>(
     arrays: &[(&str, &RawArray<B>)],
-    metadata: Option<HashMap<String, String>>,
+    metadata: Metadata,
 ) -> Result<Vec<u8>> {
     let mut tensors = Vec::with_capacity(arrays.len());
     let mut seen = std::collections::HashSet::new();
@@ -85,7 +90,7 @@ pub fn write_safetensors<B: Backend>(
 pub fn read_safetensors<B: Backend>(
     backend: &B,
     bytes: &[u8],
-) -> Result<(Vec<(String, RawArray<B>)>, Option<HashMap<String, String>>)> {
+) -> Result<(NamedArrays<B>, Metadata)> {
     let (_, meta) = SafeTensors::read_metadata(bytes).map_err(st_error)?;
     let file = SafeTensors::deserialize(bytes).map_err(st_error)?;
     let mut out = Vec::new();
@@ -114,7 +119,7 @@ pub fn read_safetensors<B: Backend>(
 pub fn save_safetensors<B: Backend>(
     path: impl AsRef<Path>,
     arrays: &[(&str, &RawArray<B>)],
-    metadata: Option<HashMap<String, String>>,
+    metadata: Metadata,
 ) -> Result<()> {
     let path = path.as_ref();
     let bytes = write_safetensors(arrays, metadata)?;
@@ -124,10 +129,7 @@ pub fn save_safetensors<B: Backend>(
 /// Loads every tensor of a `.safetensors` file onto `backend`, in file order, like
 /// `safetensors.numpy.load_file(path)`. [`load_safetensors_with_metadata`] also returns the
 /// metadata.
-pub fn load_safetensors<B: Backend>(
-    backend: &B,
-    path: impl AsRef<Path>,
-) -> Result<Vec<(String, RawArray<B>)>> {
+pub fn load_safetensors<B: Backend>(backend: &B, path: impl AsRef<Path>) -> Result<NamedArrays<B>> {
     Ok(load_safetensors_with_metadata(backend, path)?.0)
 }
 
@@ -135,7 +137,7 @@ pub fn load_safetensors<B: Backend>(
 pub fn load_safetensors_with_metadata<B: Backend>(
     backend: &B,
     path: impl AsRef<Path>,
-) -> Result<(Vec<(String, RawArray<B>)>, Option<HashMap<String, String>>)> {
+) -> Result<(NamedArrays<B>, Metadata)> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(Error::io("reading", path))?;
     read_safetensors(backend, &bytes)
