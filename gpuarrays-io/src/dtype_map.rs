@@ -23,8 +23,9 @@ use safetensors::Dtype as StDtype;
 
 use crate::error::{Error, Format, Result};
 
-/// The little-endian NumPy descriptor of a gpuarrays element type.
-pub(crate) fn npy_descr(dtype: DType) -> &'static str {
+/// The little-endian NumPy descriptor of a gpuarrays element type (`'<f8'` for `F64`), as
+/// NumPy's `dtype.str` spells it.
+pub fn npy_descr_of(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "|b1",
         DType::U8 => "|u1",

@@ -19,7 +19,7 @@ use std::path::Path;
 use gpuarrays_core::{Backend, RawArray};
 use npyz::WriterBuilder;
 
-use crate::dtype_map::npy_descr;
+use crate::dtype_map::npy_descr_of;
 use crate::error::{Error, Format, Result};
 use crate::host::{download, swap_bytes, upload};
 use crate::npy_header::{Header, read_header};
@@ -112,7 +112,7 @@ pub(crate) fn write_npy_as<B: Backend>(
     format: Format,
 ) -> Result<()> {
     let bytes = download(array)?;
-    let descr: npyz::TypeStr = npy_descr(array.dtype())
+    let descr: npyz::TypeStr = npy_descr_of(array.dtype())
         .parse()
         .map_err(|e| Error::malformed(format, format!("descriptor table: {e}")))?;
     let shape: Vec<u64> = array.dims().iter().map(|&d| d as u64).collect();
