@@ -38,7 +38,9 @@
 //!   the `Backend` trait, kernel descriptions, errors);
 //! - [`AnyBackend`]: one type over the compiled-in backends, chosen at run time by
 //!   [`default_backend`] or [`choose_backend`]; [`BackendKind`] lists the backends;
-//! - `conformance` (cargo feature `conformance`, off by default): the conformance suite.
+//! - `conformance` (cargo feature `conformance`, off by default): the conformance suite;
+//! - `io` (cargo feature `io`, off by default): `ndarray` conversion and `.npy`, `.npz`,
+//!   `.safetensors` files.
 //!
 //! The `gpuarrays` command (`info`, `validate`) is the separate `gpuarrays-cli` crate.
 
@@ -82,6 +84,11 @@ pub use gpuarrays_wgpu as wgpu;
 /// The conformance suite (`gpuarrays-conformance`).
 #[cfg(feature = "conformance")]
 pub use gpuarrays_conformance as conformance;
+
+/// Reading and writing arrays (`gpuarrays-io`): `ndarray` conversion, NumPy `.npy`/`.npz`
+/// and `.safetensors` files, for arrays on any backend.
+#[cfg(feature = "io")]
+pub use gpuarrays_io as io;
 
 /// What most programs need: `use gpuarrays::prelude::*;`.
 pub mod prelude {
