@@ -90,6 +90,10 @@ pub use gpuarrays_conformance as conformance;
 #[cfg(feature = "io")]
 pub use gpuarrays_io as io;
 
+/// Profiler ranges (NVTX, roctx) for gpuarrays' operations.
+#[cfg(feature = "profiling")]
+pub mod profiling;
+
 /// What most programs need: `use gpuarrays::prelude::*;`.
 pub mod prelude {
     pub use crate::{AnyBackend, default_backend};

@@ -44,6 +44,7 @@ pub mod host;
 pub mod kernel;
 pub mod memory;
 pub mod ops;
+pub mod profiling;
 pub mod scalar;
 mod scalar_format;
 pub mod shape;

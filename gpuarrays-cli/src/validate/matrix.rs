@@ -1,9 +1,9 @@
 //! The operations × element types matrix of `validate`'s compact view.
 //!
-//! One line per operation (in the suite's order; an operation name the suite uses twice, like
-//! the elementwise `min` and the reduction `min`, gets two lines), one column per element
-//! type, and in each cell one symbol per backend: 75 lines × 10 narrow columns fit a screen
-//! where the 750-row table does not.
+//! Operations in the suite's order (an operation name the suite uses twice, like the
+//! elementwise `min` and the reduction `min`, appears twice), one column per element type,
+//! and in each cell one symbol per backend; consecutive operations with the same cells share
+//! a line (the float functions, the FFTs, ...), so the 1,700-row table fits a screen.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -108,38 +108,81 @@ impl Matrix {
         self.lines.is_empty()
     }
 
-    /// The header, one line per operation, and the legend.
+    /// The header, the operations, and the legend. Consecutive operations whose cells are
+    /// the same for every type and backend share a line, their names wrapped over as many
+    /// lines as they need (`--verbose` has one line per row): the suite's 170 operations
+    /// fit about 70 lines.
     pub fn render(&self) -> String {
-        let label = self
-            .lines
-            .iter()
-            .map(|(op, _)| op.len())
-            .chain([9])
-            .max()
-            .unwrap_or(9)
-            + 1;
         let width = (self.backends.len() + 1).max(5);
-        let mut out = format!("{:<label$}", "operation");
-        for d in DType::ALL {
-            let _ = write!(out, "{:<width$}", d.name());
-        }
-        out = out.trim_end().to_string();
-        out.push('\n');
-        for (line, (op, _)) in self.lines.iter().enumerate() {
-            let mut text = format!("{op:<label$}");
+        let cells = |line: usize| -> String {
+            let mut text = String::new();
             for d in DType::ALL {
                 let cell: String = (0..self.backends.len())
                     .map(|b| self.cells.get(&(line, d, b)).map_or(' ', |c| c.symbol()))
                     .collect();
                 let _ = write!(text, "{cell:<width$}");
             }
-            out.push_str(text.trim_end());
-            out.push('\n');
+            text
+        };
+        // (names, cells) of each group of consecutive lines with equal cells.
+        let mut groups: Vec<(Vec<&str>, String)> = Vec::new();
+        for (line, (op, _)) in self.lines.iter().enumerate() {
+            let c = cells(line);
+            match groups.last_mut() {
+                Some((names, last)) if *last == c => names.push(op),
+                _ => groups.push((vec![op.as_str()], c)),
+            }
+        }
+        let labels: Vec<Vec<String>> = groups.iter().map(|(n, _)| wrap(n, LABEL)).collect();
+        let label = labels
+            .iter()
+            .flatten()
+            .map(String::len)
+            .chain([9])
+            .max()
+            .unwrap_or(9)
+            + 1;
+        let mut out = format!("{:<label$}", "operation");
+        for d in DType::ALL {
+            let _ = write!(out, "{:<width$}", d.name());
+        }
+        out = out.trim_end().to_string();
+        out.push('\n');
+        for ((_, c), lines) in groups.iter().zip(&labels) {
+            for (k, text) in lines.iter().enumerate() {
+                let row = if k == 0 {
+                    format!("{text:<label$}{c}")
+                } else {
+                    format!("  {text}")
+                };
+                out.push_str(row.trim_end());
+                out.push('\n');
+            }
         }
         let names: Vec<&str> = self.backends.iter().map(String::as_str).collect();
         out.push_str(&legend(&names));
         out
     }
+}
+
+/// The widest label line before names wrap.
+const LABEL: usize = 30;
+
+/// `names` joined by spaces in lines of at most `max` characters (a longer name alone);
+/// continuation lines are indented by two, so they are two shorter.
+fn wrap(names: &[&str], max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for name in names {
+        let room = if lines.len() <= 1 { max } else { max - 2 };
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + name.len() <= room => {
+                l.push(' ');
+                l.push_str(name);
+            }
+            _ => lines.push((*name).to_string()),
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -197,5 +240,38 @@ mod tests {
         assert_eq!(min_lines[1].get(f32_col..f32_col + 1), Some("r"), "{text}");
         assert_eq!(min_lines[1].trim_end().len(), f32_col + 1, "{text}");
         assert!(text.contains("(cpu, hip)"));
+    }
+
+    #[test]
+    fn operations_with_equal_cells_share_a_line_and_wrap() {
+        let mut m = Matrix::default();
+        let mut rows = Vec::new();
+        let names = [
+            "sqrt", "exp", "log", "sin", "cos", "tanh", "log1p", "expm1", "tan", "atan",
+        ];
+        for op in names {
+            rows.push(row("cpu", op, DType::F32, true, "ok"));
+            rows.push(row("cpu", op, DType::I32, true, "rejected (InvalidDType)"));
+        }
+        rows.push(row("cpu", "add", DType::F32, true, "ok"));
+        rows.push(row("cpu", "add", DType::I32, true, "ok"));
+        m.add("cpu", &rows);
+        let text = m.render();
+        let lines: Vec<&str> = text.lines().collect();
+        // Header, the float functions over two lines (cells on the first), `add`, legend.
+        assert!(lines[1].starts_with("sqrt exp log sin cos tanh"), "{text}");
+        assert!(
+            lines[2].starts_with("  ") && lines[2].contains("atan"),
+            "{text}"
+        );
+        assert!(lines[3].starts_with("add "), "{text}");
+        let i32_col = lines[0].find("i32").unwrap();
+        assert_eq!(lines[1].get(i32_col..i32_col + 1), Some("r"), "{text}");
+        assert_eq!(lines[3].get(i32_col..i32_col + 1), Some("."), "{text}");
+        let words: Vec<&str> = lines[1..3]
+            .iter()
+            .flat_map(|l| l[..l.len().min(i32_col.min(31))].split_whitespace())
+            .collect();
+        assert_eq!(words, names, "{text}");
     }
 }

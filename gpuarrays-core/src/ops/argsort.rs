@@ -88,6 +88,7 @@ impl<B: Backend> RawArray<B> {
         axis: usize,
         order: SortOrder,
     ) -> Result<(RawArray<B>, RawArray<B>)> {
+        let _span = crate::profiling::operation("topk");
         let op = "topk";
         let (moved, back) = axis_last(op, self, axis)?;
         let len = self.dims[axis];

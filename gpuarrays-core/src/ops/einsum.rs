@@ -184,6 +184,7 @@ impl<B: Backend> RawArray<B> {
     /// [`matmul`](Self::matmul); other letters of one operand are summed with one
     /// reduction; floats are therefore summed in an order that may differ from NumPy's.
     pub fn einsum(subscripts: &str, operands: &[&RawArray<B>]) -> Result<RawArray<B>> {
+        let _span = crate::profiling::operation("einsum");
         let Some((first, rest)) = operands.split_first().filter(|_| operands.len() <= 2) else {
             return Err(Error::invalid_arg(
                 OP,

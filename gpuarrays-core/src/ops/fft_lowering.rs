@@ -285,6 +285,7 @@ fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bins: &[usize]) -> Result
         offset: a.offset * 2,
         strides: st[0].clone(),
     };
+    let _span = crate::profiling::kernel("elementwise", a.dtype);
     a.backend.elementwise(
         &program,
         &ElementwiseArgs {
@@ -339,6 +340,7 @@ fn dispatch<B: Backend>(
             output_layout,
         };
         args.validate()?;
+        let _span = crate::profiling::kernel("fft", input.dtype);
         input.backend.fft(&args)
     };
     let strided = |offset: usize, dist: usize| FftLayout {
@@ -407,6 +409,7 @@ fn scale_in_place<B: Backend>(a: &RawArray<B>, scale: f64) -> Result<()> {
         offset,
         strides: vec![1],
     };
+    let _span = crate::profiling::kernel("elementwise", a.dtype);
     a.backend.elementwise(
         &program,
         &ElementwiseArgs {

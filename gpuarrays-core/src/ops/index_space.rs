@@ -186,6 +186,7 @@ pub(crate) fn gather<B: Backend>(
     ensure_supported(backend, source.array.dtype, OpKind::Gather)?;
     let out = RawArray::alloc(backend, source.array.dtype, out_dims)?;
     let (s, i, o) = (source.array.buffer()?, index.array.buffer()?, out.buffer()?);
+    let _span = crate::profiling::kernel("gather", source.array.dtype);
     backend.gather(&GatherArgs {
         dtype: source.array.dtype,
         space: IndexSpace {
@@ -220,6 +221,7 @@ pub(crate) fn scatter<B: Backend>(
         index.array.buffer()?,
         values.array.buffer()?,
     );
+    let _span = crate::profiling::kernel("scatter", target.array.dtype);
     backend.scatter(&ScatterArgs {
         op,
         dtype: target.array.dtype,

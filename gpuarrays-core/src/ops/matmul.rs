@@ -106,6 +106,7 @@ impl<B: Backend> RawArray<B> {
                 ("the output", out.offset, m * n, m.checked_mul(n), own(&out)),
             ],
         )?;
+        let _span = crate::profiling::kernel("matmul", self.dtype);
         self.backend.matmul(&args)?;
         drop((a, b, o));
         Ok(out)

@@ -55,6 +55,7 @@ impl<B: Backend> RawArray<B> {
         // Kernels read one contiguous run: a strided view is copied first.
         let this = self.dense()?;
         let (src, dst) = (this.buffer()?, out.buffer()?);
+        let _span = crate::profiling::kernel("reduce", self.dtype);
         self.backend.reduce(&ReduceArgs {
             op,
             dtype: self.dtype,

@@ -41,6 +41,7 @@ impl<B: Backend> RawArray<B> {
     /// It costs one read-back of the counts' minimum, maximum and sum (one transfer of
     /// three values), then a scan, a histogram and a gather on the device.
     pub fn repeat_counts(&self, counts: &RawArray<B>, axis: Option<usize>) -> Result<RawArray<B>> {
+        let _span = crate::profiling::operation("repeat_counts");
         let op = "repeat_counts";
         self.same_device(op, counts)?;
         if !counts.dtype.is_integer() {

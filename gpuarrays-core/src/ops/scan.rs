@@ -24,6 +24,7 @@ impl<B: Backend> RawArray<B> {
         // Kernels read one contiguous run: a strided view is copied first.
         let this = self.dense()?;
         let (src, dst) = (this.buffer()?, out.buffer()?);
+        let _span = crate::profiling::kernel("scan", self.dtype);
         self.backend.scan(&ScanArgs {
             op,
             dtype: self.dtype,

@@ -26,6 +26,7 @@ impl<B: Backend> RawArray<B> {
         }
         let len = *self.dims.last().unwrap_or(&1);
         let buf = out.buffer()?;
+        let _span = crate::profiling::kernel("sort", self.dtype);
         self.backend.sort(&SortArgs {
             dtype: self.dtype,
             buffer: &buf,
@@ -61,6 +62,7 @@ impl<B: Backend> RawArray<B> {
             return RawArray::alloc(&self.backend, DType::I64, &[0]);
         }
         let src = mask.buffer()?;
+        let _span = crate::profiling::kernel("find", DType::Bool);
         let (buffer, count) = self.backend.find(&FindArgs {
             input: &src,
             offset: mask.offset,

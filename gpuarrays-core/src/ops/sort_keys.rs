@@ -93,11 +93,12 @@ pub(crate) struct Permutation<B: Backend> {
 /// The stable permutation sorting each row (the last axis) of `x` (any layout, at least
 /// one dimension) in `order`; with `want_keys`, the sorted order keys too.
 pub(crate) fn sort_last_axis<B: Backend>(
-    op: &str,
+    op: &'static str,
     x: &RawArray<B>,
     order: SortOrder,
     want_keys: bool,
 ) -> Result<Permutation<B>> {
+    let _span = crate::profiling::operation(op);
     ensure_type_rule(op, x.dtype, OpKind::Sort)?;
     let key = order_key(op, x, order)?;
     let key_type = if x.dtype.size() == 8 {
@@ -177,6 +178,7 @@ pub(crate) fn sort_last_axis<B: Backend>(
 /// Sorts the rows of `len` elements of the dense u64 array `a` in place.
 fn sort_rows<B: Backend>(a: &RawArray<B>, len: usize) -> Result<()> {
     let buf = a.buffer()?;
+    let _span = crate::profiling::kernel("sort", a.dtype);
     a.backend.sort(&SortArgs {
         dtype: a.dtype,
         buffer: &buf,

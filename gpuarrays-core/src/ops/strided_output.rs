@@ -23,6 +23,7 @@ pub(crate) fn elementwise<'a, B: Backend>(
     program: &Program,
     args: &ElementwiseArgs<'a, B::Buffer>,
 ) -> Result<()> {
+    let _span = crate::profiling::kernel("elementwise", args.output.dtype);
     if backend.writes_strided_outputs(args.output.dtype)
         || shape::is_contiguous(&args.shape, &args.output.strides)
     {

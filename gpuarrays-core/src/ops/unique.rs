@@ -81,6 +81,7 @@ impl<B: Backend> RawArray<B> {
     /// The distinct values with the first index of each, the inverse and the counts (see
     /// [`Unique`] and [`unique`](Self::unique)).
     pub fn unique_all(&self) -> Result<Unique<RawArray<B>, RawArray<B>>> {
+        let _span = crate::profiling::operation("unique");
         let op = "unique";
         let flat = self.flattened()?;
         let n = flat.len();
@@ -145,6 +146,7 @@ impl<B: Backend> RawArray<B> {
     /// Cost: one stable sort of both arrays together (no binary search), so it is linear
     /// in the array's length per call.
     pub fn searchsorted(&self, values: &RawArray<B>, side: Side) -> Result<RawArray<B>> {
+        let _span = crate::profiling::operation("searchsorted");
         let op = "searchsorted";
         self.same_device(op, values)?;
         if self.ndim() != 1 {

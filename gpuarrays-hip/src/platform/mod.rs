@@ -34,6 +34,7 @@ pub mod access_declarations;
 pub mod amd;
 pub mod loader;
 pub mod nvidia;
+pub mod ranges;
 #[cfg(feature = "test-double")]
 pub mod test_double;
 
