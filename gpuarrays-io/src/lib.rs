@@ -40,9 +40,12 @@
 //! file's type and the conversion that fixes it. Readers never panic on bad input and check
 //! the declared data size against the bytes present before allocating for it.
 
-#![forbid(unsafe_code)]
+// Safe Rust except the DLPack module, where C structs and deleters are the point.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[allow(unsafe_code)]
+pub mod dlpack;
 pub mod dtype_map;
 mod error;
 mod host;
