@@ -20,7 +20,7 @@
 //!
 //! Element types: bool (`kDLBool`, 8 bits), u8, i32, u32, i64, u64, f32, f64, and complex
 //! (`kDLComplex` 64 and 128). Others (f16, bf16, i8, i16, vector lanes) are refused on
-//! import with [`Error::UnsupportedDType`](crate::Error::UnsupportedDType).
+//! import with [`Error::UnsupportedDType`].
 
 mod backends;
 mod export;
