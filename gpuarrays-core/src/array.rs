@@ -85,6 +85,65 @@ impl<B: Backend> RawArray<B> {
         }
     }
 
+    /// An array over a buffer that came from outside gpuarrays (DLPack import, another
+    /// library's allocation): `data` already holds the buffer and the destructor that hands
+    /// it back to its owner, `bytes` is the buffer's length, and `dims`, `strides` (in
+    /// elements, negative or zero allowed) and `offset` (element position of `(0, .., 0)`)
+    /// place the array in it. Checks the rank, that `dtype` can be stored on `backend`, and
+    /// that every element the array reaches lies inside `bytes`; on an error `data` is
+    /// dropped here, so its destructor still runs (exactly once, as always).
+    pub fn from_external(
+        backend: &B,
+        data: DataRef<B::Buffer>,
+        bytes: usize,
+        dtype: DType,
+        dims: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Result<Self> {
+        let op = "from_external";
+        shape::check_rank(dims.len())?;
+        if dims.len() != strides.len() {
+            return Err(Error::invalid_arg(
+                op,
+                format!("{} dims but {} strides", dims.len(), strides.len()),
+            ));
+        }
+        ensure_supported(backend, dtype, OpKind::Storage)?;
+        shape::checked_numel(&dims)?;
+        if !dims.contains(&0) {
+            // Not `shape::span`, which clamps at 0: a stride that reaches before the buffer
+            // must be refused, not hidden.
+            let (mut lo, mut hi) = (offset as i128, offset as i128);
+            for (&d, &s) in dims.iter().zip(&strides) {
+                let reach = (d as i128 - 1) * s as i128;
+                if reach < 0 {
+                    lo += reach;
+                } else {
+                    hi += reach;
+                }
+            }
+            let end = (hi + 1) * dtype.size() as i128;
+            if lo < 0 || end > bytes as i128 {
+                return Err(Error::invalid_arg(
+                    op,
+                    format!(
+                        "the array reaches elements {lo}..={hi} of {dtype}, outside the \
+                         buffer's {bytes} bytes"
+                    ),
+                ));
+            }
+        }
+        Ok(RawArray {
+            backend: backend.clone(),
+            data,
+            dims,
+            strides,
+            offset,
+            dtype,
+        })
+    }
+
     pub fn backend(&self) -> &B {
         &self.backend
     }

@@ -14,6 +14,10 @@ pub enum CpuError {
         bytes: usize,
         len: usize,
     },
+    #[error(
+        "a foreign buffer at address {address:#x} is not aligned to {align} bytes for its element type"
+    )]
+    Misaligned { address: usize, align: usize },
     #[error("kernel received {what}, which core should have rejected (a bug in the caller)")]
     InvalidKernel { what: String },
     #[error("could not build a thread pool of {threads} threads: {reason}")]

@@ -21,6 +21,8 @@ pub enum Format {
     Safetensors,
     /// An `ndarray` array in memory.
     Ndarray,
+    /// A DLPack tensor in memory.
+    Dlpack,
 }
 
 impl fmt::Display for Format {
@@ -30,6 +32,7 @@ impl fmt::Display for Format {
             Format::Npz => ".npz",
             Format::Safetensors => ".safetensors",
             Format::Ndarray => "ndarray",
+            Format::Dlpack => "DLPack",
         })
     }
 }
@@ -104,6 +107,29 @@ pub enum Error {
         expected: u64,
         /// Bytes present.
         got: u64,
+    },
+
+    /// A DLPack tensor lives on another device than the backend it is imported into.
+    #[error(
+        "{format} tensor is on device (type {}, id {}) but the backend is device (type {}, id {}): move it first (e.g. `.cpu()`, `.to(\"cuda:N\")`) or import into the matching backend",
+        got.0, got.1, expected.0, expected.1
+    )]
+    DeviceMismatch {
+        /// The format.
+        format: Format,
+        /// The backend's (DLPack device type, device id).
+        expected: (i32, i32),
+        /// The tensor's.
+        got: (i32, i32),
+    },
+
+    /// The tensor is flagged read-only and the import would allow writes.
+    #[error(
+        "{format} tensor is read-only: import it with the `_read_only` function (and do not write it) or pass a writable copy"
+    )]
+    ReadOnly {
+        /// The format.
+        format: Format,
     },
 
     /// The caller passed something the format cannot name (an empty or repeated array name).

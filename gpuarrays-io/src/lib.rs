@@ -13,6 +13,7 @@
 //! | [`load_npy`], [`save_npy`], [`read_npy`], [`write_npy`] | `.npy` | all ten; reads either byte order and Fortran order |
 //! | [`load_npz`], [`save_npz`], [`save_npz_compressed`], [`read_npz`], [`write_npz`] | `.npz` | all ten |
 //! | [`load_safetensors`], [`load_safetensors_with_metadata`], [`save_safetensors`], [`read_safetensors`], [`write_safetensors`] | `.safetensors` | all but `C64` (safetensors has no 128-bit complex) |
+//! | [`dlpack::to_dlpack`], [`dlpack::from_dlpack`] (+ `_on_stream`, `_legacy`, `_read_only`) | DLPack tensors in memory, zero-copy (CPU with feature `cpu`, HIP with `hip`) | all ten; refuses f16, bf16, i8, i16, lanes ≠ 1 |
 //!
 //! The type correspondence (NumPy descriptor, safetensors name) is in [`dtype_map`]. NumPy
 //! files decide the element type of what they load: `load_npy` returns a
@@ -40,9 +41,12 @@
 //! file's type and the conversion that fixes it. Readers never panic on bad input and check
 //! the declared data size against the bytes present before allocating for it.
 
-#![forbid(unsafe_code)]
+// Safe Rust except the DLPack module, where C structs and deleters are the point.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[allow(unsafe_code)]
+pub mod dlpack;
 pub mod dtype_map;
 mod error;
 mod host;

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::error::CpuError;
 
 mod access;
+mod foreign;
 mod storage;
 use access::AccessLock;
 pub(crate) use access::Accesses;
@@ -221,9 +222,18 @@ impl CpuBuffer {
     /// `count` elements.
     pub(crate) fn ptr<T>(&self, offset: usize, count: usize) -> Result<*mut T, CpuError> {
         self.check(offset, count, std::mem::size_of::<T>())?;
+        // Buffers allocated here are 64-byte aligned; a foreign one (`CpuBuffer::foreign`)
+        // may be aligned to less than some element type it is read as.
+        let align = std::mem::align_of::<T>();
+        if (self.base() as usize) % align != 0 {
+            return Err(CpuError::Misaligned {
+                address: self.base() as usize,
+                align,
+            });
+        }
         self.initialised();
         // SAFETY: `check` proved `offset * size_of::<T>()` is within the allocation; the base
-        // is 64-byte aligned and `offset` is in units of T, so the result is aligned for T.
+        // is aligned for T (checked above) and `offset` is in units of T, so the result is too.
         Ok(unsafe { self.base().add(offset * std::mem::size_of::<T>()) } as *mut T)
     }
 

@@ -20,6 +20,7 @@
 mod backend_impl;
 mod checks;
 mod core_error;
+mod external;
 mod hip_buffer;
 mod indexing;
 mod matmul_plan;
@@ -27,6 +28,7 @@ mod support;
 mod timer;
 
 pub use core_error::to_core;
+pub use external::{DLPACK_CUDA, DLPACK_ROCM};
 pub use hip_buffer::HipBuffer;
 pub use support::supports;
 pub use timer::HipTimer;

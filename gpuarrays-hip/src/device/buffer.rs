@@ -45,6 +45,34 @@ impl DeviceBuffer {
         }
     }
 
+    /// A buffer over `len` bytes at `ptr` that another library allocated (a DLPack import):
+    /// no allocation of its own, so dropping or freeing it gives nothing to the pool. No use
+    /// is recorded yet: the owner's work on it must already be ordered before this thread's
+    /// stream (the DLPack consumer passes that stream to the producer).
+    pub(crate) fn foreign(ptr: DevicePtr, len: usize, device: Arc<DeviceState>) -> Self {
+        DeviceBuffer {
+            alloc: None,
+            ptr,
+            len,
+            device,
+            uses: Mutex::new(BufferUses::default()),
+        }
+    }
+
+    /// Blocks the host until every recorded use of the buffer has completed (before a
+    /// foreign buffer goes back to its owner, who may free or reuse it at once).
+    pub fn wait_uses_on_host(&self) -> Result<()> {
+        let live = self.uses.lock().live();
+        let events = self.device.events();
+        let mut first_error = None;
+        for u in live {
+            if let Err(e) = u.synchronize(events) {
+                first_error.get_or_insert(e);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
     /// Device address.
     #[inline]
     pub fn ptr(&self) -> DevicePtr {
