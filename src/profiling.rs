@@ -3,7 +3,7 @@
 //!
 //! Core opens a `tracing` span around every kernel-family call (`sort u64`, `gather f32`,
 //! ...) and around the operations it composes of several kernels (`argsort`, `unique`,
-//! `einsum`, ...). [`RangeLayer`] is a `tracing-subscriber` layer that pushes a profiler
+//! `einsum`, ...). [`RangeLayer`](crate::profiling::RangeLayer) is a `tracing-subscriber` layer that pushes a profiler
 //! range when such a span is entered and pops it when it is exited, so the timeline shows
 //! `argsort` holding its `elementwise u64`, `sort u64` and `gather i64` calls:
 //!
