@@ -44,11 +44,13 @@ impl ExtraCase {
 /// The (type, kind) pairs an extra needs, all auxiliary: each is composed in core of
 /// copies, expressions, reductions, scans, gathers, scatters and matrix products, which
 /// of them depending on the case (`t`: the first input's type).
-pub fn needs(c: &ExtraCase, t: gpuarrays_core::DType, n: &mut crate::requirements::Needs) {
+/// Returns (primary, auxiliary) pairs.
+pub fn needs(c: &ExtraCase, t: gpuarrays_core::DType) -> [Pairs; 2] {
     use gpuarrays_core::DType;
     use gpuarrays_core::OpKind::*;
+    let mut n: [Pairs; 2] = Default::default();
     match c {
-        ExtraCase::RepeatCounts(_) => n.auxiliary.extend([
+        ExtraCase::RepeatCounts(_) => n[1].extend([
             (t, Elementwise),
             (t, Gather),
             (DType::I64, Storage),
@@ -61,13 +63,15 @@ pub fn needs(c: &ExtraCase, t: gpuarrays_core::DType, n: &mut crate::requirement
             (DType::Bool, Reduce),
         ]),
         ExtraCase::Logspace { start, .. } => {
-            n.primary.push((start.dtype(), Elementwise));
-            n.auxiliary
-                .extend([(DType::I64, Elementwise), (DType::Bool, Elementwise)]);
+            n[0].push((start.dtype(), Elementwise));
+            n[1].extend([(DType::I64, Elementwise), (DType::Bool, Elementwise)]);
         }
         ExtraCase::Einsum(_) => {
-            n.auxiliary
-                .extend([(t, Elementwise), (t, Reduce), (t, Matmul)]);
+            n[1].extend([(t, Elementwise), (t, Reduce), (t, Matmul)]);
         }
     }
+    n
 }
+
+/// (element type, operation kind) pairs.
+pub type Pairs = Vec<(gpuarrays_core::DType, gpuarrays_core::OpKind)>;

@@ -139,7 +139,11 @@ pub fn needs(case: &Case) -> Needs {
                 .extend([(DType::I64, Find), (DType::I64, Storage)]);
         }
         Op::Matmul => each(Matmul, &mut n),
-        Op::Extra(c) => crate::case_extra::needs(c, t, &mut n),
+        Op::Extra(c) => {
+            let [primary, auxiliary] = crate::case_extra::needs(c, t);
+            n.primary.extend(primary);
+            n.auxiliary.extend(auxiliary);
+        }
         Op::Stat(s) => {
             // Composed in core: products, reductions and expressions, in the input's type,
             // its real type (results of complex input) and f64 (integers are converted).

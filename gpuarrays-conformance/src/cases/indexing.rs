@@ -9,8 +9,9 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::IndexMode;
 
+use super::index_inputs::{case, idx};
 use super::{LARGE, RowSpec, Sizes, inp, other_dtype, scatter};
-use crate::case::{CaseSpec, IndexCase, InputSpec, Layout, Op};
+use crate::case::{CaseSpec, IndexCase, Layout};
 use crate::values::Profile;
 
 pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
@@ -39,20 +40,6 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             rows.push(RowSpec::new("bincount", d, scatter::bincount_cases(s, d)));
         }
     }
-}
-
-pub(super) fn case(op: IndexCase, inputs: Vec<InputSpec>) -> CaseSpec {
-    CaseSpec::new(Op::Index(op), inputs)
-}
-
-/// Indices of type `t` and shape `dims` drawn from `lo..hi`.
-pub(super) fn idx(t: DType, dims: &[usize], lo: i64, hi: i64) -> InputSpec {
-    inp(t, dims).profile(Profile::Indices(lo, hi))
-}
-
-/// Indices with distinct positions of `0..extent` in each run of `lane`.
-pub(super) fn distinct(t: DType, dims: &[usize], extent: usize, lane: usize) -> InputSpec {
-    inp(t, dims).profile(Profile::Distinct { extent, lane })
 }
 
 fn take_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {

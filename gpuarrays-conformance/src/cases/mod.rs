@@ -7,6 +7,7 @@ mod construct;
 mod elementwise;
 mod extras;
 mod fft;
+mod index_inputs;
 mod indexing;
 mod join;
 mod order;

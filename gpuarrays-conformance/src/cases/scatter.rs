@@ -5,7 +5,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::IndexMode;
 
-use super::indexing::{case, distinct, idx};
+use super::index_inputs::{case, distinct, idx};
 use super::{LARGE, Sizes, inp, other_dtype};
 use crate::case::{CaseSpec, IndexCase, Layout};
 use crate::values::Profile;
