@@ -22,7 +22,7 @@ pub enum OrderCase {
     /// `a.argpartition(kth, axis)`.
     Argpartition { kth: isize, axis: usize },
     /// Output `which` (0: values, 1: first indices, 2: inverse, 3: counts) of
-    /// `a.unique_all()`.
+    /// `a.unique_all()`; 4: `a.unique()`.
     Unique(usize),
     /// `a.searchsorted(values, side)`, `Side::Right` when `right`.
     Searchsorted { right: bool },

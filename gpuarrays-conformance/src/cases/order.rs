@@ -174,7 +174,7 @@ fn unique_cases(d: DType) -> Vec<CaseSpec> {
         inp(d, &[2, 0]),
     ];
     xs.into_iter()
-        .flat_map(|x| (0..4).map(move |which| case(OrderCase::Unique(which), vec![x.clone()])))
+        .flat_map(|x| (0..5).map(move |which| case(OrderCase::Unique(which), vec![x.clone()])))
         .collect()
 }
 

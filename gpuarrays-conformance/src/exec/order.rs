@@ -37,6 +37,7 @@ pub fn execute<B: Backend>(op: OrderCase, placed: &[Placed<B>]) -> Result<HostAr
         }
         OrderCase::Partition { kth, axis } => a.partition(kth, axis)?,
         OrderCase::Argpartition { kth, axis } => a.argpartition(kth, axis)?,
+        OrderCase::Unique(4) => a.unique()?,
         OrderCase::Unique(which) => {
             let u = a.unique_all()?;
             match which {

@@ -184,7 +184,7 @@ fn unique(a: &HostArray, which: usize) -> Result<HostArray, Expected> {
     }
     let u = firsts.len();
     Ok(match which {
-        0 => {
+        0 | 4 => {
             let data = HostData::from_scalars(
                 a.dtype(),
                 firsts.iter().map(|&k| vals[k]).collect::<Vec<_>>(),

@@ -28,6 +28,20 @@ pub struct Unique<V, I> {
     pub counts: I,
 }
 
+/// The groups of equal elements of a flattened array, in sorted order.
+struct Groups<B: Backend> {
+    /// The stable sorting permutation (i64, n).
+    perm: RawArray<B>,
+    /// Whether sorted position `j` starts a group (bool, n).
+    starts_mask: RawArray<B>,
+    /// The sorted positions where groups start (i64, one per distinct value).
+    starts: RawArray<B>,
+    /// The flat index of each group's first occurrence (i64).
+    indices: RawArray<B>,
+    /// Each group's value, from its first occurrence.
+    values: RawArray<B>,
+}
+
 /// Which index [`RawArray::searchsorted`] returns among equal elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Side {
@@ -75,25 +89,63 @@ impl<B: Backend> RawArray<B> {
     /// that compare equal are one value: every NaN is one (NumPy's `equal_nan=True`), and
     /// `-0.0` is `0.0`; the value returned for such a group is its first occurrence.
     pub fn unique(&self) -> Result<RawArray<B>> {
-        Ok(self.unique_all()?.values)
+        let _span = crate::profiling::operation("unique");
+        Ok(match self.groups()? {
+            Some(g) => g.values,
+            None => RawArray::alloc(&self.backend, self.dtype, &[0])?,
+        })
     }
 
     /// The distinct values with the first index of each, the inverse and the counts (see
     /// [`Unique`] and [`unique`](Self::unique)).
     pub fn unique_all(&self) -> Result<Unique<RawArray<B>, RawArray<B>>> {
-        let _span = crate::profiling::operation("unique");
+        let _span = crate::profiling::operation("unique_all");
+        let b = &self.backend;
+        let Some(g) = self.groups()? else {
+            let empty = RawArray::alloc(b, DType::I64, &[0])?;
+            return Ok(Unique {
+                values: RawArray::alloc(b, self.dtype, &[0])?,
+                indices: empty.clone(),
+                inverse: RawArray::alloc(b, DType::I64, &self.dims)?,
+                counts: empty,
+            });
+        };
+        let (n, u) = (g.perm.len(), g.starts.len());
+        // Counts: the distance from each group's start to the next (or to the end).
+        let end = RawArray::full(b, &[1], Scalar::I64(n as i64))?;
+        let next = g
+            .starts
+            .derive_strided(DType::I64, vec![u - 1], vec![1], g.starts.offset + 1);
+        let ends = RawArray::concatenate(&[&next, &end], 0)?;
+        let counts = (Expr::array(&ends) - Expr::array(&g.starts)).eval_raw()?;
+        // Inverse: each sorted position's group number, scattered back to where the element
+        // came from.
+        let group = Expr::array(&g.starts_mask)
+            .cast(DType::I64)
+            .eval_raw()?
+            .scan(crate::kernel::ScanOp::Sum, 0)?;
+        let group = (Expr::array(&group) - Scalar::I64(1)).eval_raw()?;
+        let inverse = RawArray::alloc(b, DType::I64, &[n])?;
+        scatter_distinct(&inverse, &g.perm, &group)?;
+        let dims: Vec<isize> = self.dims.iter().map(|&d| d as isize).collect();
+        Ok(Unique {
+            values: g.values,
+            indices: g.indices,
+            inverse: inverse.reshape(&dims)?,
+            counts,
+        })
+    }
+
+    /// The groups of equal elements of the flattened array in sorted order, or `None` when
+    /// it is empty (after the type check).
+    fn groups(&self) -> Result<Option<Groups<B>>> {
         let op = "unique";
         let flat = self.flattened()?;
         let n = flat.len();
         let b = &self.backend;
         if n == 0 {
-            let p = sort_last_axis(op, &flat, SortOrder::Ascending, false)?;
-            return Ok(Unique {
-                values: RawArray::alloc(b, self.dtype, &[0])?,
-                indices: p.perm.clone(),
-                inverse: RawArray::alloc(b, DType::I64, &self.dims)?,
-                counts: p.perm,
-            });
+            sort_last_axis(op, &flat, SortOrder::Ascending, false)?;
+            return Ok(None);
         }
         let p = sort_last_axis(op, &flat, SortOrder::Ascending, true)?;
         let keys = p
@@ -115,26 +167,15 @@ impl<B: Backend> RawArray<B> {
         let starts_mask = RawArray::concatenate(&[&head, &changes], 0)?;
         drop((changes, keys));
         let starts = positions(b, n)?.masked_select(&starts_mask)?;
-        let u = starts.len();
         let indices = gather_last(&p.perm, &starts)?;
         let values = gather_last(&flat, &indices)?;
-        let end = RawArray::full(b, &[1], Scalar::I64(n as i64))?;
-        let next = starts.derive_strided(DType::I64, vec![u - 1], vec![1], starts.offset + 1);
-        let ends = RawArray::concatenate(&[&next, &end], 0)?;
-        let counts = (Expr::array(&ends) - Expr::array(&starts)).eval_raw()?;
-        let group = Expr::array(&starts_mask)
-            .cast(DType::I64)
-            .eval_raw()?
-            .scan(crate::kernel::ScanOp::Sum, 0)?;
-        let group = (Expr::array(&group) - Scalar::I64(1)).eval_raw()?;
-        let inverse = RawArray::alloc(b, DType::I64, &[n])?;
-        scatter_distinct(&inverse, &p.perm, &group)?;
-        Ok(Unique {
-            values,
+        Ok(Some(Groups {
+            perm: p.perm,
+            starts_mask,
+            starts,
             indices,
-            inverse: inverse.reshape(&self.dims.iter().map(|&d| d as isize).collect::<Vec<_>>())?,
-            counts,
-        })
+            values,
+        }))
     }
 
     /// Where each of `values` would be inserted into this sorted 1-D array to keep it
