@@ -223,6 +223,8 @@ fn validate_compact_matrix_agrees_with_the_json() {
         .find(|l| l.starts_with("operation"))
         .expect("matrix header");
     let column = header.find("u8").expect("u8 column");
+    let label_end = header.find("bool").expect("bool column");
+    let groups = matrix_groups(&compact, label_end);
     for r in json["results"].as_array().expect("results") {
         let op = r["op"].as_str().expect("op");
         let status = r["status"].as_str().expect("status");
@@ -233,15 +235,36 @@ fn validate_compact_matrix_agrees_with_the_json() {
         } else {
             panic!("unexpected status on the CPU: {r}")
         };
-        // Some line of this operation shows the verdict in the u8 column.
+        // Some line naming this operation (operations with equal cells share a line, its
+        // names wrapped onto indented lines) shows the verdict in the u8 column.
         assert!(
-            compact
-                .lines()
-                .filter(|l| l.split_whitespace().next() == Some(op))
-                .any(|l| l.get(column..column + 1) == Some(expected)),
+            groups
+                .iter()
+                .filter(|(names, _)| names.iter().any(|n| n == op))
+                .any(|(_, first)| first.get(column..column + 1) == Some(expected)),
             "{op}/u8 is {status}, expected '{expected}' in:\n{compact}"
         );
     }
+}
+
+/// The matrix's groups: the names of each (its first line's label and the indented lines
+/// below it) and its first line, which holds the cells; `label_end` is the first column.
+fn matrix_groups(compact: &str, label_end: usize) -> Vec<(Vec<String>, String)> {
+    let mut groups: Vec<(Vec<String>, String)> = Vec::new();
+    let body = compact
+        .lines()
+        .skip_while(|l| !l.starts_with("operation"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("cells:"));
+    for line in body {
+        let label = line.get(..label_end.min(line.len())).unwrap_or(line);
+        let names = label.split_whitespace().map(String::from);
+        match groups.last_mut() {
+            Some((group, _)) if line.starts_with("  ") => group.extend(names),
+            _ => groups.push((names.collect(), line.to_string())),
+        }
+    }
+    groups
 }
 
 #[test]
