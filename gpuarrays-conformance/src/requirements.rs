@@ -99,7 +99,23 @@ pub fn needs(case: &Case) -> Needs {
         | Op::ArraySplit { .. }
         | Op::Tile(_)
         | Op::Repeat { .. }
-        | Op::Pad { .. } => each(Elementwise, &mut n),
+        | Op::Pad { .. } => {
+            each(Elementwise, &mut n);
+            if let Op::Pad {
+                mode: gpuarrays_core::Pad::Reflect | gpuarrays_core::Pad::Symmetric,
+                ..
+            } = &case.op
+            {
+                // The mirrored margins are a gather through an i64 index map per axis.
+                n.auxiliary.extend([
+                    (t, Gather),
+                    (DType::I64, Storage),
+                    (DType::I64, Elementwise),
+                    (DType::I64, Reduce),
+                    (DType::I64, Gather),
+                ]);
+            }
+        }
         Op::Random { dtype, .. } => {
             n.primary.push((*dtype, Elementwise));
             n.auxiliary.push((DType::U64, Elementwise));
