@@ -10,6 +10,7 @@
 //! why and passes unless `GPUARRAYS_REQUIRE_SAFETENSORS=1`.
 
 mod common;
+mod py_harness;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,48 +23,10 @@ use gpuarrays_io::{
 };
 use serde_json::{Value, json};
 
-/// The interpreter with `module` importable, or why there is none.
-fn python_with(module: &str) -> Result<String, String> {
-    let candidates: Vec<String> = match std::env::var("GPUARRAYS_PYTHON") {
-        Ok(p) => vec![p],
-        Err(_) => vec!["python3".into(), "/usr/bin/python3".into()],
-    };
-    let mut tried = Vec::new();
-    for py in &candidates {
-        match Command::new(py)
-            .args(["-c", &format!("import {module}")])
-            .output()
-        {
-            Ok(out) if out.status.success() => return Ok(py.clone()),
-            Ok(out) => tried.push(format!(
-                "{py}: {}",
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            )),
-            Err(e) => tried.push(format!("{py}: {e}")),
-        }
-    }
-    Err(format!(
-        "Python module {module} is not available ({})",
-        tried.join("; ")
-    ))
-}
-
-/// The interpreter, or `None` after printing why the check is skipped (panics instead when
-/// `require_var=1`).
+/// The interpreter with `module` importable, or `None` after printing why the check is
+/// skipped (a panic instead when `require_var=1`).
 fn python_or_skip(module: &str, require_var: &str) -> Option<String> {
-    match python_with(module) {
-        Ok(py) => Some(py),
-        Err(reason) if std::env::var(require_var).as_deref() == Ok("1") => {
-            panic!("{reason}, and {require_var}=1")
-        }
-        Err(reason) => {
-            eprintln!("skipped: {reason}; install it to run this cross-check");
-            None
-        }
-    }
+    py_harness::python_or_skip(&format!("import {module}"), &[require_var])
 }
 
 fn run_python(py: &str, script: &str, dir: &Path) {
