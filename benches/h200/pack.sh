@@ -16,10 +16,16 @@ rm -rf /tmp/h200-pack && cp -r .gpu/bin /tmp/h200-pack
   -p gpuarrays --examples --bench hip_kernels --bench any_backend_dispatch --bench wgpu_timings \
   --bench fft_throughput --bench fft_plan_cache --bench hip_stress --bench hip_soak \
   --bench hip_stream_take --bench hip_host_copies --test runtime_backend \
+  --test memory_stats --test profiler_ranges \
   -p gpuarrays-wgpu --test conformance_wgpu --test math_accuracy --test large_operands \
   --test fft_wgpu --test fft_multipass_wgpu --test matmul_long_inner --test operand_bounds \
   --test allocation_limits --bench fft_timings 2>&1 | tail -1 || true
 cp -n /tmp/h200-pack/* .gpu/bin/
+# The DLPack test library (a cdylib of its own workspace) with its HIP exports, which
+# gpuarrays-io/tests/dlpack_numpy.py --torch-cuda loads into PyTorch's process.
+cargo build --release --quiet --manifest-path gpuarrays-io/tests/dlpack_py/Cargo.toml \
+  --features hip --target-dir target/dlpack-py
+cp target/dlpack-py/release/libgpuarrays_dlpack_py.so .gpu/bin/lib-dlpack_py_hip.so
 ls .gpu/bin
 tar -C .gpu -cf - bin | xz -T2 -6 > .gpu/bin.tar.xz
 rm -rf .gpu/bin
