@@ -33,6 +33,17 @@ fn sort_matches_cpu_on_every_path() {
     kernel_checks::sorts(&hip, SortAlgorithm::Bitonic, &[&[2, 700]]);
 }
 
+/// Argsort's packed words through every path, the radix sorts skipping the position digits.
+#[test]
+fn argsort_matches_cpu_on_every_path() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    kernel_checks::argsorts(&hip, SortAlgorithm::Onesweep, &[&[9000], &[3, 4100]]);
+    kernel_checks::argsorts(&hip, SortAlgorithm::Rows, &[&[3000], &[4, 33]]);
+    kernel_checks::argsorts(&hip, SortAlgorithm::Auto, &[&[2, 1000], &[5]]);
+}
+
 /// Lengths that reach every stage count of the register sort, powers of two and their
 /// neighbours (padding), with a full and a partial block of rows each.
 const SHORT_ROW_LENGTHS: &[usize] = &[

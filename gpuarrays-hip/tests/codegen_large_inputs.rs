@@ -60,6 +60,14 @@ fn large_sorts_match_cpu() {
     eprintln!("large sorts: {:.1} s", t.elapsed().as_secs_f64());
 }
 
+/// Argsorts of long rows (onesweep) and of rows one block sorts, the position digits skipped.
+#[test]
+fn large_argsorts_match_cpu() {
+    let Some(hip) = gpu() else { return };
+    kernel_checks::argsorts(&hip, SortAlgorithm::Auto, &[&[(1 << 22) + 3], &[300, 3001]]);
+    kernel_checks::argsorts(&hip, SortAlgorithm::Rows, &[&[700, 4096]]);
+}
+
 /// The register sort on every row length it takes (f32), every ordered type on a spread of
 /// lengths, against the CPU reference and the bitonic tile's bits.
 #[test]

@@ -106,6 +106,7 @@ fn sort(b: &HipBackend, x: &HipBuffer, len: usize) {
         offset: 0,
         rows: 1,
         len,
+        ordered_low_bits: 0,
     })
     .expect("sort");
 }

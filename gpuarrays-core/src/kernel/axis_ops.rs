@@ -192,6 +192,13 @@ pub struct ScanArgs<'a, Buf> {
 /// Sorts `rows` consecutive rows of `len` elements each, in place, ascending. NaNs go last;
 /// `false < true`; complex is rejected by core. `rows·len ≥ 1`. `-0.0` and `0.0` compare
 /// equal, so their relative order in the result is unspecified.
+///
+/// `ordered_low_bits` is 0 or, for unsigned integer rows only, the caller's promise that
+/// the low `ordered_low_bits` bits of the elements strictly increase along every row (core's
+/// sorting permutations pack a key above each element's position). The full sort then
+/// equals a *stable* sort by the bits above them alone, and a backend may do that (a radix
+/// sort skips the digits below: half the passes for a 32-bit key packed with a 32-bit
+/// position); a backend that ignores the promise sorts correctly all the same.
 #[derive(Debug, Clone)]
 pub struct SortArgs<'a, Buf> {
     pub dtype: DType,
@@ -199,6 +206,7 @@ pub struct SortArgs<'a, Buf> {
     pub offset: usize,
     pub rows: usize,
     pub len: usize,
+    pub ordered_low_bits: u32,
 }
 
 /// Finds the positions `p` in `0..len` where the bool `input[offset + p]` is true; the

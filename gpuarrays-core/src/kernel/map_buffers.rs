@@ -98,6 +98,7 @@ impl<'a, A> SortArgs<'a, A> {
             offset: self.offset,
             rows: self.rows,
             len: self.len,
+            ordered_low_bits: self.ordered_low_bits,
         })
     }
 }
@@ -318,6 +319,7 @@ mod tests {
             offset: 0,
             rows: 1,
             len: 2,
+            ordered_low_bits: 0,
         };
         assert!(sort.try_map_buffers(left).is_err());
     }

@@ -33,6 +33,7 @@ impl<B: Backend> RawArray<B> {
             offset: out.offset,
             rows: self.len() / len,
             len,
+            ordered_low_bits: 0,
         })?;
         drop(buf);
         Ok(out)

@@ -364,9 +364,15 @@ impl Backend for HipBackend {
         let r = (|| {
             check_run(a.buffer, a.dtype, a.offset, a.rows * a.len, "sort")?;
             sort::prepare(self.kernels(), a.dtype, a.rows, a.len)?;
-            let data = a.buffer.at(a.offset, a.dtype.size());
+            let job = sort::SortJob {
+                dtype: a.dtype,
+                data: a.buffer.at(a.offset, a.dtype.size()),
+                rows: a.rows,
+                len: a.len,
+                ordered_low_bits: a.ordered_low_bits,
+            };
             self.enqueue(&[], &[a.buffer], |stream| {
-                sort::run(self.kernels(), stream, a.dtype, data, a.rows, a.len)
+                sort::run(self.kernels(), stream, &job)
             })
         })();
         r.map_err(|e| self.err(e))

@@ -72,30 +72,44 @@ fn blocks(items: usize, block: u32) -> u32 {
     items.div_ceil(block as usize).clamp(1, i32::MAX as usize) as u32
 }
 
-/// Sorts `rows` rows of `len` elements at `data` (offset applied) on `stream`, with the
-/// algorithm the device's kernel policy chooses for this length.
-pub fn run(
-    dev: &DeviceKernels,
-    stream: &Stream,
-    dtype: DType,
-    data: DevicePtr,
-    rows: usize,
-    len: usize,
-) -> Result<()> {
-    run_with(dev, stream, dtype, data, rows, len, dev.policy().sort)
+/// One sort: `rows` rows of `len` elements at `data` (offset applied), and the low bits the
+/// caller promises to increase along every row
+/// ([`SortArgs::ordered_low_bits`](gpuarrays_core::kernel::SortArgs)).
+#[derive(Debug, Clone, Copy)]
+pub struct SortJob {
+    pub dtype: DType,
+    pub data: DevicePtr,
+    pub rows: usize,
+    pub len: usize,
+    pub ordered_low_bits: u32,
+}
+
+impl SortJob {
+    /// The radix passes that may be skipped: the whole digits below the ordered bits, for
+    /// unsigned integers (whose keys are their values) only.
+    fn skipped_passes(&self) -> u32 {
+        match self.dtype {
+            DType::U32 | DType::U64 => (self.ordered_low_bits / radix_codegen::RADIX_BITS)
+                .min(radix_codegen::passes(self.dtype)),
+            _ => 0,
+        }
+    }
+}
+
+/// Runs `job` on `stream`, with the algorithm the device's kernel policy chooses for its
+/// row length.
+pub fn run(dev: &DeviceKernels, stream: &Stream, job: &SortJob) -> Result<()> {
+    run_with(dev, stream, job, dev.policy().sort)
 }
 
 /// As [`run`], with the algorithm given.
 pub fn run_with(
     dev: &DeviceKernels,
     stream: &Stream,
-    dtype: DType,
-    data: DevicePtr,
-    rows: usize,
-    len: usize,
+    job: &SortJob,
     algorithm: SortAlgorithm,
 ) -> Result<()> {
-    run_on(dev, Some(stream), dtype, data, rows, len, algorithm)
+    run_on(dev, Some(stream), job, algorithm)
 }
 
 /// Compiles (or finds) the kernels [`run`] launches, without launching: the ordering
@@ -103,27 +117,30 @@ pub fn run_with(
 /// algorithm launches kernels of the one sort module of `dtype`, so the choice of algorithm
 /// does not matter here.
 pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Result<()> {
-    run_on(
-        dev,
-        None,
+    let job = SortJob {
         dtype,
-        DevicePtr(0),
+        data: DevicePtr(0),
         rows,
         len,
-        SortAlgorithm::Auto,
-    )
+        ordered_low_bits: 0,
+    };
+    run_on(dev, None, &job, SortAlgorithm::Auto)
 }
 
 /// [`run_with`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
 fn run_on(
     dev: &DeviceKernels,
     stream: Option<&Stream>,
-    dtype: DType,
-    data: DevicePtr,
-    rows: usize,
-    len: usize,
+    job: &SortJob,
     algorithm: SortAlgorithm,
 ) -> Result<()> {
+    let SortJob {
+        dtype,
+        data,
+        rows,
+        len,
+        ..
+    } = *job;
     if rows == 0 || len <= 1 {
         return Ok(());
     }
@@ -131,6 +148,10 @@ fn run_on(
     let Some(stream) = stream else {
         return Ok(());
     };
+    if job.skipped_passes() >= radix_codegen::passes(dtype) {
+        // Every digit is promised in order: the rows are sorted already.
+        return Ok(());
+    }
     let fits_row_block = len <= radix_codegen::rows_max(dtype);
     let registers = register::applies(len);
     match algorithm {
@@ -139,9 +160,9 @@ fn run_on(
         }
         SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
         SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
-            radix::rows(dev, stream, &module, data, rows, len)
+            radix::rows(dev, stream, &module, data, rows, len, job.skipped_passes())
         }
-        _ => radix::onesweep(dev, stream, &module, dtype, data, rows, len),
+        _ => radix::onesweep(dev, stream, &module, job, job.skipped_passes()),
     }
 }
 

@@ -1,8 +1,6 @@
 //! Host side of the radix sort ([`super::radix_codegen`]): work splits, scratch layout and the
 //! launch sequence.
 
-use gpuarrays_core::DType;
-
 use super::radix_codegen::{
     HIST_BLOCK, HIST_RUN, PASS_BLOCK, RADIX_BITS, ROWS_BLOCK, key_bits, passes, tile,
 };
@@ -12,6 +10,8 @@ use crate::kernels::cache::Module;
 use crate::kernels::device_kernels::DeviceKernels;
 use crate::platform::DevicePtr;
 use crate::stream::Stream;
+
+use super::SortJob;
 
 /// Digits per pass.
 const RADIX: usize = 1 << RADIX_BITS;
@@ -37,7 +37,9 @@ fn launch(
     unsafe { dev.launch(f, [grid, 1, 1], [block, 1, 1], 0, stream, args) }
 }
 
-/// Rows that fit one block (`len <= rows_max`): one launch, one block per row.
+/// Rows that fit one block (`len <= rows_max`): one launch, one block per row, its digit
+/// passes from `skip` on (the digits below are already in order: see
+/// [`SortJob`](super::SortJob)).
 pub fn rows(
     dev: &DeviceKernels,
     stream: &Stream,
@@ -45,9 +47,13 @@ pub fn rows(
     data: DevicePtr,
     rows: usize,
     len: usize,
+    skip: u32,
 ) -> Result<()> {
-    let mut a = KernelArgs::with_capacity(3);
-    a.ptr(data).i64(rows as i64).i64(len as i64);
+    let mut a = KernelArgs::with_capacity(4);
+    a.ptr(data)
+        .i64(rows as i64)
+        .i64(len as i64)
+        .i32(skip as i32);
     launch(
         dev,
         stream,
@@ -77,17 +83,25 @@ fn hist_split(dev: &DeviceKernels, rows: usize, len: usize) -> (usize, usize) {
     (len.div_ceil(chunk), chunk)
 }
 
-/// The onesweep sort of any row length (see the module docs of [`super::radix_codegen`]).
+/// The onesweep sort of any row length (see the module docs of [`super::radix_codegen`]),
+/// its digit passes from `skip` on (rounded down to even: the passes alternate between the
+/// caller's buffer and one scratch buffer, and must end in the caller's).
 pub fn onesweep(
     dev: &DeviceKernels,
     stream: &Stream,
     module: &Module,
-    dtype: DType,
-    data: DevicePtr,
-    rows: usize,
-    len: usize,
+    job: &SortJob,
+    skip: u32,
 ) -> Result<()> {
+    let SortJob {
+        dtype,
+        data,
+        rows,
+        len,
+        ..
+    } = *job;
     let passes = passes(dtype) as usize;
+    let skip = if passes > 1 { skip as usize & !1 } else { 0 };
     let tpr = len.div_ceil(tile(dtype));
     let tiles = rows * tpr;
     if tiles > i32::MAX as usize {
@@ -145,14 +159,15 @@ pub fn onesweep(
         );
     }
     // Keys alternate between `keys` and the caller's buffer (same byte size: keys of a
-    // several-pass type are as wide as its values): pass p reads values (p = 0) or keys from
-    // `data` (p even) or `keys` (p odd), and writes keys to `keys` (p even) or `data` (p odd),
-    // values in the last pass (odd: every several-pass type has an even number of passes).
+    // several-pass type are as wide as its values): pass p reads values (the first) or keys
+    // from `data` (p - skip even) or `keys` (odd), and writes keys to `keys` (even) or `data`
+    // (odd), values in the last pass (odd: every several-pass type has an even number of
+    // passes, and `skip` is even).
     debug_assert!(passes % 2 == 0 && key_bits(dtype) as usize / 8 == dtype.size());
     let keys = dev.scratch(rows * len * dtype.size(), stream)?;
-    for p in 0..passes {
-        let (first, last) = (p == 0, p + 1 == passes);
-        let (src, dst) = if p % 2 == 0 {
+    for p in skip..passes {
+        let (first, last) = (p == skip, p + 1 == passes);
+        let (src, dst) = if (p - skip) % 2 == 0 {
             (data, keys.ptr())
         } else {
             (keys.ptr(), data)

@@ -326,7 +326,8 @@ __global__ void __launch_bounds__(GA_TBLOCK) ga_radix_pass(const {m}* __restrict
 
 // Each row of len <= GA_RMAX elements sorted by one block: keys in registers and shared memory,
 // every pass ranked as in ga_radix_pass, the row written back once.
-__global__ void __launch_bounds__(GA_RBLOCK) ga_radix_rows({m}* x, const i64 rows, const i64 len) {{
+// Passes below `skip` are left out (their digits are already in order).
+__global__ void __launch_bounds__(GA_RBLOCK) ga_radix_rows({m}* x, const i64 rows, const i64 len, const int skip) {{
   __shared__ GaKey s_keys[GA_RMAX];
   __shared__ u16 s_whist[GA_RWARPS * GA_RADIX];
   __shared__ u32 s_lstart[GA_RADIX];
@@ -343,7 +344,7 @@ __global__ void __launch_bounds__(GA_RBLOCK) ga_radix_rows({m}* x, const i64 row
       k[j] = e < len ? ga_to_key(xr[e]) : (GaKey)0;
       rank[j] = 0u;
     }}
-    for (int pass = 0; pass < GA_PASSES; ++pass) {{
+    for (int pass = skip; pass < GA_PASSES; ++pass) {{
       const int shift = pass * GA_RADIX_BITS;
       for (int i = threadIdx.x; i < GA_RWARPS * GA_RADIX; i += GA_RBLOCK) s_whist[i] = (u16)0;
       __syncthreads();
