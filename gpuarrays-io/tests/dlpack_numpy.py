@@ -15,6 +15,7 @@ Run by tests/dlpack_numpy.rs and tests/dlpack_torch_gpu.rs; exits non-zero on a 
 import ctypes
 import gc
 import sys
+import time
 
 KINDS = ["bool", "uint8", "int32", "uint32", "int64", "uint64",
          "float32", "float64", "complex64", "complex128"]
@@ -375,9 +376,18 @@ def run_torch(lib):
         cap = t.__dlpack__(stream=lib.ga_hip_stream())
     code, s = ga_sum(lib, "ga_import_sum_hip", cap)
     check(code == GA_OK and s == n * (n - 1) / 2 + 1000, f"torch's write: code {code}, sum {s}")
+    print("references to torch's tensor before del:", sys.getrefcount(t) - 1)
     del t
     gc.collect()
     torch.cuda.synchronize()
+    # DLPack sets no deadline for the consumer's deleter call: wait for it (a few seconds
+    # at most), and say how long it took when it was not at once.
+    t0 = time.monotonic()
+    while lib.ga_deleter_calls() != lib.ga_exports() and time.monotonic() - t0 < 10:
+        time.sleep(0.01)
+        gc.collect()
+    if time.monotonic() - t0 > 0.005:
+        print(f"torch called the deleter {time.monotonic() - t0:.3f} s after the tensor died")
     all_deleted(lib, "torch consumer")
 
     x = torch.arange(n, dtype=torch.float32, device="cuda")

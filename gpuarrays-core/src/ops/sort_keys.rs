@@ -134,11 +134,16 @@ pub(crate) fn sort_last_axis<B: Backend>(
         ensure_supported(&x.backend, t, OpKind::Gather)?;
     }
     let b = &x.backend;
-    // Positions within a row: one row of them, broadcast (an index leaf is drawn for the
-    // whole expression's shape only).
-    let row = Expr::index(b, &[len]).cast(DType::U64).eval_raw()?;
-    let row = row.broadcast_to(&x.dims)?;
-    let pos = || Expr::array(&row);
+    // Positions within a row, computed in the kernel that packs them (a stored row of
+    // positions, broadcast, would cost a read of 8 bytes per element more).
+    let rows = x.len() / len;
+    let pos = || {
+        let flat = Expr::index(b, &x.dims).cast(DType::U64);
+        match rows {
+            1 => flat,
+            _ => flat % Scalar::U64(len as u64),
+        }
+    };
     let low = |a: &RawArray<B>| {
         (Expr::array(a) & Scalar::U64(LOW32))
             .cast(DType::I64)

@@ -124,13 +124,14 @@ pub fn onesweep(
     }
     let (bpr, chunk) = hist_split(dev, rows, len);
     let (rows_i, len_i) = (rows as i64, len as i64);
-    let mut a = KernelArgs::with_capacity(6);
+    let mut a = KernelArgs::with_capacity(7);
     a.ptr(data)
         .ptr(hist)
         .i64(rows_i)
         .i64(len_i)
         .i64(bpr as i64)
-        .i64(chunk as i64);
+        .i64(chunk as i64)
+        .i32(skip as i32);
     launch(
         dev,
         stream,

@@ -182,9 +182,10 @@ GA_INLINE void ga_radix_rank(const GaKey (&k)[ITEMS], const i64 rem, const int s
 
 // Counts one key's digits of every pass into the thread's open runs, adding a run to the
 // block's counters when the digit changes (equal digits in a row cost one atomic).
-GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32 (&run)[GA_PASSES]) {{
+GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32 (&run)[GA_PASSES], const int skip) {{
 #pragma unroll
   for (int p = 0; p < GA_PASSES; ++p) {{
+    if (p < skip) continue;
     const u32 d = ga_digit(k, p * GA_RADIX_BITS);
     if (run[p] != 0u && d == cur[p]) {{
       ++run[p];
@@ -197,8 +198,9 @@ GA_INLINE void ga_hist_count(u32* s_h, const GaKey k, u32 (&cur)[GA_PASSES], u32
 }}
 struct alignas(16) GaHistVec {{ {m} v[GA_HVEC]; }};
 // Digit counts of every pass for row r in hist[(r * GA_PASSES + pass) * GA_RADIX + digit];
-// block b counts elements [part * chunk, part * chunk + chunk) of row b / bpr.
-__global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict__ x, ga_ull* hist, const i64 rows, const i64 len, const i64 bpr, const i64 chunk) {{
+// block b counts elements [part * chunk, part * chunk + chunk) of row b / bpr. Passes below
+// `skip` are not counted (they are not run).
+__global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict__ x, ga_ull* hist, const i64 rows, const i64 len, const i64 bpr, const i64 chunk, const int skip) {{
   __shared__ u32 s_h[GA_PASSES * GA_RADIX];
   for (i64 b = blockIdx.x; b < rows * bpr; b += gridDim.x) {{
     for (int i = threadIdx.x; i < GA_PASSES * GA_RADIX; i += blockDim.x) s_h[i] = 0u;
@@ -221,11 +223,11 @@ __global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict
       for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {{
         const GaHistVec q = xv[v];
 #pragma unroll
-        for (int i = 0; i < GA_HVEC; ++i) ga_hist_count(s_h, ga_to_key(q.v[i]), cur, run);
+        for (int i = 0; i < GA_HVEC; ++i) ga_hist_count(s_h, ga_to_key(q.v[i]), cur, run, skip);
       }}
-      for (i64 e = nv * GA_HVEC + threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run);
+      for (i64 e = nv * GA_HVEC + threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run, skip);
     }} else {{
-      for (i64 e = threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run);
+      for (i64 e = threadIdx.x; e < n; e += blockDim.x) ga_hist_count(s_h, ga_to_key(xs[e]), cur, run, skip);
     }}
 #pragma unroll
     for (int p = 0; p < GA_PASSES; ++p) {{
