@@ -376,7 +376,12 @@ def run_torch(lib):
         cap = t.__dlpack__(stream=lib.ga_hip_stream())
     code, s = ga_sum(lib, "ga_import_sum_hip", cap)
     check(code == GA_OK and s == n * (n - 1) / 2 + 1000, f"torch's write: code {code}, sum {s}")
-    print("references to torch's tensor before del:", sys.getrefcount(t) - 1)
+    refs = sys.getrefcount(t) - 1
+    print("references to torch's tensor before del:", refs)
+    if refs > 1:
+        for r in gc.get_referrers(t):
+            if r is not sys._getframe():
+                print("  also held by:", type(r).__name__, repr(r)[:200])
     del t
     gc.collect()
     torch.cuda.synchronize()
