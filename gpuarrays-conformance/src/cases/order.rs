@@ -1,7 +1,7 @@
 //! Rows of the sort family, for every element type (complex rows expect the refusal):
 //! many equal elements (so stability shows), every special value, strided, reversed,
 //! transposed and reinterpreted operands, empty axes, 0-d and axis errors, and (unless
-//! quick) large rows that take the backends' long-row sorts.
+//! quick) large rows that take the backends' long-row sorts and `topk`'s selection path.
 
 use gpuarrays_core::DType;
 
@@ -18,7 +18,7 @@ pub fn rows(s: &Sizes, rows: &mut Vec<RowSpec>) {
             argsort_cases(s, d, true, true),
         ));
         rows.push(RowSpec::new("sort_along", d, sort_cases(d)));
-        rows.push(RowSpec::new("topk", d, topk_cases(d)));
+        rows.push(RowSpec::new("topk", d, topk_cases(s, d)));
         rows.push(RowSpec::new("partition", d, partition_cases(d)));
         rows.push(RowSpec::new("unique", d, unique_cases(d)));
         rows.push(RowSpec::new("searchsorted", d, searchsorted_cases(d)));
@@ -104,8 +104,8 @@ fn sort_cases(d: DType) -> Vec<CaseSpec> {
     v
 }
 
-fn topk_cases(d: DType) -> Vec<CaseSpec> {
-    let specs: Vec<(InputSpec, usize, usize, bool)> = vec![
+fn topk_cases(s: &Sizes, d: DType) -> Vec<CaseSpec> {
+    let mut specs: Vec<(InputSpec, usize, usize, bool)> = vec![
         (inp(d, &[7]), 3, 0, true),
         (ties(d, &[ODD]), 100, 0, true),
         (ties(d, &[ODD]), 5, 0, false),
@@ -122,6 +122,14 @@ fn topk_cases(d: DType) -> Vec<CaseSpec> {
         (inp(d, &[]), 0, 0, true),
         (inp(d, &[3]), 1, 1, true),
     ];
+    // Long rows take core's selection path (a sampled threshold, then a sort of the
+    // candidates): distinct-enough values (with specials, the candidates are often all NaN
+    // or all -inf, equal keys), and specials through a negative stride.
+    if !s.quick {
+        let finite = inp(d, &[LARGE]).profile(Profile::Finite);
+        specs.push((finite, 100, 0, true));
+        specs.push((inp(d, &[LARGE]).layout(Layout::Reversed), 37, 0, false));
+    }
     specs
         .into_iter()
         .flat_map(|(x, k, axis, descending)| {

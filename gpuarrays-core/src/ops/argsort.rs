@@ -1,5 +1,5 @@
-//! The sort family along any axis: `argsort` (stable), `sort_along`, `topk`, `partition`
-//! and `argpartition`. Each moves the axis last as a view, sorts rows there (values with the
+//! The sort family along any axis: `argsort` (stable), `sort_along`, `partition` and
+//! `argpartition` (`topk` is in [`topk`](super::topk)). Each moves the axis last as a view, sorts rows there (values with the
 //! backend's row sort, permutations with [`sort_keys`](super::sort_keys)), and moves the
 //! axis back, so the result is a new contiguous array of the input's layout.
 
@@ -7,11 +7,11 @@ use crate::array::{Array, RawArray};
 use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::ops::sort_keys::{SortOrder, gather_last, sort_last_axis};
+use crate::ops::sort_keys::{SortOrder, sort_last_axis};
 use crate::shape;
 
 /// `x` with `axis` moved last (a view), and the axes that move it back.
-fn axis_last<B: Backend>(
+pub(super) fn axis_last<B: Backend>(
     op: &str,
     x: &RawArray<B>,
     axis: usize,
@@ -35,7 +35,7 @@ fn axis_last<B: Backend>(
 }
 
 /// `a` (laid out with the axis last) with the axis back in place, contiguous.
-fn restore<B: Backend>(a: RawArray<B>, back: &[usize]) -> Result<RawArray<B>> {
+pub(super) fn restore<B: Backend>(a: RawArray<B>, back: &[usize]) -> Result<RawArray<B>> {
     if back.iter().enumerate().all(|(k, &a)| k == a) {
         return Ok(a);
     }
@@ -77,44 +77,6 @@ impl<B: Backend> RawArray<B> {
         };
         restore(sorted, &back)
     }
-
-    /// The `k` largest (`Descending`) or smallest (`Ascending`) elements along `axis` and
-    /// their indices (PyTorch `topk(k, largest=...)`, sorted): the result's `axis` has length
-    /// `k`, ordered as [`argsort`](Self::argsort) orders them (ties by position; NaN counts
-    /// as the largest value, as in PyTorch). `k` above the axis length is an error.
-    pub fn topk(
-        &self,
-        k: usize,
-        axis: usize,
-        order: SortOrder,
-    ) -> Result<(RawArray<B>, RawArray<B>)> {
-        let _span = crate::profiling::operation("topk");
-        let op = "topk";
-        let (moved, back) = axis_last(op, self, axis)?;
-        let len = self.dims[axis];
-        if k > len {
-            return Err(Error::invalid_arg(
-                op,
-                format!("k = {k} is larger than the axis ({len} elements)"),
-            ));
-        }
-        let p = sort_last_axis(op, &moved, order, false)?.perm;
-        let mut dims = p.dims.clone();
-        if let Some(last) = dims.last_mut() {
-            *last = k;
-        }
-        let first = p.derive_strided(p.dtype, dims.clone(), p.strides.clone(), p.offset);
-        let (values, indices) = if first.is_empty() {
-            (
-                RawArray::alloc(&self.backend, self.dtype, &dims)?,
-                first.contiguous()?,
-            )
-        } else {
-            (gather_last(&moved, &first)?, first.contiguous()?)
-        };
-        Ok((restore(values, &back)?, restore(indices, &back)?))
-    }
-
     /// The array partitioned along `axis` around position `kth` (NumPy `partition`; negative
     /// `kth` counts from the end): the element at `kth` is the one a sort would put there,
     /// none before it is larger and none after it smaller. This implementation returns the
@@ -146,13 +108,6 @@ impl<T: Element, B: Backend> Array<T, B> {
     /// A sorted copy along `axis` (see [`RawArray::sort_along`]).
     pub fn sort_along(&self, axis: usize, order: SortOrder) -> Result<Self> {
         Ok(Array::from_raw(self.raw.sort_along(axis, order)?))
-    }
-
-    /// The `k` largest or smallest elements along `axis` and their indices (see
-    /// [`RawArray::topk`]).
-    pub fn topk(&self, k: usize, axis: usize, order: SortOrder) -> Result<(Self, Array<i64, B>)> {
-        let (v, i) = self.raw.topk(k, axis, order)?;
-        Ok((Array::from_raw(v), Array::from_raw(i)))
     }
 
     /// The array partitioned around `kth` along `axis` (see [`RawArray::partition`]).

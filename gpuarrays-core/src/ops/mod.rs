@@ -36,6 +36,7 @@ mod sort_keys;
 pub(crate) mod statistics;
 mod strided_output;
 mod take;
+mod topk;
 mod unique;
 
 pub use creation::Indexing;
