@@ -39,9 +39,9 @@ fn argsort_matches_cpu_on_every_path() {
     let Some(hip) = emulator::backend() else {
         return;
     };
-    kernel_checks::argsorts(&hip, SortAlgorithm::Onesweep, &[&[9000], &[3, 4100]]);
-    kernel_checks::argsorts(&hip, SortAlgorithm::Rows, &[&[3000], &[4, 33]]);
-    kernel_checks::argsorts(&hip, SortAlgorithm::Auto, &[&[2, 1000], &[5]]);
+    kernel_checks::argsorts::argsorts(&hip, SortAlgorithm::Onesweep, &[&[9000], &[3, 4100]]);
+    kernel_checks::argsorts::argsorts(&hip, SortAlgorithm::Rows, &[&[3000], &[4, 33]]);
+    kernel_checks::argsorts::argsorts(&hip, SortAlgorithm::Auto, &[&[2, 1000], &[5]]);
 }
 
 /// Lengths that reach every stage count of the register sort, powers of two and their

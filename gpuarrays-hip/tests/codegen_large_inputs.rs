@@ -64,8 +64,8 @@ fn large_sorts_match_cpu() {
 #[test]
 fn large_argsorts_match_cpu() {
     let Some(hip) = gpu() else { return };
-    kernel_checks::argsorts(&hip, SortAlgorithm::Auto, &[&[(1 << 22) + 3], &[300, 3001]]);
-    kernel_checks::argsorts(&hip, SortAlgorithm::Rows, &[&[700, 4096]]);
+    kernel_checks::argsorts::argsorts(&hip, SortAlgorithm::Auto, &[&[(1 << 22) + 3], &[300, 3001]]);
+    kernel_checks::argsorts::argsorts(&hip, SortAlgorithm::Rows, &[&[700, 4096]]);
 }
 
 /// The register sort on every row length it takes (f32), every ordered type on a spread of

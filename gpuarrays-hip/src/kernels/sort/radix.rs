@@ -39,7 +39,7 @@ fn launch(
 
 /// Rows that fit one block (`len <= rows_max`): one launch, one block per row, its digit
 /// passes from `skip` on (the digits below are already in order: see
-/// [`SortJob`](super::SortJob)).
+/// [`SortJob`]).
 pub fn rows(
     dev: &DeviceKernels,
     stream: &Stream,
