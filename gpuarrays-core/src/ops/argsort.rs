@@ -1,7 +1,8 @@
 //! The sort family along any axis: `argsort` (stable), `sort_along`, `partition` and
-//! `argpartition` (`topk` is in [`topk`](super::topk)). Each moves the axis last as a view, sorts rows there (values with the
-//! backend's row sort, permutations with [`sort_keys`](super::sort_keys)), and moves the
-//! axis back, so the result is a new contiguous array of the input's layout.
+//! `argpartition` (`topk` is in [`topk`](super::topk)). Each moves the axis last as a view,
+//! sorts rows there (values with the backend's row sort, permutations with
+//! [`sort_keys`](super::sort_keys)), and moves the axis back, so the result is a new
+//! contiguous array of the input's layout.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;

@@ -17,9 +17,9 @@
 //! Why: a full sort moves every element through four radix passes to keep 100 of them;
 //! PyTorch's `topk` selects without sorting. On an H100, `topk(100)` of 2^26 f32 took
 //! 3.76 ms sorting whole (0.36× PyTorch) and 0.354 ms selecting (3.83×;
-//! `docs/results/indexing.md`). The selection reads the row twice (the
-//! comparison and the mask) and sorts about `2k + 16·len/SAMPLE` candidates on uniform data;
-//! the result is the same bits either way, on every backend.
+//! `docs/results/indexing.md`). The selection reads the row twice (the comparison and the
+//! mask) and sorts about `2k + 16·len/SAMPLE` candidates on uniform data; the result is the
+//! same bits either way, on every backend.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
