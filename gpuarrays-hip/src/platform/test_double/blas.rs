@@ -11,7 +11,7 @@ use super::state::{FakeBlas, FakeOp, State};
 use super::{FakePlatform, api};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    BlasHandle, BlasType, DeviceId, DevicePtr, GemmStridedBatched, StreamHandle, codes,
+    BlasHandle, BlasLibrary, BlasType, DeviceId, DevicePtr, GemmStridedBatched, StreamHandle, codes,
 };
 use gpuarrays_core::{Complex32, Complex64};
 
@@ -144,11 +144,21 @@ fn product<T: Num>(g: &GemmStridedBatched, a: &[u8], b: &[u8], c: &mut [u8]) {
 
 impl FakePlatform {
     fn read_range(&self, st: &mut State, ptr: DevicePtr, bytes: usize) -> Result<Vec<u8>> {
-        let (base, off) = self.access(st, ptr, bytes)?;
-        Ok(st.allocs[&base].data[off..off + bytes].to_vec())
+        let at = self.access(st, ptr, bytes)?;
+        Ok(st.bytes_mut(at, bytes).to_vec())
+    }
+}
+
+impl BlasLibrary for FakePlatform {
+    fn blas_version(&self) -> Result<String> {
+        if self.config.blas_available {
+            Ok("fake BLAS 1.0".into())
+        } else {
+            self.blas_create(DeviceId(0)).map(|_| String::new())
+        }
     }
 
-    pub(super) fn fake_blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
+    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
         self.check_device(device)?;
         if !self.config.blas_available {
             return Err(HipError::LibraryNotFound {
@@ -163,32 +173,20 @@ impl FakePlatform {
         // A handle's workspace is device memory like an allocation's: creation fails with
         // out-of-memory when it does not fit (cuBLAS: CUBLAS_STATUS_ALLOC_FAILED).
         let bytes = st.blas_workspace_bytes;
-        let used = st.used.get(&device).copied().unwrap_or(0);
-        if used
-            .checked_add(bytes)
-            .is_none_or(|u| u > self.config.memory_per_device)
-        {
+        if !st.reserve(device, bytes) {
             return Err(api(
                 "blas_create",
                 codes::OUT_OF_MEMORY,
                 "out of memory for the handle's workspace",
             ));
         }
-        *st.used.entry(device).or_default() += bytes;
         let h = st.handle();
-        st.blas.insert(
-            h,
-            FakeBlas {
-                device,
-                uses: 0,
-                bytes,
-            },
-        );
+        st.blas.insert(h, FakeBlas { device, bytes });
         st.blas_created += 1;
         Ok(BlasHandle(h))
     }
 
-    pub(super) fn fake_blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
+    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
         let mut st = self.state.lock();
         let bound = st.bound.get(&std::thread::current().id()).copied();
         match st.blas.get(&handle.0) {
@@ -207,30 +205,24 @@ impl FakePlatform {
             )),
             Some(_) => {
                 let bytes = st.blas.remove(&handle.0).map_or(0, |b| b.bytes);
-                if let Some(used) = st.used.get_mut(&device) {
-                    *used = used.saturating_sub(bytes);
-                }
+                st.release(device, bytes);
                 st.blas_destroyed += 1;
                 Ok(())
             }
         }
     }
 
-    pub(super) fn fake_blas_gemm(
+    unsafe fn blas_gemm(
         &self,
         handle: BlasHandle,
         stream: StreamHandle,
         g: &GemmStridedBatched,
     ) -> Result<()> {
         let mut st = self.state.lock();
-        self.enqueue_check(&st, "blas_gemm", stream)?;
-        let stream_device = st
-            .stream(stream)
-            .map(|s| s.device)
-            .ok_or_else(|| api("blas_gemm", codes::INVALID_HANDLE, "no such stream"))?;
+        let stream_device = self.enqueue_check(&st, "blas_gemm", stream)?;
         let blas = st
             .blas
-            .get_mut(&handle.0)
+            .get(&handle.0)
             .ok_or_else(|| api("blas_gemm", codes::INVALID_HANDLE, "no such BLAS handle"))?;
         if blas.device != stream_device {
             return Err(api(
@@ -242,7 +234,6 @@ impl FakePlatform {
                 ),
             ));
         }
-        blas.uses += 1;
         check_shape(g)?;
         let size = g.dtype.size();
         let a = self.read_range(
@@ -263,10 +254,8 @@ impl FakePlatform {
             BlasType::C32 => product::<Complex32>(g, &a, &b, &mut c),
             BlasType::C64 => product::<Complex64>(g, &a, &b, &mut c),
         }
-        let (base, off) = self.access(&mut st, g.c, c_bytes)?;
-        if let Some(alloc) = st.allocs.get_mut(&base) {
-            alloc.data[off..off + c_bytes].copy_from_slice(&c);
-        }
+        let at = self.access(&mut st, g.c, c_bytes)?;
+        st.bytes_mut(at, c_bytes).copy_from_slice(&c);
         let captured = st.enqueue(
             FakeOp::Gemm {
                 stream,
@@ -286,7 +275,9 @@ impl FakePlatform {
         }
         Ok(())
     }
+}
 
+impl FakePlatform {
     /// Device memory each BLAS handle created from now on holds (its workspace; 0 by
     /// default), so that handle creation can run out of memory.
     pub fn set_blas_workspace_bytes(&self, bytes: usize) {
@@ -300,9 +291,5 @@ impl FakePlatform {
     pub fn blas_handle_counts(&self) -> (usize, usize) {
         let st = self.state.lock();
         (st.blas_created, st.blas_destroyed)
-    }
-    /// Products run with `handle` so far.
-    pub fn blas_uses(&self, handle: BlasHandle) -> usize {
-        self.state.lock().blas.get(&handle.0).map_or(0, |b| b.uses)
     }
 }

@@ -1,9 +1,13 @@
 //! The faults tests inject into the test double (slow or failing stream creation, streams
 //! in an error state or destroyed behind the pool's back, out-of-memory, failing event
-//! records, slow or gated compilation) and the work they hold and release by hand.
+//! records, gated compilation) and the work they hold and release by hand.
 
-use super::*;
+use super::state::{Completion, StreamLife};
+use super::{FakePlatform, StreamHandle};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
+/// The injected faults (kept in the double's state).
 #[derive(Debug, Default)]
 pub(super) struct Faults {
     pub create_delay: Duration,
@@ -11,51 +15,49 @@ pub(super) struct Faults {
     pub fail_allocs: u32,
     pub fail_pinned_allocs: u32,
     pub fail_event_records: u32,
-    pub compile_delay: Duration,
+}
+
+/// Whether an injected failure counted by `left` is due; counts it.
+pub(super) fn due(left: &mut u32) -> bool {
+    let fail = *left > 0;
+    *left = left.saturating_sub(1);
+    fail
 }
 
 impl FakePlatform {
     /// Every stream creation sleeps this long first (outside any lock of the double).
     pub fn set_stream_creation_delay(&self, delay: Duration) {
-        self.faults.lock().create_delay = delay;
+        self.state.lock().faults.create_delay = delay;
     }
     /// The next `n` stream creations fail.
     pub fn fail_next_stream_creations(&self, n: u32) {
-        self.faults.lock().fail_creations = n;
+        self.state.lock().faults.fail_creations = n;
     }
     /// The next `n` allocations fail with out-of-memory.
     pub fn fail_next_allocs(&self, n: u32) {
-        self.faults.lock().fail_allocs = n;
+        self.state.lock().faults.fail_allocs = n;
+    }
+    /// The next `n` pinned allocations ([`crate::Platform::host_alloc_pinned`]) fail with
+    /// out-of-memory.
+    pub fn fail_next_pinned_allocs(&self, n: u32) {
+        self.state.lock().faults.fail_pinned_allocs = n;
     }
     /// The next `n` event records fail (an API error, nothing recorded), as a driver out of
     /// resources would.
     pub fn fail_next_event_records(&self, n: u32) {
-        self.faults.lock().fail_event_records = n;
-    }
-    /// Whether an injected event-record failure is due (and count it).
-    pub(super) fn event_record_fails(&self) -> bool {
-        let mut f = self.faults.lock();
-        let fail = f.fail_event_records > 0;
-        if fail {
-            f.fail_event_records -= 1;
-        }
-        fail
-    }
-    /// Every compilation sleeps this long first (outside any lock of the double).
-    pub fn set_compile_delay(&self, delay: Duration) {
-        self.faults.lock().compile_delay = delay;
+        self.state.lock().faults.fail_event_records = n;
     }
     /// Compilations wait (outside any lock of the double) until [`FakePlatform::open_compiles`]
     /// (or the sync timeout, then they fail).
     pub fn hold_compiles(&self) {
-        *self.gate.closed.lock() = true;
+        *self.compile_gate.0.lock() = true;
     }
     /// Let held compilations (and later ones) run.
     pub fn open_compiles(&self) {
-        *self.gate.closed.lock() = false;
-        self.gate.opened.notify_all();
+        *self.compile_gate.0.lock() = false;
+        self.compile_gate.1.notify_all();
     }
-    /// Compilations running now (inside a delay or held at the gate).
+    /// Compilations running now (held at the gate, or past it).
     pub fn compiles_in_progress(&self) -> usize {
         self.compiling.load(Ordering::SeqCst)
     }
@@ -74,10 +76,10 @@ impl FakePlatform {
     /// Queue work on `stream` that completes as `completion` says. Returns its id.
     pub fn hold(&self, stream: StreamHandle, completion: Completion) -> u64 {
         let mut st = self.state.lock();
-        let Some(uid) = st.handles.get(&stream.0).copied() else {
+        let Some(&uid) = st.handles.get(&stream.0) else {
             return 0;
         };
-        st.push_work(uid, completion, Vec::new()).unwrap_or(0)
+        st.push_work(uid, completion, None).unwrap_or(0)
     }
     /// Complete held work.
     pub fn complete(&self, work: u64) {

@@ -1,7 +1,6 @@
-//! The test double's stream capture and graphs: begin/end a capture (operations enqueued
-//! on a capturing stream go into the graph), instantiate, launch (the captured operations
-//! run as one piece of work) and destroy. The `Platform` methods in `platform_impl.rs` call
-//! these.
+//! `impl GraphCapture for FakePlatform`: begin/end a capture (operations enqueued on a
+//! capturing stream go into the graph), instantiate, launch (the captured operations run as
+//! one piece of work) and destroy.
 //!
 //! Graph allocations follow CUDA's stream-ordered allocator in captures: an allocation the
 //! graph makes and frees lives only inside each launch; one it leaves unfreed is live after
@@ -9,16 +8,16 @@
 //! cannot be launched again before that (`cuGraphLaunch` fails with an invalid value unless
 //! instantiated to free on launch, which this crate does not use).
 
+use super::state::{Capture, FakeExec};
 use super::*;
+use crate::platform::GraphCapture;
 
-impl FakePlatform {
-    pub(super) fn fake_begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
+impl GraphCapture for FakePlatform {
+    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
         let mut st = self.state.lock();
         st.usable(stream)
             .map_err(|code| api("begin_capture", code, "stream is unusable"))?;
-        let s = st
-            .stream_mut(stream)
-            .ok_or_else(|| api("begin_capture", codes::INVALID_HANDLE, "no such stream"))?;
+        let s = st.stream_mut(stream).expect("a usable stream");
         if s.capture.is_some() {
             return Err(api(
                 "begin_capture",
@@ -35,11 +34,11 @@ impl FakePlatform {
         Ok(())
     }
 
-    pub(super) fn fake_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
         let mut st = self.state.lock();
         let s = st
             .stream_mut(stream)
-            .ok_or_else(|| api("end_capture", codes::INVALID_HANDLE, "no such stream"))?;
+            .ok_or_else(|| no_such("end_capture", "stream"))?;
         let me = std::thread::current().id();
         if let Some(c) = &s.capture
             && c.mode != CaptureMode::Relaxed
@@ -78,42 +77,31 @@ impl FakePlatform {
         Ok(GraphHandle(h))
     }
 
-    pub(super) fn fake_is_capturing(&self, stream: StreamHandle) -> Result<bool> {
+    fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
         let st = self.state.lock();
-        st.stream(stream)
-            .map(|s| s.capture.is_some())
-            .ok_or_else(|| api("is_capturing", codes::INVALID_HANDLE, "no such stream"))
+        let s = st
+            .stream(stream)
+            .ok_or_else(|| no_such("is_capturing", "stream"))?;
+        Ok(s.capture.is_some())
     }
 
-    pub(super) fn fake_instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
         let mut st = self.state.lock();
-        let ops = st
-            .graphs
-            .get(&graph.0)
-            .cloned()
-            .ok_or_else(|| api("instantiate_graph", codes::INVALID_HANDLE, "no such graph"))?;
+        let ops = st.graphs.get(&graph.0);
+        let ops = ops
+            .ok_or_else(|| no_such("instantiate_graph", "graph"))?
+            .clone();
         let h = st.handle();
-        st.execs.insert(
-            h,
-            FakeExec {
-                ops,
-                left_unfreed: Vec::new(),
-            },
-        );
+        let left_unfreed = Vec::new();
+        st.execs.insert(h, FakeExec { ops, left_unfreed });
         Ok(GraphExecHandle(h))
     }
 
-    pub(super) fn fake_launch_graph(
-        &self,
-        graph: GraphExecHandle,
-        stream: StreamHandle,
-    ) -> Result<()> {
+    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "launch_graph", stream)?;
-        let exec = st
-            .execs
-            .get(&graph.0)
-            .ok_or_else(|| api("launch_graph", codes::INVALID_HANDLE, "no such graph"))?;
+        let exec = st.execs.get(&graph.0);
+        let exec = exec.ok_or_else(|| no_such("launch_graph", "graph"))?;
         let ops = exec.ops.clone();
         if let Some(p) = exec.left_unfreed.iter().find(|p| st.allocs.contains_key(p)) {
             return Err(api(
@@ -126,31 +114,21 @@ impl FakePlatform {
                 ),
             ));
         }
+        // What the graph allocates and does not free is live after this launch.
+        let mut unfreed = Vec::new();
         for op in &ops {
-            if let FakeOp::Free { ptr, .. } = op
-                && st.allocs.get(&ptr.0).is_some_and(|a| !a.in_graph)
-            {
-                return Err(HipError::TestDouble(format!(
-                    "graph frees {ptr}, which was allocated outside the graph \
-                     (on a real device, launching such a graph crashes in hipGraphLaunch)"
-                )));
+            match op {
+                FakeOp::Alloc { ptr, .. } => unfreed.push(ptr.0),
+                FakeOp::Free { ptr, .. } if st.allocs.get(&ptr.0).is_some_and(|a| !a.in_graph) => {
+                    return Err(HipError::TestDouble(format!(
+                        "graph frees {ptr}, which was allocated outside the graph \
+                         (on a real device, launching such a graph crashes in hipGraphLaunch)"
+                    )));
+                }
+                FakeOp::Free { ptr, .. } => unfreed.retain(|&p| p != ptr.0),
+                _ => {}
             }
         }
-        // What the graph allocates and does not free is live after this launch.
-        let freed: Vec<u64> = ops
-            .iter()
-            .filter_map(|op| match op {
-                FakeOp::Free { ptr, .. } => Some(ptr.0),
-                _ => None,
-            })
-            .collect();
-        let unfreed: Vec<u64> = ops
-            .iter()
-            .filter_map(|op| match op {
-                FakeOp::Alloc { ptr, .. } if !freed.contains(&ptr.0) => Some(ptr.0),
-                _ => None,
-            })
-            .collect();
         for p in &unfreed {
             if let Some(a) = st.allocs.get_mut(p) {
                 a.graph_ran = true;
@@ -159,31 +137,21 @@ impl FakePlatform {
         if let Some(exec) = st.execs.get_mut(&graph.0) {
             exec.left_unfreed = unfreed;
         }
-        st.enqueue(
-            FakeOp::LaunchGraph {
-                stream,
-                nodes: ops.len(),
-            },
-            self.config.kernel_time,
-        );
+        st.enqueue(FakeOp::LaunchGraph { stream }, self.config.kernel_time);
         Ok(())
     }
 
-    pub(super) fn fake_destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        match self.state.lock().graphs.remove(&graph.0) {
-            Some(_) => Ok(()),
-            None => Err(api("destroy_graph", codes::INVALID_HANDLE, "no such graph")),
-        }
+    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
+        let removed = self.state.lock().graphs.remove(&graph.0);
+        removed
+            .map(drop)
+            .ok_or_else(|| no_such("destroy_graph", "graph"))
     }
 
-    pub(super) fn fake_destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        match self.state.lock().execs.remove(&graph.0) {
-            Some(_) => Ok(()),
-            None => Err(api(
-                "destroy_graph_exec",
-                codes::INVALID_HANDLE,
-                "no such graph",
-            )),
-        }
+    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
+        let removed = self.state.lock().execs.remove(&graph.0);
+        removed
+            .map(drop)
+            .ok_or_else(|| no_such("destroy_graph_exec", "graph"))
     }
 }

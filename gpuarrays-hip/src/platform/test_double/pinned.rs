@@ -47,30 +47,16 @@ struct Block {
 // and every access the double makes through it happens under the state's mutex.
 unsafe impl Send for Block {}
 
-/// A copy using pinned memory whose work has not completed.
+/// A copy using pinned memory (bytes at `at`, inside the block at `base`) whose work has not
+/// completed. Device-to-host (`source_of` None): `data` lands at `at` on completion.
+/// Host-to-device from a stream's work (`source_of` that stream): the source held `data` at
+/// enqueue.
 #[derive(Debug)]
-enum PendingCopy {
-    /// Device-to-host: `data` goes to `at` (inside the block at `base`) on completion.
-    Landing {
-        base: usize,
-        at: usize,
-        data: Vec<u8>,
-    },
-    /// Host-to-device: the source at `at` held `data` at enqueue.
-    Source {
-        base: usize,
-        at: usize,
-        data: Vec<u8>,
-        stream: u64,
-    },
-}
-
-impl PendingCopy {
-    fn base(&self) -> usize {
-        match self {
-            PendingCopy::Landing { base, .. } | PendingCopy::Source { base, .. } => *base,
-        }
-    }
+struct PendingCopy {
+    base: usize,
+    at: usize,
+    data: Vec<u8>,
+    source_of: Option<u64>,
 }
 
 /// The pinned allocations (by address) and the copies using them that are still queued.
@@ -88,7 +74,7 @@ pub(crate) struct PinnedMemory {
 
 impl PinnedMemory {
     /// Allocate `bytes` (page-aligned, filled with [`PINNED_FILL`]).
-    fn alloc(&mut self, device: DeviceId, bytes: usize) -> std::result::Result<*mut u8, String> {
+    pub(super) fn alloc(&mut self, device: DeviceId, bytes: usize) -> Result<*mut u8, String> {
         let layout = Layout::from_size_align(bytes.max(1), PAGE)
             .map_err(|e| format!("cannot allocate {bytes} bytes of pinned memory: {e}"))?;
         // SAFETY: the layout has a non-zero size.
@@ -97,51 +83,50 @@ impl PinnedMemory {
             .ok_or_else(|| format!("the host is out of memory for {bytes} pinned bytes"))?;
         // SAFETY: `ptr` was just allocated with `layout`, so it is writable for its size.
         unsafe { std::ptr::write_bytes(ptr.as_ptr(), PINNED_FILL, layout.size()) };
-        self.blocks.insert(
-            ptr.as_ptr().addr(),
-            Block {
-                ptr,
-                layout,
-                device,
-                len: bytes,
-            },
-        );
+        let block = Block {
+            ptr,
+            layout,
+            device,
+            len: bytes,
+        };
+        self.blocks.insert(ptr.as_ptr().addr(), block);
         self.made += 1;
         Ok(ptr.as_ptr())
     }
 
     /// Free the allocation at `addr`; false if there is none. Queued copies using it are
     /// violations, and are dropped.
-    fn free(&mut self, addr: usize) -> bool {
+    pub(super) fn free(&mut self, addr: usize) -> bool {
         let Some(block) = self.blocks.remove(&addr) else {
             self.invalid_frees += 1;
             return false;
         };
-        let orphans: Vec<u64> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| p.base() == addr)
-            .map(|(&id, _)| id)
-            .collect();
-        for id in orphans {
-            let what = match self.pending.remove(&id) {
-                Some(PendingCopy::Landing { at, data, .. }) => format!(
-                    "a device-to-host copy into it ({} bytes at {at:#x}) was still queued; \
-                     its bytes were dropped",
-                    data.len()
+        let (orphans, pending): (BTreeMap<_, _>, _) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|(_, p)| p.base == addr);
+        self.pending = pending;
+        for PendingCopy {
+            at,
+            data,
+            source_of,
+            ..
+        } in orphans.into_values()
+        {
+            let n = data.len();
+            let what = match source_of {
+                None => format!(
+                    "a device-to-host copy into it ({n} bytes at {at:#x}) was still queued; \
+                     its bytes were dropped"
                 ),
-                Some(PendingCopy::Source { at, data, .. }) => format!(
-                    "a host-to-device copy from it ({} bytes at {at:#x}) was still queued",
-                    data.len()
-                ),
-                None => continue,
+                Some(_) => {
+                    format!("a host-to-device copy from it ({n} bytes at {at:#x}) was still queued")
+                }
             };
             self.violations.push(format!(
                 "pinned memory at {addr:#x} ({} bytes, device {}) was freed while {what}",
                 block.len, block.device
             ));
         }
-        drop(block);
         true
     }
 
@@ -153,58 +138,49 @@ impl PinnedMemory {
         addr: usize,
         bytes: usize,
     ) -> Result<Option<usize>> {
-        self.find(addr, bytes)
-            .map_err(|m| api(call, codes::INVALID_VALUE, &m))
-    }
-
-    fn find(&self, addr: usize, bytes: usize) -> std::result::Result<Option<usize>, String> {
-        let end = addr.saturating_add(bytes);
+        let fail = |m: String| Err(api(call, codes::INVALID_VALUE, &m));
         if let Some((&base, b)) = self.blocks.range(..=addr).next_back()
             && addr < base + b.len.max(1)
         {
-            return if bytes <= b.len - (addr - base) {
-                Ok(Some(base))
-            } else {
-                Err(format!(
-                    "{bytes} bytes at {addr:#x} run past the end of the pinned allocation at \
-                     {base:#x} ({} bytes)",
-                    b.len
-                ))
-            };
+            if bytes <= b.len - (addr - base) {
+                return Ok(Some(base));
+            }
+            return fail(format!(
+                "{bytes} bytes at {addr:#x} run past the end of the pinned allocation at \
+                 {base:#x} ({} bytes)",
+                b.len
+            ));
         }
-        match self.blocks.range(addr.saturating_add(1)..end).next() {
-            Some((&base, _)) => Err(format!(
+        match self
+            .blocks
+            .range(addr.saturating_add(1)..addr.saturating_add(bytes))
+            .next()
+        {
+            Some((&base, _)) => fail(format!(
                 "{bytes} bytes at {addr:#x} overlap the pinned allocation at {base:#x} in part"
             )),
             None => Ok(None),
         }
     }
 
-    /// A device-to-host copy into the allocation at `base` that completes with work `work`.
-    pub(super) fn land_later(&mut self, work: u64, base: usize, at: usize, data: Vec<u8>) {
-        self.pending
-            .insert(work, PendingCopy::Landing { base, at, data });
-    }
-
-    /// A host-to-device copy from the allocation at `base`, completing with work `work`,
-    /// whose source held `data` at enqueue.
-    pub(super) fn check_later(
+    /// A copy using the allocation at `base` (the bytes at `at`), completing with work `work`:
+    /// device-to-host (`source_of` None), whose `data` lands then, or host-to-device from
+    /// `source_of` (a stream), whose source held `data` at enqueue (checked then).
+    pub(super) fn complete_later(
         &mut self,
         work: u64,
         base: usize,
         at: usize,
         data: Vec<u8>,
-        stream: u64,
+        source_of: Option<u64>,
     ) {
-        self.pending.insert(
-            work,
-            PendingCopy::Source {
-                base,
-                at,
-                data,
-                stream,
-            },
-        );
+        let copy = PendingCopy {
+            base,
+            at,
+            data,
+            source_of,
+        };
+        self.pending.insert(work, copy);
     }
 
     /// Write `data` at `at`, inside the live allocation at `base` (nothing if it is not).
@@ -222,32 +198,32 @@ impl PinnedMemory {
     /// The work `work` completed: land its copy or check its source, if it used pinned
     /// memory.
     pub(super) fn work_done(&mut self, work: u64) {
-        match self.pending.remove(&work) {
-            None => {}
-            Some(PendingCopy::Landing { base, at, data }) => self.land(base, at, &data),
-            Some(PendingCopy::Source {
-                base,
-                at,
-                data,
-                stream,
-            }) => {
-                let Some(src) = self.range(base, at, data.len()) else {
-                    return;
-                };
-                // SAFETY: `range` checked that the bytes lie inside a live allocation the
-                // double owns, readable for `data.len()` bytes; the host may not write them
-                // until the copy has completed (the contract of `copy_htod_async`) — that is
-                // what is checked here.
-                let now = unsafe { std::slice::from_raw_parts(src.as_ptr(), data.len()) };
-                if let Some(i) = now.iter().zip(&data).position(|(a, b)| a != b) {
-                    self.violations.push(format!(
-                        "the pinned source of a host-to-device copy ({} bytes at {at:#x}) was \
-                         overwritten before the copy completed (stream {stream:#x}; first \
-                         difference at byte {i})",
-                        data.len()
-                    ));
-                }
-            }
+        let Some(PendingCopy {
+            base,
+            at,
+            data,
+            source_of,
+        }) = self.pending.remove(&work)
+        else {
+            return;
+        };
+        let Some(stream) = source_of else {
+            return self.land(base, at, &data);
+        };
+        let Some(src) = self.range(base, at, data.len()) else {
+            return;
+        };
+        // SAFETY: `range` checked that the bytes lie inside a live allocation the double
+        // owns, readable for `data.len()` bytes; the host may not write them until the copy
+        // has completed (the contract of `copy_htod_async`) — that is what is checked here.
+        let now = unsafe { std::slice::from_raw_parts(src.as_ptr(), data.len()) };
+        if let Some(i) = now.iter().zip(&data).position(|(a, b)| a != b) {
+            self.violations.push(format!(
+                "the pinned source of a host-to-device copy ({} bytes at {at:#x}) was \
+                 overwritten before the copy completed (stream {stream:#x}; first \
+                 difference at byte {i})",
+                data.len()
+            ));
         }
     }
 
@@ -272,67 +248,17 @@ impl Drop for Block {
     }
 }
 
+/// Inspection of pinned memory (its fault, [`FakePlatform::fail_next_pinned_allocs`], is
+/// with the others).
 impl FakePlatform {
-    pub(super) fn fake_host_alloc_pinned(&self, device: DeviceId, bytes: usize) -> Result<*mut u8> {
-        self.check_device(device)?;
-        let injected = {
-            let mut f = self.faults.lock();
-            let fail = f.fail_pinned_allocs > 0;
-            if fail {
-                f.fail_pinned_allocs -= 1;
-            }
-            fail
-        };
-        let mut st = self.state.lock();
-        // As cuMemHostAlloc / hipHostMalloc: the device's context becomes current.
-        st.bound.insert(std::thread::current().id(), device);
-        if injected {
-            return Err(api(
-                "host_alloc_pinned",
-                codes::OUT_OF_MEMORY,
-                "injected pinned allocation failure",
-            ));
-        }
-        st.pinned
-            .alloc(device, bytes)
-            .map_err(|m| api("host_alloc_pinned", codes::OUT_OF_MEMORY, &m))
-    }
-
-    pub(super) fn fake_host_free_pinned(&self, device: DeviceId, ptr: *mut u8) -> Result<()> {
-        self.check_device(device)?;
-        let mut st = self.state.lock();
-        st.bound.insert(std::thread::current().id(), device);
-        if st.pinned.free(ptr.addr()) {
-            Ok(())
-        } else {
-            Err(api(
-                "host_free_pinned",
-                codes::INVALID_VALUE,
-                &format!("{ptr:p} is not a live pinned allocation (never allocated, or freed)"),
-            ))
-        }
-    }
-
-    // ---- pinned memory: fault injection and inspection ----
-
-    /// The next `n` pinned allocations ([`crate::Platform::host_alloc_pinned`]) fail with
-    /// out-of-memory.
-    pub fn fail_next_pinned_allocs(&self, n: u32) {
-        self.faults.lock().fail_pinned_allocs = n;
-    }
     /// Pinned allocations not yet freed by the user (the double frees them when dropped).
     pub fn pinned_live(&self) -> usize {
         self.state.lock().pinned.blocks.len()
     }
     /// Bytes of pinned memory not yet freed by the user.
     pub fn pinned_live_bytes(&self) -> usize {
-        self.state
-            .lock()
-            .pinned
-            .blocks
-            .values()
-            .map(|b| b.len)
-            .sum()
+        let st = self.state.lock();
+        st.pinned.blocks.values().map(|b| b.len).sum()
     }
     /// Pinned allocations made so far (failed ones not counted).
     pub fn pinned_allocs_made(&self) -> usize {

@@ -1,11 +1,84 @@
-//! The records the test double keeps of each stream, piece of work, event, BLAS handle,
-//! allocation and instantiated graph ([`super::state::State`] holds them by handle).
+//! What the test double records: the stream-ordered operations it saw (the log tests inspect,
+//! and the content of captured graphs), how a piece of work completes, and its records of
+//! each stream, piece of work, event, BLAS handle, allocation and instantiated graph
+//! ([`super::state::State`] holds them by handle).
 
-use super::ops::{Completion, FakeOp};
 use super::race::Clock;
-use crate::platform::{CaptureMode, DeviceId};
+use crate::platform::{
+    BlasHandle, BlasMath, BlasType, CaptureMode, DeviceId, DevicePtr, EventHandle, StreamHandle,
+};
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How a piece of work completes once it may start (the work before it on its stream, and
+/// any event it waits for, have completed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// When the test calls [`super::FakePlatform::complete`] (or a synchronize waits for it).
+    Manual,
+    /// After the stream has been queried this many more times (or at a synchronize).
+    AfterQueries(u32),
+    /// This long after it started.
+    After(Duration),
+}
+
+/// A stream-ordered operation the double saw, in order, with the `stream` it was enqueued
+/// on. Operations enqueued on a capturing stream go into the graph instead of the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FakeOp {
+    /// `alloc_async`, which returned `ptr`.
+    Alloc {
+        stream: StreamHandle,
+        ptr: DevicePtr,
+    },
+    /// `free_async`.
+    Free {
+        stream: StreamHandle,
+        ptr: DevicePtr,
+    },
+    /// `record_event`.
+    Record {
+        stream: StreamHandle,
+        event: EventHandle,
+    },
+    /// `stream_wait_event`.
+    Wait {
+        stream: StreamHandle,
+        event: EventHandle,
+    },
+    /// A copy or memset.
+    Copy { stream: StreamHandle },
+    /// `launch_kernel`.
+    Launch { stream: StreamHandle },
+    /// `fft_execute` of `plan`.
+    Fft { stream: StreamHandle, plan: u64 },
+    /// `blas_gemm` with `handle`, of `dtype` elements, at the precision `math` asked for.
+    Gemm {
+        stream: StreamHandle,
+        handle: BlasHandle,
+        dtype: BlasType,
+        math: BlasMath,
+    },
+    /// `launch_graph`.
+    LaunchGraph { stream: StreamHandle },
+}
+
+impl FakeOp {
+    /// The stream the operation was enqueued on.
+    pub fn stream(&self) -> StreamHandle {
+        match self {
+            FakeOp::Alloc { stream, .. }
+            | FakeOp::Free { stream, .. }
+            | FakeOp::Record { stream, .. }
+            | FakeOp::Wait { stream, .. }
+            | FakeOp::Copy { stream }
+            | FakeOp::Launch { stream }
+            | FakeOp::Fft { stream, .. }
+            | FakeOp::Gemm { stream, .. }
+            | FakeOp::LaunchGraph { stream } => *stream,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StreamLife {
@@ -51,11 +124,11 @@ pub(super) struct Work {
     /// Manual work the test released.
     pub released: bool,
     pub enqueued: Instant,
-    /// Work on other streams that must complete first (an event wait): (stream uid, work id).
-    pub deps: Vec<(u64, u64)>,
+    /// Work on another stream that must complete first (an event wait): (stream uid, work id).
+    pub dep: Option<(u64, u64)>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct FakeEvent {
     pub device: DeviceId,
     /// The work whose completion the last record marks (None: nothing was pending).
@@ -71,8 +144,6 @@ pub(super) struct FakeEvent {
 #[derive(Debug)]
 pub(super) struct FakeBlas {
     pub device: DeviceId,
-    /// Products run with it.
-    pub uses: usize,
     /// Device memory it holds (its workspace), counted in the device's use.
     pub bytes: usize,
 }
@@ -98,7 +169,7 @@ pub(super) struct FakeExec {
     pub left_unfreed: Vec<u64>,
 }
 
-/// What became of an operation handed to [`super::state::State::enqueue_queued`].
+/// What became of an operation handed to [`super::state::State::enqueue_after`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Queued {
     /// It went into the stream's capture.

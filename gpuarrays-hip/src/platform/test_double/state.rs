@@ -1,4 +1,4 @@
-//! The test double's bookkeeping: streams and the work queued on them, events, memory,
+//! The test double's state behind its one lock: streams and their queued work, events, memory,
 //! graphs, and the operation log that tests inspect.
 //!
 //! Work behaves like a GPU's: every stream-ordered operation is a piece of work that starts
@@ -7,12 +7,15 @@
 //! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
 //! double needs no worker threads.
 
-pub use super::ops::{Completion, FakeOp};
+use super::faults::Faults;
 use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
 pub(super) use super::records::{
     Capture, FakeAlloc, FakeBlas, FakeEvent, FakeExec, FakeStream, Queued, StreamLife, Work,
 };
+pub use super::records::{Completion, FakeOp};
+use super::{FakeStats, api};
+use crate::error::Result;
 use crate::platform::codes;
 use crate::platform::{DeviceId, StreamHandle};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -31,7 +34,10 @@ pub(super) struct State {
     pub work: HashMap<u64, Work>,
     pub events: HashMap<u64, FakeEvent>,
     pub allocs: BTreeMap<u64, FakeAlloc>,
+    /// Device memory in use per device (allocations, BLAS workspaces, FFT plans) and the
+    /// capacity of each device.
     pub used: HashMap<DeviceId, usize>,
+    pub memory_per_device: usize,
     pub modules: HashMap<u64, String>,
     pub functions: HashMap<u64, String>,
     pub graphs: HashMap<u64, Vec<FakeOp>>,
@@ -47,6 +53,8 @@ pub(super) struct State {
     pub blas_workspace_bytes: usize,
     /// Page-locked host memory and the copies using it that have not completed.
     pub pinned: PinnedMemory,
+    pub stats: FakeStats,
+    pub faults: Faults,
 }
 
 impl State {
@@ -55,30 +63,50 @@ impl State {
         0x1000 + self.next_handle * 0x10
     }
 
+    /// Take `bytes` of `device`'s memory; false (nothing taken) if they do not fit.
+    pub fn reserve(&mut self, device: DeviceId, bytes: usize) -> bool {
+        let used = self.used.entry(device).or_default();
+        match used.checked_add(bytes) {
+            Some(u) if u <= self.memory_per_device => *used = u,
+            _ => return false,
+        }
+        true
+    }
+
+    /// The `len` bytes at `off` in the allocation at `base` (as `FakePlatform::access` found).
+    pub fn bytes_mut(&mut self, (base, off): (u64, usize), len: usize) -> &mut [u8] {
+        let alloc = self.allocs.get_mut(&base).expect("a live allocation");
+        &mut alloc.data[off..off + len]
+    }
+
+    /// Give back `bytes` of `device`'s memory.
+    pub fn release(&mut self, device: DeviceId, bytes: usize) {
+        let used = self.used.entry(device).or_default();
+        *used = used.saturating_sub(bytes);
+    }
+
     /// A new stream; its handle value is a destroyed stream's if one is free.
-    pub fn add_stream(&mut self, device: DeviceId, priority: i32, reuse: bool) -> u64 {
-        let handle = match reuse.then(|| self.free_stream_handles.pop()).flatten() {
+    pub fn add_stream(&mut self, device: DeviceId, priority: i32) -> u64 {
+        let handle = match self.free_stream_handles.pop() {
             Some(h) => h,
             None => self.handle(),
         };
         self.next_uid += 1;
         let uid = self.next_uid;
         self.handles.insert(handle, uid);
-        self.streams.insert(
+        let stream = FakeStream {
             uid,
-            FakeStream {
-                uid,
-                handle,
-                device,
-                priority,
-                life: StreamLife::Live,
-                pending: VecDeque::new(),
-                last_done_at: Instant::now(),
-                capture: None,
-                seq: 0,
-                clock: Clock::default(),
-            },
-        );
+            handle,
+            device,
+            priority,
+            life: StreamLife::Live,
+            pending: VecDeque::new(),
+            last_done_at: Instant::now(),
+            capture: None,
+            seq: 0,
+            clock: Clock::default(),
+        };
+        self.streams.insert(uid, stream);
         handle
     }
 
@@ -88,8 +116,7 @@ impl State {
     }
 
     pub fn stream_mut(&mut self, handle: StreamHandle) -> Option<&mut FakeStream> {
-        let uid = *self.handles.get(&handle.0)?;
-        self.streams.get_mut(&uid)
+        self.streams.get_mut(self.handles.get(&handle.0)?)
     }
 
     /// The stream stops existing for its handle: the value may be reused, queued work still
@@ -116,13 +143,10 @@ impl State {
 
     /// Check that `stream` can take work; returns its device.
     pub fn usable(&self, stream: StreamHandle) -> Result<DeviceId, i32> {
-        match self.stream(stream) {
-            None => Err(codes::INVALID_HANDLE),
-            Some(s) => match s.life {
-                StreamLife::Live => Ok(s.device),
-                StreamLife::Errored(code) => Err(code),
-                StreamLife::Gone => Err(codes::INVALID_HANDLE),
-            },
+        match self.stream(stream).map(|s| (s.life, s.device)) {
+            Some((StreamLife::Live, device)) => Ok(device),
+            Some((StreamLife::Errored(code), _)) => Err(code),
+            None | Some((StreamLife::Gone, _)) => Err(codes::INVALID_HANDLE),
         }
     }
 
@@ -131,45 +155,54 @@ impl State {
         self.stream(stream).is_some_and(|s| s.capture.is_some())
     }
 
-    /// Record an operation: into the capture if the stream captures (returns true), else into
-    /// the log, as a piece of work taking `time` (returns false). The caller has checked
+    /// Fail (and invalidate the capture) if `stream` is capturing: `call` is not permitted
+    /// during a capture.
+    pub fn refuse_during_capture(
+        &mut self,
+        call: &'static str,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        if !self.capturing(stream) {
+            return Ok(());
+        }
+        self.invalidate_capture(stream, call);
+        Err(api(
+            call,
+            codes::STREAM_CAPTURE_UNSUPPORTED,
+            "operation not permitted when stream is capturing",
+        ))
+    }
+
+    /// Invalidate the capture on `stream` (an operation not permitted during it).
+    pub fn invalidate_capture(&mut self, stream: StreamHandle, why: &'static str) {
+        if let Some(c) = self.stream_mut(stream).and_then(|s| s.capture.as_mut()) {
+            c.invalidated.get_or_insert(why);
+            self.stats.invalidated_captures += 1;
+        }
+    }
+
+    /// Record an operation taking `time`: into the capture if the stream captures (returns
+    /// true), else into the log, as a piece of work (returns false). The caller has checked
     /// that the stream is usable.
     pub fn enqueue(&mut self, op: FakeOp, time: Duration) -> bool {
-        self.enqueue_work(op, Completion::After(time), Vec::new())
+        self.enqueue_after(op, time, None) == Queued::Captured
     }
 
-    /// Like [`State::enqueue`], with a completion rule and work on other streams to wait for.
-    pub fn enqueue_work(
-        &mut self,
-        op: FakeOp,
-        completion: Completion,
-        deps: Vec<(u64, u64)>,
-    ) -> bool {
-        self.enqueue_queued(op, completion, deps) == Queued::Captured
-    }
-
-    /// Like [`State::enqueue_work`], saying what became of the operation (copies of pinned
-    /// memory act when their work completes).
-    pub fn enqueue_queued(
-        &mut self,
-        op: FakeOp,
-        completion: Completion,
-        deps: Vec<(u64, u64)>,
-    ) -> Queued {
-        let handle = op.stream();
-        let Some(uid) = self.handles.get(&handle.0).copied() else {
+    /// Like [`State::enqueue`], waiting for a piece of work of another stream (stream uid,
+    /// work id) first, and saying what became of the operation (copies of pinned memory act
+    /// when their work completes).
+    pub fn enqueue_after(&mut self, op: FakeOp, time: Duration, dep: Option<(u64, u64)>) -> Queued {
+        let Some(&uid) = self.handles.get(&op.stream().0) else {
             return Queued::Completed;
         };
-        if let Some(s) = self.streams.get_mut(&uid)
-            && let Some(c) = s.capture.as_mut()
-        {
+        if let Some(c) = self.streams.get_mut(&uid).and_then(|s| s.capture.as_mut()) {
             c.ops.push(op);
             return Queued::Captured;
         }
         if self.keep_log {
             self.log.push(op);
         }
-        match self.push_work(uid, completion, deps) {
+        match self.push_work(uid, Completion::After(time), dep) {
             Some(id) => Queued::Pending(id),
             None => Queued::Completed,
         }
@@ -181,22 +214,14 @@ impl State {
         &mut self,
         uid: u64,
         completion: Completion,
-        deps: Vec<(u64, u64)>,
+        dep: Option<(u64, u64)>,
     ) -> Option<u64> {
-        let host = self.races.host_clock().clone();
+        let dep = dep.filter(|(_, id)| self.work.contains_key(id));
         let s = self.streams.get_mut(&uid)?;
         s.seq += 1;
-        let seq = s.seq;
-        s.clock.set(uid, seq);
-        s.clock.join(&host);
-        let deps: Vec<(u64, u64)> = deps
-            .into_iter()
-            .filter(|(_, id)| self.work.contains_key(id))
-            .collect();
-        let s = self.streams.get_mut(&uid)?;
-        if s.pending.is_empty()
-            && deps.is_empty()
-            && completion == Completion::After(Duration::ZERO)
+        s.clock.set(uid, s.seq);
+        s.clock.join(self.races.host_clock());
+        if s.pending.is_empty() && dep.is_none() && completion == Completion::After(Duration::ZERO)
         {
             s.last_done_at = Instant::now();
             return None;
@@ -204,16 +229,14 @@ impl State {
         self.next_work += 1;
         let id = self.next_work;
         s.pending.push_back(id);
-        self.work.insert(
-            id,
-            Work {
-                stream: uid,
-                completion,
-                released: false,
-                enqueued: Instant::now(),
-                deps,
-            },
-        );
+        let work = Work {
+            stream: uid,
+            completion,
+            released: false,
+            enqueued: Instant::now(),
+            dep,
+        };
+        self.work.insert(id, work);
         Some(id)
     }
 
@@ -224,7 +247,7 @@ impl State {
     }
 
     /// Complete what can complete on stream `uid` by now (counting one query of it if
-    /// asked), oldest first. Work on other streams it waits for is settled first.
+    /// asked), oldest first. Work on another stream it waits for is settled first.
     pub fn settle(&mut self, uid: u64, count_query: bool) {
         self.settle_depth(uid, count_query, 0);
     }
@@ -235,46 +258,33 @@ impl State {
             let Some(s) = self.streams.get(&uid) else {
                 return;
             };
-            let Some(&id) = s.pending.front() else {
+            let (Some(&id), last_done) = (s.pending.front(), s.last_done_at) else {
                 break;
             };
-            let last_done = s.last_done_at;
-            let Some(w) = self.work.get(&id) else {
-                if let Some(s) = self.streams.get_mut(&uid) {
-                    s.pending.pop_front();
+            if let Some((dep_uid, dep)) = self.work.get(&id).and_then(|w| w.dep) {
+                if self.work.contains_key(&dep) && dep_uid != uid && depth < 64 {
+                    self.settle_depth(dep_uid, false, depth + 1);
                 }
-                continue;
-            };
-            let deps = w.deps.clone();
-            let mut ready = true;
-            for (dep_uid, dep) in &deps {
-                if self.work.contains_key(dep) && *dep_uid != uid && depth < 64 {
-                    self.settle_depth(*dep_uid, false, depth + 1);
-                }
-                if self.work.contains_key(dep) {
-                    ready = false;
+                if self.work.contains_key(&dep) {
+                    break;
                 }
             }
-            if !ready {
-                break;
-            }
-            let Some(w) = self.work.get_mut(&id) else {
-                continue;
-            };
-            let start = w.enqueued.max(last_done);
-            let done_at = match &mut w.completion {
-                Completion::After(d) => {
-                    let end = start + *d;
-                    (now >= end).then_some(end)
-                }
-                Completion::Manual => w.released.then_some(now),
-                Completion::AfterQueries(n) => {
-                    if count_query {
-                        count_query = false;
-                        *n = n.saturating_sub(1);
+            let done_at = match self.work.get_mut(&id) {
+                None => Some(last_done),
+                Some(w) => match &mut w.completion {
+                    Completion::After(d) => {
+                        let end = w.enqueued.max(last_done) + *d;
+                        (now >= end).then_some(end)
                     }
-                    (*n == 0 || w.released).then_some(now)
-                }
+                    Completion::Manual => w.released.then_some(now),
+                    Completion::AfterQueries(n) => {
+                        if count_query {
+                            count_query = false;
+                            *n = n.saturating_sub(1);
+                        }
+                        (*n == 0 || w.released).then_some(now)
+                    }
+                },
             };
             let Some(done_at) = done_at else {
                 break;
@@ -300,22 +310,12 @@ impl State {
 
     /// Complete queued work that finishes by itself when waited for (query-counted work).
     pub fn finish_query_counted(&mut self, ids: &[(u64, u64)]) {
-        let mut seen = std::collections::HashSet::new();
         for &(uid, last) in ids {
-            if !seen.insert(uid) {
-                continue;
-            }
             let Some(s) = self.streams.get(&uid) else {
                 continue;
             };
-            let upto: Vec<u64> = s
-                .pending
-                .iter()
-                .copied()
-                .take_while(|&id| id <= last)
-                .collect();
-            for id in upto {
-                if let Some(w) = self.work.get_mut(&id)
+            for id in s.pending.iter().take_while(|&&id| id <= last) {
+                if let Some(w) = self.work.get_mut(id)
                     && matches!(w.completion, Completion::AfterQueries(_))
                 {
                     w.released = true;
@@ -342,15 +342,7 @@ impl State {
     /// The host saw every operation enqueued on stream `uid` so far complete.
     pub fn observe_stream(&mut self, uid: u64) {
         if let Some(s) = self.streams.get(&uid) {
-            let seq = s.seq;
-            self.races.observe(uid, seq);
-        }
-    }
-
-    /// Invalidate the capture on `stream` (an operation not permitted during it).
-    pub fn invalidate_capture(&mut self, stream: StreamHandle, why: &'static str) {
-        if let Some(c) = self.stream_mut(stream).and_then(|s| s.capture.as_mut()) {
-            c.invalidated.get_or_insert(why);
+            self.races.observe(uid, s.seq);
         }
     }
 }

@@ -1,7 +1,13 @@
-//! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for FakePlatform`: compilation and
-//! launches that do not compute, graph capture with CUDA's rules, the BLAS and FFT fakes.
+//! `impl KernelModules for FakePlatform` (compilation that checks the kernels are in the
+//! source and can be held at a gate, launches that do not compute), and the FFT fake behind
+//! `impl FftLibrary` (`fft.rs`).
 
 use super::*;
+use crate::platform::{
+    CompileRequest, CompiledProgram, FftLibrary, FftPlanDesc, FftPlanHandle, FftPlanInfo,
+    FunctionHandle, KernelModules, LaunchConfig, ModuleHandle,
+};
+use std::ffi::c_void;
 
 impl KernelModules for FakePlatform {
     fn compiler_version(&self) -> Result<String> {
@@ -9,7 +15,7 @@ impl KernelModules for FakePlatform {
     }
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
         self.compiling.fetch_add(1, Ordering::SeqCst);
-        let held = self.delay_compile();
+        let held = self.pass_compile_gate();
         self.compiling.fetch_sub(1, Ordering::SeqCst);
         held?;
         for k in request.kernel_names {
@@ -24,13 +30,10 @@ impl KernelModules for FakePlatform {
                 });
             }
         }
+        let names = request.kernel_names.iter();
         Ok(CompiledProgram {
             binary: request.source.as_bytes().to_vec(),
-            lowered_names: request
-                .kernel_names
-                .iter()
-                .map(|k| (k.to_string(), k.to_string()))
-                .collect(),
+            lowered_names: names.map(|k| (k.to_string(), k.to_string())).collect(),
             log: String::new(),
         })
     }
@@ -43,22 +46,18 @@ impl KernelModules for FakePlatform {
         Ok(ModuleHandle(h))
     }
     fn unload_module(&self, module: ModuleHandle) -> Result<()> {
-        match self.state.lock().modules.remove(&module.0) {
-            Some(_) => Ok(()),
-            None => Err(api(
-                "unload_module",
-                codes::INVALID_HANDLE,
-                "no such module",
-            )),
-        }
+        let removed = self.state.lock().modules.remove(&module.0);
+        removed
+            .map(drop)
+            .ok_or_else(|| no_such("unload_module", "module"))
     }
     fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
         let mut st = self.state.lock();
-        let src = st
-            .modules
-            .get(&module.0)
-            .ok_or_else(|| api("get_function", codes::INVALID_HANDLE, "no such module"))?;
-        if !src.contains(name) {
+        let src = st.modules.get(&module.0);
+        if !src
+            .ok_or_else(|| no_such("get_function", "module"))?
+            .contains(name)
+        {
             return Err(api("get_function", 500, "no such function"));
         }
         let h = st.handle();
@@ -80,13 +79,9 @@ impl KernelModules for FakePlatform {
         let mut st = self.state.lock();
         self.enqueue_check(&st, "launch_kernel", stream)?;
         if !st.functions.contains_key(&function.0) {
-            return Err(api(
-                "launch_kernel",
-                codes::INVALID_HANDLE,
-                "no such function",
-            ));
+            return Err(no_such("launch_kernel", "function"));
         }
-        if st.enqueue(FakeOp::Launch { stream, function }, self.config.kernel_time) {
+        if st.enqueue(FakeOp::Launch { stream }, self.config.kernel_time) {
             return Ok(());
         }
         // The device addresses among the parameters: what the kernel may touch, read or
@@ -110,51 +105,20 @@ impl KernelModules for FakePlatform {
     }
 }
 
-impl GraphCapture for FakePlatform {
-    fn begin_capture(&self, stream: StreamHandle, mode: CaptureMode) -> Result<()> {
-        self.fake_begin_capture(stream, mode)
-    }
-    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
-        self.fake_end_capture(stream)
-    }
-    fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
-        self.fake_is_capturing(stream)
-    }
-    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
-        self.fake_instantiate_graph(graph)
-    }
-    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
-        self.fake_launch_graph(graph, stream)
-    }
-    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        self.fake_destroy_graph(graph)
-    }
-    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        self.fake_destroy_graph_exec(graph)
-    }
-}
-
-impl BlasLibrary for FakePlatform {
-    fn blas_version(&self) -> Result<String> {
-        if self.config.blas_available {
-            Ok("fake BLAS 1.0".into())
-        } else {
-            self.fake_blas_create(DeviceId(0)).map(|_| String::new())
+impl FakePlatform {
+    /// Wait (outside every lock of the double) while compilations are held.
+    fn pass_compile_gate(&self) -> Result<()> {
+        let deadline = Instant::now() + SYNC_TIMEOUT;
+        let (closed, opened) = &self.compile_gate;
+        let mut closed = closed.lock();
+        while *closed {
+            if opened.wait_until(&mut closed, deadline).timed_out() {
+                return Err(HipError::TestDouble(format!(
+                    "compile: held at the gate for {SYNC_TIMEOUT:?} (would deadlock)"
+                )));
+            }
         }
-    }
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
-        self.fake_blas_create(device)
-    }
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
-        self.fake_blas_destroy(device, handle)
-    }
-    unsafe fn blas_gemm(
-        &self,
-        handle: BlasHandle,
-        stream: StreamHandle,
-        gemm: &GemmStridedBatched,
-    ) -> Result<()> {
-        self.fake_blas_gemm(handle, stream, gemm)
+        Ok(())
     }
 }
 
