@@ -2,7 +2,7 @@
 //! in an error state or destroyed behind the pool's back, out-of-memory, failing event
 //! records, gated compilation) and the work they hold and release by hand.
 
-use super::state::{Completion, StreamLife};
+use super::state::Completion;
 use super::{FakePlatform, StreamHandle};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -64,7 +64,7 @@ impl FakePlatform {
     /// Put a stream into an error state (as after a failed kernel).
     pub fn set_stream_error(&self, stream: StreamHandle, code: i32) {
         if let Some(s) = self.state.lock().stream_mut(stream) {
-            s.life = StreamLife::Errored(code);
+            s.error = Some(code);
         }
     }
     /// Destroy a stream behind the pool's back (as a user calling the driver on a raw

@@ -142,16 +142,12 @@ impl GraphCapture for FakePlatform {
     }
 
     fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
-        let removed = self.state.lock().graphs.remove(&graph.0);
-        removed
-            .map(drop)
-            .ok_or_else(|| no_such("destroy_graph", "graph"))
+        let record = self.state.lock().graphs.remove(&graph.0);
+        removed(record, "destroy_graph", "graph")
     }
 
     fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
-        let removed = self.state.lock().execs.remove(&graph.0);
-        removed
-            .map(drop)
-            .ok_or_else(|| no_such("destroy_graph_exec", "graph"))
+        let record = self.state.lock().execs.remove(&graph.0);
+        removed(record, "destroy_graph_exec", "graph")
     }
 }

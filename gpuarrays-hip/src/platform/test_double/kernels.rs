@@ -46,18 +46,16 @@ impl KernelModules for FakePlatform {
         Ok(ModuleHandle(h))
     }
     fn unload_module(&self, module: ModuleHandle) -> Result<()> {
-        let removed = self.state.lock().modules.remove(&module.0);
-        removed
-            .map(drop)
-            .ok_or_else(|| no_such("unload_module", "module"))
+        let record = self.state.lock().modules.remove(&module.0);
+        removed(record, "unload_module", "module")
     }
     fn get_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
         let mut st = self.state.lock();
-        let src = st.modules.get(&module.0);
-        if !src
-            .ok_or_else(|| no_such("get_function", "module"))?
-            .contains(name)
-        {
+        let source = st
+            .modules
+            .get(&module.0)
+            .ok_or_else(|| no_such("get_function", "module"))?;
+        if !source.contains(name) {
             return Err(api("get_function", 500, "no such function"));
         }
         let h = st.handle();

@@ -11,11 +11,8 @@
 //! - enqueueing from a thread not bound to the stream's device fails (as real contexts do);
 //! - graph capture rules: synchronising the device, or a stream that is capturing, and host
 //!   copies on a capturing stream fail and invalidate the capture, as on CUDA/HIP;
-//! - graph memory as CUDA's stream-ordered allocator has it: an allocation made on a
-//!   capturing stream belongs to the graph; work outside the graph may touch it only once the
-//!   graph has run and not freed it (else the address is illegal), and a graph whose previous
-//!   launch left allocations unfreed cannot be launched again; a capture begun in global or
-//!   thread-local mode is ended only by the thread that began it;
+//! - graph memory as CUDA's stream-ordered allocator has it (`graphs.rs`), and a capture
+//!   begun in global or thread-local mode is ended only by the thread that began it;
 //! - a race detector (`race`) flags a write or free of memory not ordered after another
 //!   stream's use that may still be in flight ([`FakePlatform::races`]);
 //! - copies to and from page-locked host memory ([`Platform::host_alloc_pinned`]) complete
@@ -140,6 +137,11 @@ fn no_such(call: &'static str, what: &str) -> HipError {
     api(call, codes::INVALID_HANDLE, &format!("no such {what}"))
 }
 
+/// `Ok` if `call` found the record to remove (`removed`), else "no such `what`".
+fn removed<T>(removed: Option<T>, call: &'static str, what: &str) -> Result<()> {
+    removed.map(drop).ok_or_else(|| no_such(call, what))
+}
+
 impl Default for FakePlatform {
     fn default() -> Self {
         Self::new(FakeConfig::default())
@@ -258,6 +260,28 @@ impl FakePlatform {
         Ok(())
     }
 
+    /// Wait until the work queued so far on the streams `uids` has completed; the host has then
+    /// seen it complete.
+    fn wait_streams(&self, call: &'static str, uids: Vec<u64>) -> Result<()> {
+        let marks: Vec<_> = {
+            let st = self.state.lock();
+            let streams = uids.iter().filter_map(|uid| st.streams.get(uid));
+            streams
+                .map(|s| (s.uid, s.seq, s.pending.back().copied()))
+                .collect()
+        };
+        let work = marks
+            .iter()
+            .filter_map(|&(uid, _, last)| Some((uid, last?)));
+        self.wait_for(call, work.collect())?;
+        let mut st = self.state.lock();
+        for (uid, seq, _) in marks {
+            st.settle(uid, false);
+            st.races.observe(uid, seq);
+        }
+        Ok(())
+    }
+
     /// The allocation holding `bytes` at `ptr`: its base address and the offset of `ptr`.
     fn access(&self, st: &mut State, ptr: DevicePtr, bytes: usize) -> Result<(u64, usize)> {
         let illegal = |why| api("memory access", codes::ILLEGAL_ADDRESS, why);
@@ -308,10 +332,13 @@ impl FakePlatform {
         write: bool,
         what: &'static str,
     ) {
-        if let Some(s) = st.stream(stream) {
-            let (uid, seq, clock) = (s.uid, s.seq, s.clock.clone());
+        if let Some(s) = st
+            .handles
+            .get(&stream.0)
+            .and_then(|uid| st.streams.get(uid))
+        {
             st.races
-                .access(uid, stream.0, seq, &clock, base, write, what);
+                .access(s.uid, stream.0, s.seq, &s.clock, base, write, what);
         }
     }
 

@@ -47,13 +47,9 @@ struct Block {
 // and every access the double makes through it happens under the state's mutex.
 unsafe impl Send for Block {}
 
-/// A copy using pinned memory (bytes at `at`, inside the block at `base`) whose work has not
-/// completed. Device-to-host (`source_of` None): `data` lands at `at` on completion.
-/// Host-to-device from a stream's work (`source_of` that stream): the source held `data` at
-/// enqueue.
+/// A copy using pinned memory whose work has not completed ([`PinnedMemory::later`]).
 #[derive(Debug)]
 struct PendingCopy {
-    base: usize,
     at: usize,
     data: Vec<u8>,
     source_of: Option<u64>,
@@ -83,13 +79,14 @@ impl PinnedMemory {
             .ok_or_else(|| format!("the host is out of memory for {bytes} pinned bytes"))?;
         // SAFETY: `ptr` was just allocated with `layout`, so it is writable for its size.
         unsafe { std::ptr::write_bytes(ptr.as_ptr(), PINNED_FILL, layout.size()) };
+        let (len, addr) = (bytes, ptr.as_ptr().addr());
         let block = Block {
             ptr,
             layout,
             device,
-            len: bytes,
+            len,
         };
-        self.blocks.insert(ptr.as_ptr().addr(), block);
+        self.blocks.insert(addr, block);
         self.made += 1;
         Ok(ptr.as_ptr())
     }
@@ -101,19 +98,14 @@ impl PinnedMemory {
             self.invalid_frees += 1;
             return false;
         };
+        let inside = |p: &PendingCopy| (addr..addr + block.len.max(1)).contains(&p.at);
         let (orphans, pending): (BTreeMap<_, _>, _) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|(_, p)| p.base == addr);
+            .partition(|(_, p)| inside(p));
         self.pending = pending;
-        for PendingCopy {
-            at,
-            data,
-            source_of,
-            ..
-        } in orphans.into_values()
-        {
-            let n = data.len();
-            let what = match source_of {
+        for p in orphans.into_values() {
+            let (n, at) = (p.data.len(), p.at);
+            let what = match p.source_of {
                 None => format!(
                     "a device-to-host copy into it ({n} bytes at {at:#x}) was still queued; \
                      its bytes were dropped"
@@ -130,20 +122,15 @@ impl PinnedMemory {
         true
     }
 
-    /// Where a host copy's `bytes` at `addr` lie: `Some(base of their allocation)` in pinned
-    /// memory, `None` in pageable memory; a range partly in pinned memory fails `call`.
-    pub(super) fn locate(
-        &self,
-        call: &'static str,
-        addr: usize,
-        bytes: usize,
-    ) -> Result<Option<usize>> {
+    /// Whether a host copy's `bytes` at `addr` lie in pinned memory (else in pageable
+    /// memory); a range partly in pinned memory fails `call`.
+    pub(super) fn locate(&self, call: &'static str, addr: usize, bytes: usize) -> Result<bool> {
         let fail = |m: String| Err(api(call, codes::INVALID_VALUE, &m));
         if let Some((&base, b)) = self.blocks.range(..=addr).next_back()
             && addr < base + b.len.max(1)
         {
             if bytes <= b.len - (addr - base) {
-                return Ok(Some(base));
+                return Ok(true);
             }
             return fail(format!(
                 "{bytes} bytes at {addr:#x} run past the end of the pinned allocation at \
@@ -151,31 +138,20 @@ impl PinnedMemory {
                 b.len
             ));
         }
-        match self
-            .blocks
-            .range(addr.saturating_add(1)..addr.saturating_add(bytes))
-            .next()
-        {
+        let end = addr.saturating_add(bytes);
+        match self.blocks.range(addr.saturating_add(1)..end).next() {
             Some((&base, _)) => fail(format!(
                 "{bytes} bytes at {addr:#x} overlap the pinned allocation at {base:#x} in part"
             )),
-            None => Ok(None),
+            None => Ok(false),
         }
     }
 
-    /// A copy using the allocation at `base` (the bytes at `at`), completing with work `work`:
-    /// device-to-host (`source_of` None), whose `data` lands then, or host-to-device from
-    /// `source_of` (a stream), whose source held `data` at enqueue (checked then).
-    pub(super) fn complete_later(
-        &mut self,
-        work: u64,
-        base: usize,
-        at: usize,
-        data: Vec<u8>,
-        source_of: Option<u64>,
-    ) {
+    /// A copy using the pinned bytes at `at` that completes with work `work`: device-to-host
+    /// (`source_of` None), whose `data` lands then, or host-to-device by stream `source_of`,
+    /// whose source held `data` at enqueue (checked then).
+    pub(super) fn later(&mut self, work: u64, at: usize, data: Vec<u8>, source_of: Option<u64>) {
         let copy = PendingCopy {
-            base,
             at,
             data,
             source_of,
@@ -183,9 +159,9 @@ impl PinnedMemory {
         self.pending.insert(work, copy);
     }
 
-    /// Write `data` at `at`, inside the live allocation at `base` (nothing if it is not).
-    pub(super) fn land(&self, base: usize, at: usize, data: &[u8]) {
-        let Some(dst) = self.range(base, at, data.len()) else {
+    /// Write `data` at `at`, inside a live pinned allocation (nothing if it is not).
+    pub(super) fn land(&self, at: usize, data: &[u8]) {
+        let Some(dst) = self.range(at, data.len()) else {
             return;
         };
         // SAFETY: `range` checked that the bytes lie inside a live allocation the double owns;
@@ -199,7 +175,6 @@ impl PinnedMemory {
     /// memory.
     pub(super) fn work_done(&mut self, work: u64) {
         let Some(PendingCopy {
-            base,
             at,
             data,
             source_of,
@@ -208,9 +183,9 @@ impl PinnedMemory {
             return;
         };
         let Some(stream) = source_of else {
-            return self.land(base, at, &data);
+            return self.land(at, &data);
         };
-        let Some(src) = self.range(base, at, data.len()) else {
+        let Some(src) = self.range(at, data.len()) else {
             return;
         };
         // SAFETY: `range` checked that the bytes lie inside a live allocation the double
@@ -227,15 +202,14 @@ impl PinnedMemory {
         }
     }
 
-    /// The pointer to `bytes` at `at` inside the live allocation at `base`, if they lie in it.
-    fn range(&self, base: usize, at: usize, bytes: usize) -> Option<NonNull<u8>> {
-        let b = self.blocks.get(&base)?;
-        let off = at.checked_sub(base)?;
-        if bytes > b.len.checked_sub(off)? {
+    /// The pointer to `bytes` at `at` inside a live allocation, if they lie in one.
+    fn range(&self, at: usize, bytes: usize) -> Option<NonNull<u8>> {
+        let (&base, b) = self.blocks.range(..=at).next_back()?;
+        if bytes > b.len.checked_sub(at - base)? {
             return None;
         }
-        // SAFETY: `off + bytes <= len`, so the offset stays inside the allocation.
-        let p = unsafe { b.ptr.as_ptr().add(off) };
+        // SAFETY: `at - base + bytes <= len`, so the offset stays inside the allocation.
+        let p = unsafe { b.ptr.as_ptr().add(at - base) };
         NonNull::new(p)
     }
 }

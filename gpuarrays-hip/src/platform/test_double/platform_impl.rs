@@ -43,38 +43,25 @@ impl Platform for FakePlatform {
     }
     fn synchronize_device(&self, device: DeviceId) -> Result<()> {
         self.check_device(device)?;
-        let streams: Vec<_> = {
-            let mut st = self.state.lock();
-            st.stats.device_synchronizations += 1;
-            let on_device = st.streams.values().filter(|s| s.device == device);
-            let capturing: Vec<_> = on_device
-                .filter(|s| s.capture.is_some())
-                .map(|s| StreamHandle(s.handle))
-                .collect();
-            if !capturing.is_empty() {
-                for c in capturing {
-                    st.invalidate_capture(c, "synchronize_device");
-                }
-                return Err(api(
-                    "synchronize_device",
-                    codes::STREAM_CAPTURE_UNSUPPORTED,
-                    "operation not permitted when a stream of the device is capturing",
-                ));
-            }
-            let on_device = st.streams.values().filter(|s| s.device == device);
-            on_device
-                .map(|s| (s.uid, s.seq, s.pending.back().copied()))
-                .collect()
-        };
-        let work = streams
-            .iter()
-            .filter_map(|&(uid, _, last)| Some((uid, last?)));
-        self.wait_for("synchronize_device", work.collect())?;
         let mut st = self.state.lock();
-        for (uid, seq, _) in streams {
-            st.races.observe(uid, seq);
+        st.stats.device_synchronizations += 1;
+        let streams = st.streams.values().filter(|s| s.device == device);
+        let streams: Vec<_> = streams
+            .map(|s| (s.uid, StreamHandle(s.handle), s.capture.is_some()))
+            .collect();
+        if streams.iter().any(|s| s.2) {
+            for &(_, stream, _) in &streams {
+                st.invalidate_capture(stream, "synchronize_device");
+            }
+            return Err(api(
+                "synchronize_device",
+                codes::STREAM_CAPTURE_UNSUPPORTED,
+                "operation not permitted when a stream of the device is capturing",
+            ));
         }
-        Ok(())
+        drop(st);
+        let uids = streams.iter().map(|s| s.0).collect();
+        self.wait_streams("synchronize_device", uids)
     }
     fn stream_priority_range(&self, device: DeviceId) -> Result<PriorityRange> {
         self.check_device(device)?;
@@ -118,26 +105,18 @@ impl Platform for FakePlatform {
             Err(e) => return WorkStatus::Error(e.api_code().unwrap_or(codes::INVALID_HANDLE)),
         };
         st.settle(uid, true);
-        match st.streams.get(&uid) {
-            Some(s) if s.pending.is_empty() => {
-                st.observe_stream(uid);
-                WorkStatus::Ready
-            }
-            Some(_) => WorkStatus::Busy,
-            None => WorkStatus::Error(codes::INVALID_HANDLE),
+        let s = &st.streams[&uid];
+        if !s.pending.is_empty() {
+            return WorkStatus::Busy;
         }
+        // The host saw every operation enqueued on the stream so far complete.
+        let seq = s.seq;
+        st.races.observe(uid, seq);
+        WorkStatus::Ready
     }
     fn synchronize_stream(&self, stream: StreamHandle) -> Result<()> {
-        let (uid, seq, last) = {
-            let mut st = self.state.lock();
-            let uid = host_wait_check(&mut st, "synchronize_stream", stream)?;
-            (uid, st.streams[&uid].seq, st.last_pending(uid))
-        };
-        self.wait_for("synchronize_stream", last.into_iter().collect())?;
-        let mut st = self.state.lock();
-        st.settle(uid, false);
-        st.races.observe(uid, seq);
-        Ok(())
+        let uid = host_wait_check(&mut self.state.lock(), "synchronize_stream", stream)?;
+        self.wait_streams("synchronize_stream", vec![uid])
     }
 
     fn create_event(&self, device: DeviceId) -> Result<EventHandle> {
@@ -170,8 +149,8 @@ impl Platform for FakePlatform {
         }
         let device = self.enqueue_check(&st, call, stream)?;
         let s = &st.streams[&st.handles[&stream.0]];
-        let (uid, clock, capturing) = (s.uid, s.clock.clone(), s.capture.is_some());
-        let pending = st.last_pending(uid);
+        let pending = s.pending.back().map(|&id| (s.uid, id));
+        let (clock, capturing) = (s.clock.clone(), s.capture.is_some());
         let ev = st
             .events
             .get_mut(&event.0)
@@ -233,10 +212,8 @@ impl Platform for FakePlatform {
         Ok(())
     }
     fn destroy_event(&self, event: EventHandle) -> Result<()> {
-        let removed = self.state.lock().events.remove(&event.0);
-        removed
-            .map(drop)
-            .ok_or_else(|| no_such("destroy_event", "event"))
+        let record = self.state.lock().events.remove(&event.0);
+        removed(record, "destroy_event", "event")
     }
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
         let call = "event_elapsed_ms";
@@ -311,12 +288,11 @@ impl Platform for FakePlatform {
         let src_bytes = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), bytes) };
         st.bytes_mut(at, bytes).copy_from_slice(src_bytes);
         let queued = st.enqueue_after(FakeOp::Copy { stream }, self.config.copy_time, None);
-        if let (Some(pinned), Queued::Pending(work)) = (pinned, queued) {
+        if pinned && let Queued::Pending(work) = queued {
             // A DMA from pinned memory reads it while it runs: the source must stay as it
             // is until the copy completes (checked then).
-            let data = src_bytes.to_vec();
             st.pinned
-                .complete_later(work, pinned, src.addr(), data, Some(stream.0));
+                .later(work, src.addr(), src_bytes.to_vec(), Some(stream.0));
         }
         self.note(&mut st, stream, at.0, true, "host-to-device copy");
         Ok(())
@@ -335,7 +311,7 @@ impl Platform for FakePlatform {
         let (base, off) = self.access_on(&mut st, stream, src, bytes)?;
         let pinned = st.pinned.locate(call, dst.addr(), bytes)?;
         let data = &st.allocs[&base].data[off..off + bytes];
-        let Some(pinned) = pinned else {
+        if !pinned {
             // SAFETY: the caller guarantees `dst` is writable for `bytes` bytes (trait
             // contract).
             let host = unsafe { std::slice::from_raw_parts_mut(dst.cast::<u8>(), bytes) };
@@ -343,14 +319,12 @@ impl Platform for FakePlatform {
             st.enqueue(FakeOp::Copy { stream }, self.config.copy_time);
             self.note(&mut st, stream, base, false, "device-to-host copy");
             return Ok(());
-        };
+        }
         // A DMA into pinned memory: its bytes arrive when the copy completes.
         let data = data.to_vec();
         match st.enqueue_after(FakeOp::Copy { stream }, self.config.copy_time, None) {
-            Queued::Pending(work) => st
-                .pinned
-                .complete_later(work, pinned, dst.addr(), data, None),
-            Queued::Completed | Queued::Captured => st.pinned.land(pinned, dst.addr(), &data),
+            Queued::Pending(work) => st.pinned.later(work, dst.addr(), data, None),
+            Queued::Completed | Queued::Captured => st.pinned.land(dst.addr(), &data),
         }
         self.note(&mut st, stream, base, false, "device-to-host copy");
         Ok(())

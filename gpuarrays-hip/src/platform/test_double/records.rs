@@ -80,15 +80,6 @@ impl FakeOp {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StreamLife {
-    Live,
-    Errored(i32),
-    /// Destroyed (through `destroy_stream`, or behind the pool's back): its handle value may
-    /// be reused, its queued work still completes.
-    Gone,
-}
-
 #[derive(Debug)]
 pub(super) struct Capture {
     pub ops: Vec<FakeOp>,
@@ -105,7 +96,8 @@ pub(super) struct FakeStream {
     pub handle: u64,
     pub device: DeviceId,
     pub priority: i32,
-    pub life: StreamLife,
+    /// The error a test put the stream in ([`super::FakePlatform::set_stream_error`]).
+    pub error: Option<i32>,
     /// Work not yet completed, oldest first.
     pub pending: VecDeque<u64>,
     /// When the last completed piece of work completed.

@@ -11,7 +11,7 @@ use super::faults::Faults;
 use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
 pub(super) use super::records::{
-    Capture, FakeAlloc, FakeBlas, FakeEvent, FakeExec, FakeStream, Queued, StreamLife, Work,
+    Capture, FakeAlloc, FakeBlas, FakeEvent, FakeExec, FakeStream, Queued, Work,
 };
 pub use super::records::{Completion, FakeOp};
 use super::{FakeStats, api};
@@ -99,7 +99,7 @@ impl State {
             handle,
             device,
             priority,
-            life: StreamLife::Live,
+            error: None,
             pending: VecDeque::new(),
             last_done_at: Instant::now(),
             capture: None,
@@ -119,13 +119,10 @@ impl State {
         self.streams.get_mut(self.handles.get(&handle.0)?)
     }
 
-    /// The stream stops existing for its handle: the value may be reused, queued work still
-    /// completes, and the record is dropped once it has.
+    /// The stream stops existing for its handle (destroyed, or behind the pool's back): the
+    /// value may be reused, queued work still completes, and the record is dropped once it has.
     pub fn retire_stream(&mut self, handle: StreamHandle) {
         if let Some(uid) = self.handles.remove(&handle.0) {
-            if let Some(s) = self.streams.get_mut(&uid) {
-                s.life = StreamLife::Gone;
-            }
             self.free_stream_handles.push(handle.0);
             self.collect_retired(uid);
         }
@@ -135,7 +132,7 @@ impl State {
         if self
             .streams
             .get(&uid)
-            .is_some_and(|s| s.life == StreamLife::Gone && s.pending.is_empty())
+            .is_some_and(|s| s.pending.is_empty() && self.handles.get(&s.handle) != Some(&uid))
         {
             self.streams.remove(&uid);
         }
@@ -143,11 +140,8 @@ impl State {
 
     /// Check that `stream` can take work; returns its device.
     pub fn usable(&self, stream: StreamHandle) -> Result<DeviceId, i32> {
-        match self.stream(stream).map(|s| (s.life, s.device)) {
-            Some((StreamLife::Live, device)) => Ok(device),
-            Some((StreamLife::Errored(code), _)) => Err(code),
-            None | Some((StreamLife::Gone, _)) => Err(codes::INVALID_HANDLE),
-        }
+        let s = self.stream(stream).ok_or(codes::INVALID_HANDLE)?;
+        s.error.map_or(Ok(s.device), Err)
     }
 
     /// Whether `stream` is capturing.
@@ -238,12 +232,6 @@ impl State {
         };
         self.work.insert(id, work);
         Some(id)
-    }
-
-    /// The last pending piece of work of a stream: (uid, work id).
-    pub fn last_pending(&self, uid: u64) -> Option<(u64, u64)> {
-        let s = self.streams.get(&uid)?;
-        s.pending.back().map(|&id| (uid, id))
     }
 
     /// Complete what can complete on stream `uid` by now (counting one query of it if
@@ -337,12 +325,5 @@ impl State {
                 }
             })
             .min()
-    }
-
-    /// The host saw every operation enqueued on stream `uid` so far complete.
-    pub fn observe_stream(&mut self, uid: u64) {
-        if let Some(s) = self.streams.get(&uid) {
-            self.races.observe(uid, s.seq);
-        }
     }
 }
