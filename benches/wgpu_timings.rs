@@ -176,12 +176,13 @@ fn main() {
     );
     let (copy, axpy) = (copy_program(), axpy_program());
     let copy_args = ElementwiseArgs {
-        shape: vec![n],
-        inputs: vec![f32_operand(&*xb)],
-        scalars: vec![],
+        shape: &[n],
+        inputs: &[f32_operand(&*xb)],
+        scalars: &[],
         output: f32_operand(&*zb),
     };
-    let axpy_operands = axpy_args(n, [&*xb, &*yb, &*zb], 1.5);
+    let axpy_holder = axpy_args(n, [&*xb, &*yb, &*zb], 1.5);
+    let axpy_operands = axpy_holder.args();
     let scan = ScanArgs {
         op: ScanOp::Sum,
         dtype: DType::F32,
@@ -289,7 +290,8 @@ fn main() {
         ys.raw().buffer().expect("ys"),
         zs.raw().buffer().expect("zs"),
     );
-    let small_args = axpy_args(small, [&*xsb, &*ysb, &*zsb], 1.5);
+    let small_holder = axpy_args(small, [&*xsb, &*ysb, &*zsb], 1.5);
+    let small_args = small_holder.args();
     let (enq_call, enq_batch) = measure_host(&mut || {
         b.elementwise(&axpy, &small_args).expect("small");
     });

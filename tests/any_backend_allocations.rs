@@ -40,7 +40,8 @@ fn per_call<B: Backend>(backend: &B) -> (f64, f64) {
         y.raw().buffer().expect("y"),
         z.raw().buffer().expect("z"),
     );
-    let args = axpy_args(N, [&*xb, &*yb, &*zb], 1.5);
+    let operands = axpy_args(N, [&*xb, &*yb, &*zb], 1.5);
+    let args = operands.args();
     let kernel = allocations_per_call(CALLS, || {
         backend.elementwise(&program, &args).expect("elementwise");
     });

@@ -196,7 +196,7 @@ impl Backend for Mutant {
     fn elementwise(&self, p: &Program, args: &ElementwiseArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.elementwise(p, args)?;
         let out = &args.output;
-        if self.mutation != Mutation::ProductFromIdentity && contiguous(&args.shape, &out.strides) {
+        if self.mutation != Mutation::ProductFromIdentity && contiguous(args.shape, out.strides) {
             self.mutate(out.buffer, out.offset, args.len(), out.dtype)?;
         }
         Ok(())

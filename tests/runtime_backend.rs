@@ -211,7 +211,7 @@ fn a_buffer_of_another_variant_is_a_device_mismatch_error() {
         buffer,
         dtype: DType::F32,
         offset: 0,
-        strides: vec![1],
+        strides: &[1],
     };
     let copy_program = Program {
         inputs: vec![DType::F32],
@@ -222,9 +222,9 @@ fn a_buffer_of_another_variant_is_a_device_mismatch_error() {
         }],
     };
     let args = ElementwiseArgs {
-        shape: vec![4],
-        inputs: vec![operand(&on_cpu)],
-        scalars: vec![],
+        shape: &[4],
+        inputs: &[operand(&on_cpu)],
+        scalars: &[],
         output: operand(&on_hip),
     };
     mismatch(cpu.elementwise(&copy_program, &args), "elementwise");

@@ -45,7 +45,7 @@ impl Backend for ContiguousOut {
         program: &gpuarrays::kernel::Program,
         args: &gpuarrays::kernel::ElementwiseArgs<'_, Self::Buffer>,
     ) -> Result<()> {
-        let contiguous = gpuarrays::shape::is_contiguous(&args.shape, &args.output.strides);
+        let contiguous = gpuarrays::shape::is_contiguous(args.shape, args.output.strides);
         assert!(
             contiguous,
             "a strided output reached a contiguous-only backend: {args:?}"

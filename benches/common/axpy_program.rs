@@ -30,16 +30,38 @@ pub fn f32_operand<Buf>(buffer: &Buf) -> Operand<'_, Buf> {
         buffer,
         dtype: DType::F32,
         offset: 0,
-        strides: vec![1],
+        strides: &[1],
     }
 }
 
-/// The arguments of [`axpy_program`] over `n` contiguous f32: `z = x * a + y`.
-pub fn axpy_args<'a, Buf>(n: usize, [x, y, z]: [&'a Buf; 3], a: f32) -> ElementwiseArgs<'a, Buf> {
-    ElementwiseArgs {
-        shape: vec![n],
-        inputs: vec![f32_operand(x), f32_operand(y)],
-        scalars: vec![Scalar::F32(a)],
+/// What the arguments of [`axpy_program`] over `n` contiguous f32 borrow (`z = x * a + y`):
+/// kernel descriptions are borrowed, so the caller keeps this and lends
+/// [`args`](Self::args) out.
+pub struct AxpyOperands<'a, Buf> {
+    shape: [usize; 1],
+    inputs: [Operand<'a, Buf>; 2],
+    scalars: [Scalar; 1],
+    output: Operand<'a, Buf>,
+}
+
+impl<Buf> AxpyOperands<'_, Buf> {
+    /// The kernel-level arguments.
+    pub fn args(&self) -> ElementwiseArgs<'_, Buf> {
+        ElementwiseArgs {
+            shape: &self.shape,
+            inputs: &self.inputs,
+            scalars: &self.scalars,
+            output: self.output,
+        }
+    }
+}
+
+/// The operands of `z = x * a + y` over `n` contiguous f32.
+pub fn axpy_args<'a, Buf>(n: usize, [x, y, z]: [&'a Buf; 3], a: f32) -> AxpyOperands<'a, Buf> {
+    AxpyOperands {
+        shape: [n],
+        inputs: [f32_operand(x), f32_operand(y)],
+        scalars: [Scalar::F32(a)],
         output: f32_operand(z),
     }
 }

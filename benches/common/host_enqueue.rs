@@ -65,13 +65,15 @@ pub fn tiny_axpy<B: Backend>(direct: &B, any: &AnyBackend) -> [(&'static str, Ti
             yd.raw().buffer().expect("y"),
             zd.raw().buffer().expect("z"),
         );
-        let direct_args = axpy_args(SMALL, [&*xdb, &*ydb, &*zdb], 1.5);
+        let direct_operands = axpy_args(SMALL, [&*xdb, &*ydb, &*zdb], 1.5);
+        let direct_args = direct_operands.args();
         let (xab, yab, zab) = (
             xa.raw().buffer().expect("x"),
             ya.raw().buffer().expect("y"),
             za.raw().buffer().expect("z"),
         );
-        let any_args = axpy_args(SMALL, [&*xab, &*yab, &*zab], 1.5);
+        let any_operands = axpy_args(SMALL, [&*xab, &*yab, &*zab], 1.5);
+        let any_args = any_operands.args();
         measure(
             &|| {
                 direct.synchronize().expect("sync");

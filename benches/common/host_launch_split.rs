@@ -39,7 +39,8 @@ pub fn split(hip: &HipBackend) -> [(&'static str, Timing); 5] {
         y.raw().buffer().expect("y"),
         z.raw().buffer().expect("z"),
     );
-    let args = axpy_args(SMALL, [&*xb, &*yb, &*zb], 1.5);
+    let operands = axpy_args(SMALL, [&*xb, &*yb, &*zb], 1.5);
+    let args = operands.args();
     let unit = [1isize];
     let ew = |ptr| EwOperand {
         ptr,

@@ -215,3 +215,33 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::fft(self, args)
     }
 }
+
+/// The kit's view of a backend: its storage methods, under the names [`host::HostStorage`]
+/// gives them (so the kit need not name `Backend`, whose defaults call it).
+impl<B: Backend> host::HostStorage for B {
+    type Buffer = B::Buffer;
+
+    fn storage_name(&self) -> &'static str {
+        self.name()
+    }
+
+    fn storage_device(&self) -> &DeviceInfo {
+        self.device()
+    }
+
+    fn alloc_bytes(&self, bytes: usize) -> Result<B::Buffer> {
+        self.alloc(bytes)
+    }
+
+    fn release_buffer(&self, buffer: B::Buffer) {
+        self.release(buffer)
+    }
+
+    fn read_bytes(&self, src: &B::Buffer, byte_offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.read(src, byte_offset, dst)
+    }
+
+    fn write_bytes(&self, dst: &B::Buffer, byte_offset: usize, src: &[u8]) -> Result<()> {
+        self.write(dst, byte_offset, src)
+    }
+}

@@ -49,7 +49,8 @@ fn main() {
     // The kernel-level path has buffers of its own, as a backend caller would.
     let buffers = s.kernel_buffers();
     let [xb, yb, zb] = &buffers;
-    let kernel_args = axpy_args(SMALL, [xb, yb, zb], 1.5);
+    let kernel_operands = axpy_args(SMALL, [xb, yb, zb], 1.5);
+    let kernel_args = kernel_operands.args();
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     // Callgrind mode: one path, `calls` times, nothing else after the warm-up.
     if let [path, calls] = args.as_slice() {
@@ -64,7 +65,6 @@ fn main() {
                 other => panic!("unknown path {other}: eval_into or elementwise"),
             }
         }
-        drop(kernel_args);
         s.release(buffers);
         return;
     }
@@ -88,6 +88,5 @@ fn main() {
         "  Backend::elementwise         {kernel_allocs:>6.2} allocations/call  {:>7.0} ns/call",
         median(kernel_ns)
     );
-    drop(kernel_args);
     s.release(buffers);
 }

@@ -65,8 +65,8 @@ fn axpy() -> Program {
 }
 
 fn run_axpy(b: &HipBackend, x: &HipBuffer, y: &HipBuffer, z: &HipBuffer, n: usize, a: f32) {
-    let args = axpy_program::axpy_args(n, [x, y, z], a);
-    b.elementwise(&axpy(), &args)
+    let operands = axpy_program::axpy_args(n, [x, y, z], a);
+    b.elementwise(&axpy(), &operands.args())
         .expect("elementwise on the double");
 }
 
@@ -195,7 +195,7 @@ fn bad_operands_are_errors() {
     let (_p, rt) = fake();
     let b = HipBackend::with_runtime(rt, 0, DiskCache::off()).expect("backend");
     let small = b.alloc(16).unwrap();
-    let op = |buf, strides: Vec<isize>| Operand {
+    let op = |buf, strides: &'static [isize]| Operand {
         buffer: buf,
         dtype: DType::F32,
         offset: 0,
@@ -203,26 +203,26 @@ fn bad_operands_are_errors() {
     };
     // 100 elements do not fit 16 bytes.
     let args = ElementwiseArgs {
-        shape: vec![100],
-        inputs: vec![op(&small, vec![1]), op(&small, vec![1])],
-        scalars: vec![Scalar::F32(1.0)],
-        output: op(&small, vec![1]),
+        shape: &[100],
+        inputs: &[op(&small, &[1]), op(&small, &[1])],
+        scalars: &[Scalar::F32(1.0)],
+        output: op(&small, &[1]),
     };
     assert!(b.elementwise(&axpy(), &args).is_err());
     // A reversed stride reaching below the buffer.
     let args = ElementwiseArgs {
-        shape: vec![4],
-        inputs: vec![op(&small, vec![-1]), op(&small, vec![1])],
-        scalars: vec![Scalar::F32(1.0)],
-        output: op(&small, vec![1]),
+        shape: &[4],
+        inputs: &[op(&small, &[-1]), op(&small, &[1])],
+        scalars: &[Scalar::F32(1.0)],
+        output: op(&small, &[1]),
     };
     assert!(b.elementwise(&axpy(), &args).is_err());
     // Wrong scalar type for the program.
     let args = ElementwiseArgs {
-        shape: vec![4],
-        inputs: vec![op(&small, vec![1]), op(&small, vec![1])],
-        scalars: vec![Scalar::I32(1)],
-        output: op(&small, vec![1]),
+        shape: &[4],
+        inputs: &[op(&small, &[1]), op(&small, &[1])],
+        scalars: &[Scalar::I32(1)],
+        output: op(&small, &[1]),
     };
     assert!(b.elementwise(&axpy(), &args).is_err());
 }

@@ -26,7 +26,7 @@ fn fake() -> (Harness, Arc<FakePlatform>, HipBackend) {
     (h, f, b)
 }
 
-fn f32_op(buffer: &HipBuffer, strides: Vec<isize>) -> Operand<'_, HipBuffer> {
+fn f32_op<'a>(buffer: &'a HipBuffer, strides: &'a [isize]) -> Operand<'a, HipBuffer> {
     Operand {
         buffer,
         dtype: DType::F32,
@@ -48,10 +48,10 @@ fn fill(b: &HipBackend, out: &HipBuffer, n: usize, k: f32) {
     b.elementwise(
         &program,
         &ElementwiseArgs {
-            shape: vec![n],
-            inputs: vec![],
-            scalars: vec![Scalar::F32(k)],
-            output: f32_op(out, vec![1]),
+            shape: &[n],
+            inputs: &[],
+            scalars: &[Scalar::F32(k)],
+            output: f32_op(out, &[1]),
         },
     )
     .expect("fill");
@@ -129,10 +129,10 @@ fn the_tiled_transpose_copy_compiles_before_locking() {
         b.elementwise(
             &copy,
             &ElementwiseArgs {
-                shape: vec![SIDE, SIDE],
-                inputs: vec![f32_op(x, vec![1, SIDE as isize])],
-                scalars: vec![],
-                output: f32_op(&out, vec![SIDE as isize, 1]),
+                shape: &[SIDE, SIDE],
+                inputs: &[f32_op(x, &[1, SIDE as isize])],
+                scalars: &[],
+                output: f32_op(&out, &[SIDE as isize, 1]),
             },
         )
         .expect("transposed copy");

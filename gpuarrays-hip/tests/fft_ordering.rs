@@ -53,14 +53,14 @@ fn fill(b: &HipBackend, out: &HipBuffer, n: usize, k: f32) {
     b.elementwise(
         &program,
         &ElementwiseArgs {
-            shape: vec![n],
-            inputs: vec![],
-            scalars: vec![Scalar::F32(k)],
+            shape: &[n],
+            inputs: &[],
+            scalars: &[Scalar::F32(k)],
             output: Operand {
                 buffer: out,
                 dtype: DType::F32,
                 offset: 0,
-                strides: vec![1],
+                strides: &[1],
             },
         },
     )

@@ -4,8 +4,8 @@
 //!
 //! Measured 2026-12-01 (docs/results/hip-host-path.md): 43 and 3 allocation calls
 //! per call before the host path was reworked; 1 and 0 after. The one left in the user API then was
-//! the `Vec` of operands of `ElementwiseArgs`; since 2026-12-02 its allocation is kept per
-//! thread too (`eval_scratch.rs`), so both paths measure 0. Limits: half an allocation per
+//! the `Vec` of operands of `ElementwiseArgs`; the description is borrowed now (its operand
+//! list is on the caller's stack), so both paths measure 0. Limits: half an allocation per
 //! call, so one new allocation per call fails, and a change that needs it must say so here.
 
 #[path = "../benches/common/host_path_probe.rs"]
@@ -34,11 +34,11 @@ fn the_small_op_host_path_allocates_at_most_its_pinned_count() {
     let program = axpy_program();
     let buffers = s.kernel_buffers();
     let [xb, yb, zb] = &buffers;
-    let args = axpy_args(SMALL, [xb, yb, zb], 1.5);
+    let operands = axpy_args(SMALL, [xb, yb, zb], 1.5);
+    let args = operands.args();
     let kernel = allocations_per_call(CALLS, || backend_call(&s.backend, &program, &args));
     let (x, y, z) = (&s.x, &s.y, &mut s.z);
     let user = allocations_per_call(CALLS, || user_api_call(x, y, z));
-    drop(args);
     s.release(buffers);
     println!("allocation calls per call: Expr::eval_into {user}, Backend::elementwise {kernel}");
     assert!(

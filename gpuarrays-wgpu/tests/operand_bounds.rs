@@ -42,7 +42,11 @@ fn copy_program() -> Program {
     }
 }
 
-fn operand(buffer: &WgpuBuffer, offset: usize, strides: Vec<isize>) -> Operand<'_, WgpuBuffer> {
+fn operand<'a>(
+    buffer: &'a WgpuBuffer,
+    offset: usize,
+    strides: &'a [isize],
+) -> Operand<'a, WgpuBuffer> {
     Operand {
         buffer,
         dtype: DType::F32,
@@ -113,10 +117,10 @@ fn an_elementwise_input_past_its_buffer_is_refused() -> Result<()> {
     let empty = empty_over_stale_data(&g)?;
     let out = g.alloc(16)?;
     let args = ElementwiseArgs {
-        shape: vec![4],
-        inputs: vec![operand(&empty, 0, vec![1])],
-        scalars: vec![],
-        output: operand(&out, 0, vec![1]),
+        shape: &[4],
+        inputs: &[operand(&empty, 0, &[1])],
+        scalars: &[],
+        output: operand(&out, 0, &[1]),
     };
     let r = g
         .elementwise(&copy_program(), &args)
@@ -135,10 +139,10 @@ fn a_rank_zero_elementwise_description_runs() -> Result<()> {
     let out = g.alloc(3 * 4)?;
     g.write(&out, 0, &f32_bytes(&[0.0; 3]))?;
     let args = ElementwiseArgs {
-        shape: vec![],
-        inputs: vec![operand(&src, 2, vec![])],
-        scalars: vec![],
-        output: operand(&out, 1, vec![]),
+        shape: &[],
+        inputs: &[operand(&src, 2, &[])],
+        scalars: &[],
+        output: operand(&out, 1, &[]),
     };
     g.elementwise(&copy_program(), &args)?;
     let mut bytes = vec![0u8; 12];

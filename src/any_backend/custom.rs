@@ -16,7 +16,6 @@ use gpuarrays_core::kernel::{
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
-use super::retype::with_retyped;
 use super::variant::{BackendVariant, BufferSlot, SourceError};
 use super::{AnyBackend, AnyBuffer, BackendKind};
 
@@ -157,8 +156,7 @@ impl<B: Backend> DynBackend for B {
         program: &Program,
         args: &ElementwiseArgs<'_, CustomBuffer>,
     ) -> Result<()> {
-        with_retyped(
-            args,
+        args.with_mapped_buffers(
             |x| own(self, "elementwise", x),
             |a| Backend::elementwise(self, program, a),
         )

@@ -8,7 +8,6 @@ use gpuarrays_core::kernel::{
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
-use super::retype::with_retyped;
 use super::variant::BufferSlot as BackendVariant;
 use super::{AnyBackend, AnyBuffer, match_variant};
 
@@ -26,8 +25,7 @@ fn elementwise<V: BackendVariant>(
     program: &Program,
     args: &ElementwiseArgs<'_, AnyBuffer>,
 ) -> Result<()> {
-    with_retyped(
-        args,
+    args.with_mapped_buffers(
         |x| own(b, "elementwise", x),
         |args| b.elementwise(program, args),
     )

@@ -30,7 +30,6 @@ mod error;
 mod extras;
 mod kind;
 mod registry;
-mod retype;
 mod variant;
 
 pub use choice::{

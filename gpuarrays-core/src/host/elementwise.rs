@@ -6,7 +6,7 @@
 //! in order into one [`Scalar`] per instruction, and the last one is stored. The output is
 //! contiguous, so it is written once at the end.
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::host::values::{binary, unary};
@@ -22,13 +22,13 @@ struct Span {
 }
 
 /// Reads the positions `operand` reaches over `shape`.
-fn read_span<B: Backend>(
+fn read_span<B: HostStorage>(
     backend: &B,
     shape: &[usize],
     op: &Operand<'_, B::Buffer>,
 ) -> Result<Span> {
     let (mut lo, mut hi) = (op.offset as isize, op.offset as isize);
-    for (&d, &s) in shape.iter().zip(&op.strides) {
+    for (&d, &s) in shape.iter().zip(op.strides) {
         let reach = (d as isize - 1) * s;
         if reach < 0 {
             lo += reach;
@@ -38,7 +38,7 @@ fn read_span<B: Backend>(
     }
     let size = op.dtype.size();
     let mut bytes = vec![0u8; (hi - lo + 1) as usize * size];
-    backend.read(op.buffer, lo as usize * size, &mut bytes)?;
+    backend.read_bytes(op.buffer, lo as usize * size, &mut bytes)?;
     Ok(Span {
         bytes,
         first: lo,
@@ -133,7 +133,7 @@ fn draw(dist: random::Distribution, dtype: DType, seed: Scalar, index: u64) -> R
 }
 
 /// Runs a fused elementwise program on the host.
-pub fn elementwise<B: Backend>(
+pub fn elementwise<B: HostStorage>(
     backend: &B,
     program: &Program,
     args: &ElementwiseArgs<'_, B::Buffer>,
@@ -155,7 +155,7 @@ pub fn elementwise<B: Backend>(
                 Node::Input(slot) => {
                     let (op, span) = (&args.inputs[slot as usize], &spans[slot as usize]);
                     let mut pos = op.offset as isize;
-                    for (&i, &s) in index.iter().zip(&op.strides) {
+                    for (&i, &s) in index.iter().zip(op.strides) {
                         pos += i as isize * s;
                     }
                     let at = (pos - span.first) as usize * span.dtype.size();
@@ -189,5 +189,5 @@ pub fn elementwise<B: Backend>(
         }
     }
     let at = args.output.offset * args.output.dtype.size();
-    backend.write(args.output.buffer, at, &out)
+    backend.write_bytes(args.output.buffer, at, &out)
 }

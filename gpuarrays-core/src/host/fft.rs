@@ -14,7 +14,7 @@ use bytemuck::Pod;
 use num_complex::Complex;
 pub use rustfft::{Fft, FftNum, FftPlanner};
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
 use crate::kernel::{FftArgs, FftDirection, FftKind};
@@ -138,7 +138,7 @@ pub fn transform_block<T: FftNum>(
     }
 }
 
-fn fft_typed<T: FftNum + Pod, B: Backend>(backend: &B, a: &FftArgs<'_, B::Buffer>) -> Result<()>
+fn fft_typed<T: FftNum + Pod, B: HostStorage>(backend: &B, a: &FftArgs<'_, B::Buffer>) -> Result<()>
 where
     Complex<T>: Pod,
 {
@@ -208,7 +208,7 @@ where
 
 /// Runs one batched FFT on the host: reads the operands, transforms, writes the output.
 /// The description is one core has validated ([`FftArgs::validate`]).
-pub fn fft<B: Backend>(backend: &B, a: &FftArgs<'_, B::Buffer>) -> Result<()> {
+pub fn fft<B: HostStorage>(backend: &B, a: &FftArgs<'_, B::Buffer>) -> Result<()> {
     crate::dispatch_dtype!(a.real, [F32, F64], T => fft_typed::<T, B>(backend, a),
     else other => Err(Error::invalid_dtype(
         "fft",

@@ -7,14 +7,14 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::read_vec;
 use crate::host::semantics::{Arith, Stored};
 use crate::kernel::indexing::{GatherArgs, IndexSpace, ScatterArgs, ScatterOp, Strided3};
 
 /// The span of `s` over `dims` as element positions, and its bytes read from the device.
-fn read_span<B: Backend>(
+fn read_span<B: HostStorage>(
     backend: &B,
     s: &Strided3<'_, B::Buffer>,
     dims: [usize; 3],
@@ -22,12 +22,15 @@ fn read_span<B: Backend>(
 ) -> Result<(usize, Vec<u8>)> {
     let span = s.span(dims);
     let mut bytes = vec![0u8; span.len() * size];
-    backend.read(s.buffer, span.start * size, &mut bytes)?;
+    backend.read_bytes(s.buffer, span.start * size, &mut bytes)?;
     Ok((span.start, bytes))
 }
 
 /// The positions along the indexed axis, one per point of the index space, row-major.
-pub fn positions<B: Backend>(backend: &B, space: &IndexSpace<'_, B::Buffer>) -> Result<Vec<usize>> {
+pub fn positions<B: HostStorage>(
+    backend: &B,
+    space: &IndexSpace<'_, B::Buffer>,
+) -> Result<Vec<usize>> {
     let span = space.index.span(space.dims);
     let raw: Vec<i64> = read_vec(backend, space.index.buffer, span.start, span.len())?;
     let mut out = Vec::with_capacity(space.len());
@@ -44,7 +47,7 @@ pub fn positions<B: Backend>(backend: &B, space: &IndexSpace<'_, B::Buffer>) -> 
 }
 
 /// Gathers on the host: reads the index and the source's span, writes the output.
-pub fn gather<B: Backend>(backend: &B, a: &GatherArgs<'_, B::Buffer>) -> Result<()> {
+pub fn gather<B: HostStorage>(backend: &B, a: &GatherArgs<'_, B::Buffer>) -> Result<()> {
     let size = a.dtype.size();
     let [outer, count, inner] = a.space.dims;
     let table = [outer, a.space.extent, inner];
@@ -61,12 +64,12 @@ pub fn gather<B: Backend>(backend: &B, a: &GatherArgs<'_, B::Buffer>) -> Result<
             }
         }
     }
-    backend.write(a.output, a.output_offset * size, &out)
+    backend.write_bytes(a.output, a.output_offset * size, &out)
 }
 
 /// Scatters on the host: reads the target's span, applies every update in row-major order
 /// of the index space, writes the span back.
-pub fn scatter<B: Backend>(backend: &B, a: &ScatterArgs<'_, B::Buffer>) -> Result<()> {
+pub fn scatter<B: HostStorage>(backend: &B, a: &ScatterArgs<'_, B::Buffer>) -> Result<()> {
     match a.op {
         ScatterOp::Assign => scatter_with(backend, a, |dst, src| dst.copy_from_slice(src)),
         ScatterOp::Add => {
@@ -87,7 +90,7 @@ fn add_bytes<T: Pod + Arith>(dst: &mut [u8], src: &[u8]) {
     dst.copy_from_slice(bytemuck::bytes_of(&sum));
 }
 
-fn scatter_with<B: Backend>(
+fn scatter_with<B: HostStorage>(
     backend: &B,
     a: &ScatterArgs<'_, B::Buffer>,
     apply: impl Fn(&mut [u8], &[u8]),
@@ -108,5 +111,5 @@ fn scatter_with<B: Backend>(
             }
         }
     }
-    backend.write(a.target.buffer, tbase * size, &target)
+    backend.write_bytes(a.target.buffer, tbase * size, &target)
 }

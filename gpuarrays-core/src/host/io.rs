@@ -3,18 +3,18 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::Result;
 
 /// `len` elements of type `T` at element position `offset` of `buffer`.
-pub(crate) fn read_vec<T: Pod, B: Backend>(
+pub(crate) fn read_vec<T: Pod, B: HostStorage>(
     backend: &B,
     buffer: &B::Buffer,
     offset: usize,
     len: usize,
 ) -> Result<Vec<T>> {
     let mut v = vec![T::zeroed(); len];
-    backend.read(
+    backend.read_bytes(
         buffer,
         offset * size_of::<T>(),
         bytemuck::cast_slice_mut(&mut v),
@@ -23,13 +23,13 @@ pub(crate) fn read_vec<T: Pod, B: Backend>(
 }
 
 /// Writes `values` at element position `offset` of `buffer`.
-pub(crate) fn write_slice<T: Pod, B: Backend>(
+pub(crate) fn write_slice<T: Pod, B: HostStorage>(
     backend: &B,
     buffer: &B::Buffer,
     offset: usize,
     values: &[T],
 ) -> Result<()> {
-    backend.write(
+    backend.write_bytes(
         buffer,
         offset * size_of::<T>(),
         bytemuck::cast_slice(values),

@@ -3,7 +3,7 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
 use crate::host::semantics::{Arith, Stored};
@@ -23,7 +23,7 @@ pub fn matmul_row<T: Arith>(row: &mut [T], a_row: &[T], b: &[T]) {
     }
 }
 
-fn matmul_typed<T: Pod + Arith, B: Backend>(
+fn matmul_typed<T: Pod + Arith, B: HostStorage>(
     backend: &B,
     a: &MatmulArgs<'_, B::Buffer>,
 ) -> Result<()> {
@@ -41,7 +41,7 @@ fn matmul_typed<T: Pod + Arith, B: Backend>(
 }
 
 /// Runs a (batched) matrix product on the host.
-pub fn matmul<B: Backend>(backend: &B, a: &MatmulArgs<'_, B::Buffer>) -> Result<()> {
+pub fn matmul<B: HostStorage>(backend: &B, a: &MatmulArgs<'_, B::Buffer>) -> Result<()> {
     crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
     T => matmul_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(

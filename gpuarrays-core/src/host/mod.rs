@@ -18,6 +18,7 @@
 //! |---|---|
 //! | `semantics.rs` | per-type arithmetic, order, casts; how host memory holds each type |
 //! | `functions.rs` | rounding, library functions, classification, complex parts, remainder, shifts (re-exported by `semantics`) |
+//! | `storage.rs` | [`HostStorage`]: the storage calls the kit makes (every `Backend` has them) |
 //! | `io.rs` | typed host vectors from and to a backend's buffers |
 //! | `values.rs`, `elementwise.rs` | the interpreter of fused programs, one value at a time |
 //! | `reduce.rs`, `scan.rs`, `sort.rs` (and find), `matmul.rs` | the axis kernels |
@@ -35,6 +36,7 @@ mod reduce;
 mod scan;
 pub mod semantics;
 mod sort;
+mod storage;
 #[cfg(test)]
 mod tests;
 mod values;
@@ -45,8 +47,8 @@ pub use matmul::{matmul, matmul_row};
 pub use reduce::{better, bool_byte, fold_run, reduce};
 pub use scan::{scan, scan_run};
 pub use sort::{find, sort, sort_rows, true_positions};
+pub use storage::HostStorage;
 
-use crate::backend::Backend;
 use crate::capability::Support;
 use crate::error::Result;
 use crate::kernel::FftArgs;
@@ -55,7 +57,7 @@ use crate::kernel::FftArgs;
 const COPY_PIECE: usize = 4 << 20;
 
 /// A device-to-device copy through the host, in pieces of at most 4 MiB.
-pub fn copy<B: Backend>(
+pub fn copy<B: HostStorage>(
     backend: &B,
     src: &B::Buffer,
     src_byte_offset: usize,
@@ -67,8 +69,8 @@ pub fn copy<B: Backend>(
     let mut done = 0;
     while done < bytes {
         let n = (bytes - done).min(COPY_PIECE);
-        backend.read(src, src_byte_offset + done, &mut piece[..n])?;
-        backend.write(dst, dst_byte_offset + done, &piece[..n])?;
+        backend.read_bytes(src, src_byte_offset + done, &mut piece[..n])?;
+        backend.write_bytes(dst, dst_byte_offset + done, &piece[..n])?;
         done += n;
     }
     Ok(())
@@ -76,7 +78,7 @@ pub fn copy<B: Backend>(
 
 /// One batched FFT on the host (the `host-fft` feature); without the feature, the
 /// structured refusal a backend relying on it should also give from `supports`.
-pub fn fft<B: Backend>(backend: &B, args: &FftArgs<'_, B::Buffer>) -> Result<()> {
+pub fn fft<B: HostStorage>(backend: &B, args: &FftArgs<'_, B::Buffer>) -> Result<()> {
     #[cfg(feature = "host-fft")]
     {
         fft::fft(backend, args)
@@ -86,8 +88,8 @@ pub fn fft<B: Backend>(backend: &B, args: &FftArgs<'_, B::Buffer>) -> Result<()>
         Err(crate::error::Error::Unsupported {
             dtype: crate::kernel::fft::complex_of(args.real).unwrap_or(args.real),
             op: crate::capability::OpKind::Fft,
-            backend: backend.name().to_string(),
-            device: backend.device().name.clone(),
+            backend: backend.storage_name().to_string(),
+            device: backend.storage_device().name.clone(),
             reason: "gpuarrays-core was built without its host-fft feature".into(),
             alternative: Some("enable gpuarrays-core's host-fft feature".into()),
         })

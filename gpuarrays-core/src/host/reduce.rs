@@ -7,7 +7,7 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
@@ -76,7 +76,7 @@ pub fn better<T: Ordered>(a: (T, i64), b: (T, i64), want_min: bool) -> (T, i64) 
 }
 
 /// The generic driver: `output[o·inner + i] = finish(fold_k map(x[o, k, i], k))`.
-fn fold<T: Pod, A: Copy, O: Pod, B: Backend>(
+fn fold<T: Pod, A: Copy, O: Pod, B: HostStorage>(
     backend: &B,
     args: &ReduceArgs<'_, B::Buffer>,
     map: impl Fn(T, usize) -> A,
@@ -117,7 +117,7 @@ fn bad_type(op: &str, dtype: DType) -> Result<()> {
 }
 
 /// Runs a reduction on the host: reads the input, reduces, writes the output.
-pub fn reduce<B: Backend>(backend: &B, a: &ReduceArgs<'_, B::Buffer>) -> Result<()> {
+pub fn reduce<B: HostStorage>(backend: &B, a: &ReduceArgs<'_, B::Buffer>) -> Result<()> {
     let b = backend;
     let name = a.op.name();
     macro_rules! ordered {

@@ -3,7 +3,7 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
 use crate::host::semantics::{Arith, Ordered, Stored};
@@ -25,7 +25,10 @@ pub fn scan_run<T: Copy>(xs: &[T], ys: &mut [T], carry: Option<T>, combine: impl
     }
 }
 
-fn scan_typed<T: Pod + Arith, B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
+fn scan_typed<T: Pod + Arith, B: HostStorage>(
+    backend: &B,
+    a: &ScanArgs<'_, B::Buffer>,
+) -> Result<()> {
     match a.op {
         ScanOp::Sum => scan_with(backend, a, |p: T, q: T| p.add(q)),
         ScanOp::Prod => scan_with(backend, a, |p: T, q: T| p.mul(q)),
@@ -38,7 +41,7 @@ fn scan_typed<T: Pod + Arith, B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffe
     }
 }
 
-fn scan_ordered<T: Pod + Arith + Ordered, B: Backend>(
+fn scan_ordered<T: Pod + Arith + Ordered, B: HostStorage>(
     backend: &B,
     a: &ScanArgs<'_, B::Buffer>,
 ) -> Result<()> {
@@ -49,7 +52,7 @@ fn scan_ordered<T: Pod + Arith + Ordered, B: Backend>(
     }
 }
 
-fn scan_with<T: Pod + Arith, B: Backend>(
+fn scan_with<T: Pod + Arith, B: HostStorage>(
     backend: &B,
     a: &ScanArgs<'_, B::Buffer>,
     combine: impl Fn(T, T) -> T + Copy,
@@ -77,7 +80,7 @@ fn scan_with<T: Pod + Arith, B: Backend>(
 }
 
 /// Runs an inclusive scan on the host: reads the input, scans, writes the output.
-pub fn scan<B: Backend>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
+pub fn scan<B: HostStorage>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
     if matches!(a.op, ScanOp::Max | ScanOp::Min) {
         return crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
         T => scan_ordered::<Stored<T>, B>(backend, a),

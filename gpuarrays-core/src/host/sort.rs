@@ -2,7 +2,7 @@
 
 use bytemuck::Pod;
 
-use crate::backend::Backend;
+use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
 use crate::host::semantics::{Ordered, Stored};
@@ -17,7 +17,7 @@ pub fn sort_rows<T: Ordered>(v: &mut [T], len: usize) {
     }
 }
 
-fn sort_typed<T: Pod + Ordered, B: Backend>(
+fn sort_typed<T: Pod + Ordered, B: HostStorage>(
     backend: &B,
     a: &SortArgs<'_, B::Buffer>,
 ) -> Result<()> {
@@ -27,7 +27,7 @@ fn sort_typed<T: Pod + Ordered, B: Backend>(
 }
 
 /// Sorts rows in place on the host (bool as its byte: false < true).
-pub fn sort<B: Backend>(backend: &B, a: &SortArgs<'_, B::Buffer>) -> Result<()> {
+pub fn sort<B: HostStorage>(backend: &B, a: &SortArgs<'_, B::Buffer>) -> Result<()> {
     crate::dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
     T => sort_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(
@@ -47,14 +47,17 @@ pub fn true_positions(mask: &[u8]) -> Vec<i64> {
 }
 
 /// Finds the true positions on the host: a new buffer of ascending i64 and their count.
-pub fn find<B: Backend>(backend: &B, a: &FindArgs<'_, B::Buffer>) -> Result<(B::Buffer, usize)> {
+pub fn find<B: HostStorage>(
+    backend: &B,
+    a: &FindArgs<'_, B::Buffer>,
+) -> Result<(B::Buffer, usize)> {
     let mask: Vec<u8> = read_vec(backend, a.input, a.offset, a.len)?;
     let positions = true_positions(&mask);
-    let out = backend.alloc(positions.len() * size_of::<i64>())?;
+    let out = backend.alloc_bytes(positions.len() * size_of::<i64>())?;
     if !positions.is_empty()
         && let Err(e) = write_slice(backend, &out, 0, &positions)
     {
-        backend.release(out);
+        backend.release_buffer(out);
         return Err(e);
     }
     Ok((out, positions.len()))

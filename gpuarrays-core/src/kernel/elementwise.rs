@@ -125,15 +125,30 @@ impl Program {
 /// The element of this operand at output multi-index `(i0, .., in)` is at element position
 /// `offset + Σ ik · strides[k]` of its buffer (positions in units of the operand's element
 /// type; strides may be 0 for broadcast dimensions and negative for reversed axes).
-#[derive(Debug, Clone)]
+///
+/// Every field is borrowed or plain data, so an operand is `Copy` whatever the buffer type:
+/// the caller keeps the strides wherever it computed them (core keeps them per thread, so a
+/// dispatch allocates nothing), and a backend that wraps another re-types an operand without
+/// copying vectors.
+#[derive(Debug)]
 pub struct Operand<'a, Buf> {
     pub buffer: &'a Buf,
     pub dtype: DType,
     /// Offset of the first element, in elements.
     pub offset: usize,
     /// One stride per dimension of [`ElementwiseArgs::shape`], in elements.
-    pub strides: Vec<isize>,
+    pub strides: &'a [isize],
 }
+
+// Written out rather than derived: a derive would require `Buf: Clone`, and the operand holds
+// only a reference to the buffer.
+impl<Buf> Clone for Operand<'_, Buf> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Buf> Copy for Operand<'_, Buf> {}
 
 /// How a kernel reads an operand; part of a compiled kernel's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -170,13 +185,25 @@ impl<Buf> Operand<'_, Buf> {
 /// a way that changes results: an input in the output's buffer is either read element for
 /// element where it is written, or does not overlap it. The shape is never empty of
 /// elements: core does not dispatch zero-element kernels.
-#[derive(Debug, Clone)]
+///
+/// The description is borrowed throughout (slices, not vectors): whoever builds it keeps the
+/// storage, so building one allocates nothing and re-typing one (see
+/// [`with_mapped_buffers`](Self::with_mapped_buffers)) copies no vectors.
+#[derive(Debug)]
 pub struct ElementwiseArgs<'a, Buf> {
-    pub shape: Vec<usize>,
-    pub inputs: Vec<Operand<'a, Buf>>,
-    pub scalars: Vec<Scalar>,
+    pub shape: &'a [usize],
+    pub inputs: &'a [Operand<'a, Buf>],
+    pub scalars: &'a [Scalar],
     pub output: Operand<'a, Buf>,
 }
+
+impl<Buf> Clone for ElementwiseArgs<'_, Buf> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Buf> Copy for ElementwiseArgs<'_, Buf> {}
 
 impl<Buf> ElementwiseArgs<'_, Buf> {
     /// Number of output elements.

@@ -7,13 +7,15 @@
 //! (a buffer of another backend: a typed error, never a panic). Positions, shapes and types
 //! are copied unchanged; buffers are visited in a fixed order (inputs, then outputs).
 
+use smallvec::SmallVec;
+
 use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SortArgs};
 use super::elementwise::{ElementwiseArgs, Operand};
 use super::fft::FftArgs;
 use super::indexing::{GatherArgs, IndexSpace, ScatterArgs, Strided3};
 
 impl<'a, A> Operand<'a, A> {
-    /// This operand with its buffer mapped by `f`.
+    /// This operand with its buffer mapped by `f` (the strides stay borrowed).
     pub fn try_map_buffer<B, E>(
         &self,
         f: impl FnOnce(&'a A) -> Result<&'a B, E>,
@@ -22,26 +24,33 @@ impl<'a, A> Operand<'a, A> {
             buffer: f(self.buffer)?,
             dtype: self.dtype,
             offset: self.offset,
-            strides: self.strides.clone(),
+            strides: self.strides,
         })
     }
 }
 
 impl<'a, A> ElementwiseArgs<'a, A> {
-    /// These arguments with every buffer (inputs in order, then the output) mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    /// Runs `run` on these arguments with every buffer (inputs in order, then the output)
+    /// mapped by `f`; the first refusal is returned and `run` does not happen.
+    ///
+    /// Scoped rather than returning the mapped arguments, because the mapped operand list
+    /// needs storage: it is built on the stack (up to eight inputs; more spill to the heap),
+    /// and the shape, scalars and strides stay borrowed from `self`.
+    pub fn with_mapped_buffers<B: 'a, E, R>(
         &self,
         mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<ElementwiseArgs<'a, B>, E> {
-        let mut inputs = Vec::with_capacity(self.inputs.len());
-        for input in &self.inputs {
+        run: impl FnOnce(&ElementwiseArgs<'_, B>) -> Result<R, E>,
+    ) -> Result<R, E> {
+        let mut inputs: SmallVec<[Operand<'a, B>; 8]> = SmallVec::new();
+        for input in self.inputs {
             inputs.push(input.try_map_buffer(&mut f)?);
         }
-        Ok(ElementwiseArgs {
-            shape: self.shape.clone(),
-            inputs,
-            scalars: self.scalars.clone(),
-            output: self.output.try_map_buffer(&mut f)?,
+        let output = self.output.try_map_buffer(&mut f)?;
+        run(&ElementwiseArgs {
+            shape: self.shape,
+            inputs: &inputs,
+            scalars: self.scalars,
+            output,
         })
     }
 }
@@ -250,57 +259,66 @@ mod tests {
             buffer,
             dtype: DType::F32,
             offset,
-            strides: vec![3, -1],
+            strides: &[3, -1],
         }
     }
 
     #[test]
     fn elementwise_maps_every_buffer_in_order_and_keeps_the_layout() {
         let (x, y, z) = (Either::Left(1), Either::Left(2), Either::Left(3));
+        let inputs = [operand(&x, 5), operand(&y, 6)];
         let args = ElementwiseArgs {
-            shape: vec![4, 3],
-            inputs: vec![operand(&x, 5), operand(&y, 6)],
-            scalars: vec![Scalar::F32(1.5)],
+            shape: &[4, 3],
+            inputs: &inputs,
+            scalars: &[Scalar::F32(1.5)],
             output: operand(&z, 7),
         };
         let mut seen = Vec::new();
-        let mapped = args
-            .try_map_buffers(|b| {
+        let checked = args.with_mapped_buffers(
+            |b| {
                 seen.push(b as *const Either);
                 left(b)
-            })
-            .unwrap();
-        assert_eq!(seen, [&x as *const _, &y as *const _, &z as *const _]);
-        assert_eq!(mapped.shape, args.shape);
-        assert_eq!(mapped.scalars, args.scalars);
-        assert_eq!(
-            mapped.inputs.iter().map(|o| *o.buffer).collect::<Vec<_>>(),
-            [1, 2]
+            },
+            |mapped| {
+                assert_eq!(mapped.shape, args.shape);
+                assert_eq!(mapped.scalars, args.scalars);
+                assert_eq!(
+                    mapped.inputs.iter().map(|o| *o.buffer).collect::<Vec<_>>(),
+                    [1, 2]
+                );
+                assert_eq!(*mapped.output.buffer, 3);
+                for (m, a) in mapped
+                    .inputs
+                    .iter()
+                    .chain([&mapped.output])
+                    .zip(args.inputs.iter().chain([&args.output]))
+                {
+                    assert_eq!(
+                        (m.dtype, m.offset, m.strides),
+                        (a.dtype, a.offset, a.strides)
+                    );
+                }
+                Ok(mapped.inputs.len() + 1)
+            },
         );
-        assert_eq!(*mapped.output.buffer, 3);
-        for (m, a) in mapped
-            .inputs
-            .iter()
-            .chain([&mapped.output])
-            .zip(args.inputs.iter().chain([&args.output]))
-        {
-            assert_eq!(
-                (m.dtype, m.offset, &m.strides),
-                (a.dtype, a.offset, &a.strides)
-            );
-        }
+        assert_eq!(checked, Ok(3));
+        assert_eq!(seen, [&x as *const _, &y as *const _, &z as *const _]);
     }
 
     #[test]
     fn a_refused_buffer_is_the_error() {
         let (x, y) = (Either::Left(1), Either::Right(9));
+        let inputs = [operand(&x, 0)];
         let args = ElementwiseArgs {
-            shape: vec![2],
-            inputs: vec![operand(&x, 0)],
-            scalars: vec![],
+            shape: &[2],
+            inputs: &inputs,
+            scalars: &[],
             output: operand(&y, 0),
         };
-        assert_eq!(args.try_map_buffers(left).unwrap_err(), "right 9");
+        let refused = args.with_mapped_buffers(left, |_| -> Result<(), String> {
+            panic!("ran with a refused buffer")
+        });
+        assert_eq!(refused.unwrap_err(), "right 9");
         let reduce = ReduceArgs {
             op: ReduceOp::Sum,
             dtype: DType::I32,

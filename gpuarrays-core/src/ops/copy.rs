@@ -100,14 +100,14 @@ impl<B: Backend> RawArray<B> {
         };
         let d = self.buffer()?;
         let args = ElementwiseArgs {
-            shape,
-            inputs: vec![],
-            scalars: vec![value],
+            shape: &shape,
+            inputs: &[],
+            scalars: &[value],
             output: Operand {
                 buffer: &*d,
                 dtype: self.dtype,
                 offset: self.offset,
-                strides,
+                strides: &strides,
             },
         };
         strided_output::elementwise(&self.backend, &program, &args)

@@ -13,7 +13,7 @@ use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::{ElementwiseArgs, Instr, Node, Operand, simplify_layout_into};
-use crate::ops::eval_scratch::{Scratch, with_scratch};
+use crate::ops::eval_scratch::{Scratch, strides_for, with_scratch};
 use crate::ops::expr::Expr;
 use crate::ops::expr_nodes::{ExprNode, Leaf, Postfix};
 use crate::scalar::Scalar;
@@ -299,10 +299,7 @@ fn run<B: Backend>(
         return out.ensure_alive();
     }
     // Operand 0 is the output, then the inputs broadcast to `dims`.
-    let mut new_strides: SmallVec<[Vec<isize>; 5]> = SmallVec::new();
-    for _ in 0..=inputs.len() {
-        new_strides.push(s.take_strides());
-    }
+    let strides = strides_for(&mut s.strides, inputs.len() + 1);
     let out_contiguous = out.is_contiguous();
     if out_contiguous
         && inputs
@@ -312,7 +309,7 @@ fn run<B: Backend>(
         // Every operand contiguous over the same shape: what `simplify_layout` makes of it
         // (one dimension, stride 1), without computing and merging the strides.
         s.shape.push(shape::numel(dims));
-        new_strides.iter_mut().for_each(|v| v.push(1));
+        strides.iter_mut().for_each(|v| v.push(1));
     } else {
         let out_strides = if out_contiguous {
             shape::broadcast_strides_inline(dims, dims)
@@ -326,60 +323,36 @@ fn run<B: Backend>(
                     .map(|l| shape::broadcast_view_strides(&l.dims, &l.strides, dims)),
             )
             .collect();
-        simplify_layout_into(dims, &all_strides, &mut s.shape, &mut new_strides);
+        simplify_layout_into(dims, &all_strides, &mut s.shape, strides);
     }
     let mut guards: SmallVec<[_; 4]> = SmallVec::new();
     for l in inputs {
         guards.push(l.data.read()?);
     }
     let out_guard = out.buffer()?;
-    let mut new_strides = new_strides.into_iter();
-    let mut next_strides = || new_strides.next().unwrap_or_default();
     let output = Operand {
         buffer: &*out_guard,
         dtype: out.dtype,
         offset: out.offset,
-        strides: next_strides(),
+        strides: &s.strides[0],
     };
-    let mut operands = recycle(std::mem::take(&mut s.operands));
-    for (g, l) in guards.iter().zip(inputs) {
-        operands.push(Operand {
+    let operands: SmallVec<[Operand<'_, B::Buffer>; 4]> = guards
+        .iter()
+        .zip(inputs)
+        .zip(&s.strides[1..])
+        .map(|((g, l), strides)| Operand {
             buffer: &**g,
             dtype: l.dtype,
             offset: l.offset,
-            strides: next_strides(),
-        });
-    }
+            strides,
+        })
+        .collect();
     let args = ElementwiseArgs {
-        shape: std::mem::take(&mut s.shape),
-        inputs: operands,
-        scalars: std::mem::take(&mut s.scalars),
+        shape: &s.shape,
+        inputs: &operands,
+        scalars: &s.scalars,
         output,
     };
     tracing::trace!(program = %s.program.describe(), shape = ?args.shape, "elementwise");
-    let result = crate::ops::strided_output::elementwise(backend, &s.program, &args);
-    // The vectors go back to the scratch for the next call.
-    let ElementwiseArgs {
-        shape,
-        mut inputs,
-        scalars,
-        output,
-    } = args;
-    s.shape = shape;
-    s.scalars = scalars;
-    s.give_strides(output.strides);
-    for op in inputs.drain(..) {
-        s.give_strides(op.strides);
-    }
-    s.operands = recycle(inputs);
-    result
-}
-
-/// An empty vector of `U` in `v`'s allocation, for operand lists whose element type differs
-/// only in a borrowed lifetime or buffer type (same size and alignment). std's in-place
-/// `collect` keeps the allocation when the layouts match (otherwise this allocates, which
-/// `host_path_allocations` would report); nothing is converted, `v` is emptied first.
-fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
-    v.clear();
-    v.into_iter().filter_map(|_| None).collect()
+    crate::ops::strided_output::elementwise(backend, &s.program, &args)
 }

@@ -1,17 +1,17 @@
 //! The vectors of one elementwise dispatch, kept per thread and reused by the next one.
 //!
-//! [`Program`] and [`crate::kernel::ElementwiseArgs`] are public types with `Vec` fields
-//! (every backend reads them); filling fresh ones made 12 of the 43 heap allocations of one
+//! [`Program`] has `Vec` fields (it is a backend's compiled-kernel key), and
+//! [`crate::kernel::ElementwiseArgs`] borrows its shape, scalars and strides from whoever
+//! builds it. Filling fresh vectors for these made 12 of the 43 heap allocations of one
 //! `Expr::eval_into` of `x * a + y` (measured on the platform test double, `cargo bench -p
 //! gpuarrays-hip --bench host_path`). Here their capacity survives from call to call: the
-//! vectors are cleared, refilled, lent to the backend for the call and taken back. The
-//! operand list (`Vec<Operand<'_, Buf>>`, which borrows the call's buffers) is kept empty,
-//! as a list of a lifetime-free operand type of the same layout, and re-typed each call
-//! (`eval::recycle`): the user API of `x * a + y` allocates nothing per call.
+//! vectors are cleared, refilled and lent to the backend for the call. The operand list
+//! itself borrows the call's buffers, so it lives on the stack for the call: the user API of
+//! `x * a + y` allocates nothing per call.
 
 use std::cell::Cell;
 
-use crate::kernel::{Operand, Program};
+use crate::kernel::Program;
 use crate::scalar::Scalar;
 
 /// Reusable vectors of one dispatch; every user clears what it fills.
@@ -23,27 +23,25 @@ pub(crate) struct Scratch {
     pub(crate) scalars: Vec<Scalar>,
     /// The simplified shape.
     pub(crate) shape: Vec<usize>,
-    /// Spare stride vectors (cleared), one per operand of the last call.
+    /// One stride vector per operand (the output first); more than the call needs may be
+    /// kept from an earlier call with more operands.
     pub(crate) strides: Vec<Vec<isize>>,
-    /// The operand list's allocation (empty): a dispatch borrows its buffers, so the list is
-    /// re-typed to the call's lifetime and back (`eval::recycle`), not kept filled.
-    pub(crate) operands: Vec<Operand<'static, ()>>,
+}
+
+/// `n` empty stride vectors of `kept` (a scratch's `strides`), reusing the capacity of the
+/// last calls' vectors. A function of the field, not of the scratch, so that the shape can
+/// be filled while the strides are borrowed.
+#[inline]
+pub(crate) fn strides_for(kept: &mut Vec<Vec<isize>>, n: usize) -> &mut [Vec<isize>] {
+    if kept.len() < n {
+        kept.resize_with(n, Vec::new);
+    }
+    let strides = &mut kept[..n];
+    strides.iter_mut().for_each(Vec::clear);
+    strides
 }
 
 impl Scratch {
-    /// An empty stride vector, reusing a spare one's capacity where there is one.
-    #[inline]
-    pub(crate) fn take_strides(&mut self) -> Vec<isize> {
-        self.strides.pop().unwrap_or_default()
-    }
-
-    /// Gives a stride vector back for the next call.
-    #[inline]
-    pub(crate) fn give_strides(&mut self, mut v: Vec<isize>) {
-        v.clear();
-        self.strides.push(v);
-    }
-
     fn clear(&mut self) {
         self.program.inputs.clear();
         self.program.scalars.clear();

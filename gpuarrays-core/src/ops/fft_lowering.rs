@@ -283,23 +283,23 @@ fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bins: &[usize]) -> Result
         buffer: &*buf,
         dtype: real,
         offset: a.offset * 2,
-        strides: st[0].clone(),
+        strides: &st[0],
     };
     let _span = crate::profiling::kernel("elementwise", a.dtype);
     a.backend.elementwise(
         &program,
         &ElementwiseArgs {
-            shape: dims,
-            inputs: vec![
+            shape: &dims,
+            inputs: &[
                 data(),
                 Operand {
                     buffer: &*mb,
                     dtype: DType::Bool,
                     offset: mask.offset,
-                    strides: st[1].clone(),
+                    strides: &st[1],
                 },
             ],
-            scalars: vec![Scalar::F64(0.0).cast(real)],
+            scalars: &[Scalar::F64(0.0).cast(real)],
             output: data(),
         },
     )
@@ -407,15 +407,15 @@ fn scale_in_place<B: Backend>(a: &RawArray<B>, scale: f64) -> Result<()> {
         buffer: &*buf,
         dtype,
         offset,
-        strides: vec![1],
+        strides: &[1],
     };
     let _span = crate::profiling::kernel("elementwise", a.dtype);
     a.backend.elementwise(
         &program,
         &ElementwiseArgs {
-            shape: vec![len],
-            inputs: vec![operand()],
-            scalars: vec![Scalar::F64(scale).cast(dtype)],
+            shape: &[len],
+            inputs: &[operand()],
+            scalars: &[Scalar::F64(scale).cast(dtype)],
             output: operand(),
         },
     )

@@ -10,6 +10,8 @@
 //!    element of a column. Correct on every backend; a backend that writes strided outputs
 //!    itself does it in one kernel.
 
+use smallvec::SmallVec;
+
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::kernel::{ElementwiseArgs, Operand, Program, simplify_layout};
@@ -25,7 +27,7 @@ pub(crate) fn elementwise<'a, B: Backend>(
 ) -> Result<()> {
     let _span = crate::profiling::kernel("elementwise", args.output.dtype);
     if backend.writes_strided_outputs(args.output.dtype)
-        || shape::is_contiguous(&args.shape, &args.output.strides)
+        || shape::is_contiguous(args.shape, args.output.strides)
     {
         return backend.elementwise(program, args);
     }
@@ -33,12 +35,12 @@ pub(crate) fn elementwise<'a, B: Backend>(
     let ndim = args.shape.len();
     // Operand 0 is the output, then the inputs.
     let mut offsets: Vec<isize> = std::iter::once(&args.output)
-        .chain(&args.inputs)
+        .chain(args.inputs)
         .map(|o| o.offset as isize)
         .collect();
     let mut strides: Vec<Vec<isize>> = std::iter::once(&args.output)
-        .chain(&args.inputs)
-        .map(|o| o.strides.clone())
+        .chain(args.inputs)
+        .map(|o| o.strides.to_vec())
         .collect();
     for k in 0..ndim {
         if strides[0][k] < 0 {
@@ -49,7 +51,7 @@ pub(crate) fn elementwise<'a, B: Backend>(
             }
         }
     }
-    let (dims, st) = simplify_layout(&args.shape, &strides);
+    let (dims, st) = simplify_layout(args.shape, &strides);
     let k = contiguous_tail(&dims, &st[0]);
     let outer = &dims[..k];
     let mut index = vec![0usize; k];
@@ -66,14 +68,15 @@ pub(crate) fn elementwise<'a, B: Backend>(
             buffer: o.buffer,
             dtype: o.dtype,
             offset: at(op),
-            strides: st[op][k..].to_vec(),
+            strides: &st[op][k..],
         };
+        let inputs: SmallVec<[Operand<'_, B::Buffer>; 4]> = (args.inputs.iter().enumerate())
+            .map(|(i, o)| operand(i + 1, o))
+            .collect();
         let run = ElementwiseArgs {
-            shape: dims[k..].to_vec(),
-            inputs: (args.inputs.iter().enumerate())
-                .map(|(i, o)| operand(i + 1, o))
-                .collect(),
-            scalars: args.scalars.clone(),
+            shape: &dims[k..],
+            inputs: &inputs,
+            scalars: args.scalars,
             output: operand(0, &args.output),
         };
         backend.elementwise(program, &run)?;

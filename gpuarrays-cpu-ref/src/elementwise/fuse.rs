@@ -14,8 +14,7 @@ use gpuarrays_core::kernel::BinaryOp;
 
 use super::chain::{self, Kind, commutative};
 use super::kernel::ARGS;
-use super::operands::chain_may_write;
-use super::plan::{Action, Plan, Src, Step};
+use super::plan::{Action, Plan, Src, Step, chain_may_write};
 
 /// Links per chain at most (the head takes the first operand slot).
 const MAX_LINKS: usize = ARGS - 1;

@@ -11,7 +11,8 @@
 use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp, random};
 use gpuarrays_core::{DType, Element, dispatch_dtype};
 
-use super::kernel::{Kernel, kernel};
+use super::kernel::Kernel;
+use super::multiversion::kernel;
 use crate::error::{CpuError, invalid};
 use gpuarrays_core::host::semantics::{Abs, Arith, Bits, Castable, FloatFns, Ordered};
 

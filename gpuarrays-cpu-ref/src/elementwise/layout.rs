@@ -14,17 +14,17 @@ use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
 
 /// Walks the buffer positions of an operand over a range of output linear indices.
-pub(crate) struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<isize>,
+pub(crate) struct Layout<'a> {
+    shape: &'a [usize],
+    strides: &'a [isize],
     offset: isize,
 }
 
-impl Layout {
-    pub(crate) fn of<B>(shape: &[usize], op: &Operand<'_, B>) -> Layout {
+impl<'a> Layout<'a> {
+    pub(crate) fn of<B>(shape: &'a [usize], op: &Operand<'a, B>) -> Layout<'a> {
         Layout {
-            shape: shape.to_vec(),
-            strides: op.strides.clone(),
+            shape,
+            strides: op.strides,
             offset: op.offset as isize,
         }
     }
@@ -37,7 +37,7 @@ impl Layout {
     /// Whether output index `i` sits at position `offset + i` (row-major, no gaps).
     pub(crate) fn is_linear(&self) -> bool {
         let mut expect = 1isize;
-        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+        for (&d, &s) in self.shape.iter().zip(self.strides).rev() {
             if d != 1 && s != expect {
                 return false;
             }
@@ -65,7 +65,7 @@ impl Layout {
             return Ok(());
         }
         let (mut lo, mut hi) = (self.offset, self.offset);
-        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+        for (&d, &s) in self.shape.iter().zip(self.strides) {
             let span = (d as isize - 1) * s;
             if span < 0 { lo += span } else { hi += span }
         }
@@ -100,7 +100,7 @@ impl Layout {
         let mut pos = self.offset
             + idx
                 .iter()
-                .zip(&self.strides)
+                .zip(self.strides)
                 .map(|(&i, &s)| i as isize * s)
                 .sum::<isize>();
         let mut remaining = len;
@@ -138,7 +138,7 @@ impl Layout {
 /// that overlap none of them.
 unsafe fn gather_typed<S: Copy, T>(
     base: *const S,
-    layout: &Layout,
+    layout: &Layout<'_>,
     start: usize,
     len: usize,
     dst: *mut T,
@@ -185,7 +185,7 @@ unsafe fn gather_typed<S: Copy, T>(
 pub(crate) unsafe fn gather(
     buf: &CpuBuffer,
     dtype: DType,
-    layout: &Layout,
+    layout: &Layout<'_>,
     start: usize,
     len: usize,
     dst: *mut u8,
@@ -220,7 +220,7 @@ pub(crate) unsafe fn gather(
 /// else reads or writes those positions while this runs.
 unsafe fn scatter_typed<T: Copy, S: Copy>(
     base: *mut S,
-    layout: &Layout,
+    layout: &Layout<'_>,
     (start, len): (usize, usize),
     src: *const T,
     uniform: bool,
@@ -277,7 +277,7 @@ unsafe fn scatter_typed<T: Copy, S: Copy>(
 pub(crate) unsafe fn scatter(
     base: *mut u8,
     dtype: DType,
-    layout: &Layout,
+    layout: &Layout<'_>,
     (start, len): (usize, usize),
     src: *const u8,
     uniform: bool,

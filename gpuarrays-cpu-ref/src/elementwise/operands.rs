@@ -6,7 +6,6 @@ use gpuarrays_core::DType;
 use gpuarrays_core::kernel::ElementwiseArgs;
 
 use super::layout::Layout;
-use super::plan::{Plan, Src};
 use crate::buffer::CpuBuffer;
 use crate::error::CpuError;
 
@@ -14,7 +13,7 @@ use crate::error::CpuError;
 pub(crate) struct InputPlan<'a> {
     pub(crate) buffer: &'a CpuBuffer,
     pub(crate) dtype: DType,
-    pub(crate) layout: Layout,
+    pub(crate) layout: Layout<'a>,
     /// For a contiguous input read in place: the address of its first element and the
     /// element size.
     pub(crate) contiguous: Option<(*const u8, usize)>,
@@ -24,7 +23,7 @@ pub(crate) struct InputPlan<'a> {
 pub(crate) struct OutputPlan<'a> {
     pub(crate) buffer: &'a CpuBuffer,
     pub(crate) dtype: DType,
-    pub(crate) layout: Layout,
+    pub(crate) layout: Layout<'a>,
     /// The first byte of the buffer (scatter's base).
     pub(crate) base: *mut u8,
     /// For a contiguous output: the address of its first element and the element size.
@@ -42,7 +41,7 @@ pub(crate) fn inputs<'a>(
     args.inputs
         .iter()
         .map(|op| {
-            let layout = Layout::of(&args.shape, op);
+            let layout = Layout::of(args.shape, op);
             layout.check(op.buffer.len() / op.dtype.size())?;
             let size = op.dtype.size();
             let contiguous = if op.dtype != DType::Bool && layout.is_linear() && n > 0 {
@@ -69,7 +68,7 @@ pub(crate) fn output<'a>(
     n: usize,
 ) -> Result<OutputPlan<'a>, CpuError> {
     let out = &args.output;
-    let layout = Layout::of(&args.shape, out);
+    let layout = Layout::of(args.shape, out);
     layout.check(out.buffer.len() / out.dtype.size())?;
     let size = out.dtype.size();
     let linear = layout.is_linear() && n > 0;
@@ -107,39 +106,5 @@ pub(crate) fn output<'a>(
         base,
         contiguous,
         overwrites,
-    })
-}
-
-/// Whether a step reading `args` may write the output in place: the output is contiguous,
-/// and no operand is read in place from the output's buffer (core lets an output overlap an
-/// input element for element; a kernel's operand slices must not overlap its output).
-pub(crate) fn writes_output(plan: &Plan<'_>, args: &[Src]) -> bool {
-    plan.output.contiguous.is_some()
-        && args.iter().all(|a| match a {
-            Src::Input(i) => plan
-                .inputs
-                .get(*i)
-                .is_some_and(|inp| !std::ptr::eq(inp.buffer, plan.output.buffer)),
-            _ => true,
-        })
-}
-
-/// Whether a fused chain reading `args` may write `dst`: any operand in the output's buffer
-/// is the output itself, element for element (same first element and type), which a chain
-/// allows (it reads a tile before writing it).
-pub(crate) fn chain_may_write(plan: &Plan<'_>, args: &[Src], dst: Src) -> bool {
-    if dst != Src::Output {
-        return true;
-    }
-    let Some((out, _)) = plan.output.contiguous else {
-        return false;
-    };
-    args.iter().all(|a| match a {
-        Src::Input(i) => plan.inputs.get(*i).is_some_and(|inp| {
-            !std::ptr::eq(inp.buffer, plan.output.buffer)
-                || (inp.dtype == plan.output.dtype
-                    && inp.contiguous.is_some_and(|(p, _)| std::ptr::eq(p, out)))
-        }),
-        _ => true,
     })
 }

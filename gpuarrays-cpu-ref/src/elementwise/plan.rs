@@ -21,7 +21,7 @@ use super::BLOCK;
 use super::instructions;
 use super::kernel::{ARGS, Arg, Kernel};
 use super::layout::gather;
-use super::operands::{self, InputPlan, OutputPlan, writes_output};
+use super::operands::{self, InputPlan, OutputPlan};
 use crate::buffer::CpuBuffer;
 use crate::error::{CpuError, invalid};
 
@@ -379,4 +379,38 @@ fn input_src(plan: &mut Plan<'_>, cols: &mut Columns, s: usize) -> Result<Src, C
         link: None,
     });
     Ok(Src::Scratch(c))
+}
+
+/// Whether a step reading `args` may write the output in place: the output is contiguous,
+/// and no operand is read in place from the output's buffer (core lets an output overlap an
+/// input element for element; a kernel's operand slices must not overlap its output).
+pub(crate) fn writes_output(plan: &Plan<'_>, args: &[Src]) -> bool {
+    plan.output.contiguous.is_some()
+        && args.iter().all(|a| match a {
+            Src::Input(i) => plan
+                .inputs
+                .get(*i)
+                .is_some_and(|inp| !std::ptr::eq(inp.buffer, plan.output.buffer)),
+            _ => true,
+        })
+}
+
+/// Whether a fused chain reading `args` may write `dst`: any operand in the output's buffer
+/// is the output itself, element for element (same first element and type), which a chain
+/// allows (it reads a tile before writing it).
+pub(crate) fn chain_may_write(plan: &Plan<'_>, args: &[Src], dst: Src) -> bool {
+    if dst != Src::Output {
+        return true;
+    }
+    let Some((out, _)) = plan.output.contiguous else {
+        return false;
+    };
+    args.iter().all(|a| match a {
+        Src::Input(i) => plan.inputs.get(*i).is_some_and(|inp| {
+            !std::ptr::eq(inp.buffer, plan.output.buffer)
+                || (inp.dtype == plan.output.dtype
+                    && inp.contiguous.is_some_and(|(p, _)| std::ptr::eq(p, out)))
+        }),
+        _ => true,
+    })
 }

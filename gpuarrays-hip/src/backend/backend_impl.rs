@@ -105,8 +105,8 @@ impl HipBackend {
                 o.buffer,
                 o.dtype,
                 o.offset,
-                &args.shape,
-                &o.strides,
+                args.shape,
+                o.strides,
                 "elementwise",
             )?;
         }
@@ -114,23 +114,23 @@ impl HipBackend {
             EwOperand {
                 ptr: o.buffer.at(o.offset, o.dtype.size()),
                 dtype: o.dtype,
-                strides: &o.strides,
+                strides: o.strides,
             }
         }
         let mut inputs: SmallVec<[EwOperand<'_>; 8]> = SmallVec::new();
-        for o in &args.inputs {
+        for o in args.inputs {
             inputs.push(ew(o));
         }
         let output = ew(&args.output);
         let dev = self.kernels();
         let prepared =
-            elementwise::prepare(dev, program, &args.shape, &inputs, &args.scalars, output)?;
+            elementwise::prepare(dev, program, args.shape, &inputs, args.scalars, output)?;
         let Some(prepared) = prepared else {
             return Ok(());
         };
         // The operands' roles straight into the protocol's form (one list, not three).
         let mut accesses: SmallVec<[Access<'_>; 8]> = SmallVec::new();
-        for o in &args.inputs {
+        for o in args.inputs {
             accesses.push(Access::read(o.buffer.device_buffer()));
         }
         accesses.push(Access::write(args.output.buffer.device_buffer()));

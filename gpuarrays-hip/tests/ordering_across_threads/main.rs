@@ -37,7 +37,7 @@ fn f32_op(buf: &HipBuffer) -> Operand<'_, HipBuffer> {
         buffer: buf,
         dtype: DType::F32,
         offset: 0,
-        strides: vec![1],
+        strides: &[1],
     }
 }
 
@@ -93,9 +93,9 @@ fn scale(b: &HipBackend, tag: u32, input: &HipBuffer, out: &HipBuffer, k: f32) {
     b.elementwise(
         &scale_program(tag),
         &ElementwiseArgs {
-            shape: vec![N],
-            inputs: vec![f32_op(input)],
-            scalars: vec![Scalar::F32(k)],
+            shape: &[N],
+            inputs: &[f32_op(input)],
+            scalars: &[Scalar::F32(k)],
             output: f32_op(out),
         },
     )
@@ -106,9 +106,9 @@ fn fill(b: &HipBackend, out: &HipBuffer, k: f32) {
     b.elementwise(
         &fill_program(),
         &ElementwiseArgs {
-            shape: vec![N],
-            inputs: vec![],
-            scalars: vec![Scalar::F32(k)],
+            shape: &[N],
+            inputs: &[],
+            scalars: &[Scalar::F32(k)],
             output: f32_op(out),
         },
     )

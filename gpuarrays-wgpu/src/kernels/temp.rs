@@ -59,19 +59,19 @@ pub fn pack(
         ],
     };
     let args = ElementwiseArgs {
-        shape: vec![count],
-        inputs: vec![Operand {
+        shape: &[count],
+        inputs: &[Operand {
             buffer: temp,
             dtype: DType::U32,
             offset: 0,
-            strides: vec![1],
+            strides: &[1],
         }],
-        scalars: vec![],
+        scalars: &[],
         output: Operand {
             buffer: dst,
             dtype: d,
             offset: dst_offset,
-            strides: vec![1],
+            strides: &[1],
         },
     };
     elementwise::run(ctx, &program, &args)

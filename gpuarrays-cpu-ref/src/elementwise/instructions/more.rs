@@ -8,7 +8,7 @@ use gpuarrays_core::host::semantics::{
 use gpuarrays_core::kernel::{BinaryOp, UnaryOp};
 use gpuarrays_core::{DType, Element, dispatch_dtype};
 
-use super::super::kernel::kernel;
+use super::super::multiversion::kernel;
 use super::Compiled;
 use crate::error::invalid;
 

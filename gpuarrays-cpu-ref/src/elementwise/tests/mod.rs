@@ -152,29 +152,33 @@ impl<T: Float> Case<T> {
             .collect();
         let fresh = CpuBuffer::new(self.n * size).unwrap();
         let out = if self.in_place { &buffers[0] } else { &fresh };
-        let inputs = buffers
+        let strides: Vec<[isize; 1]> = (self.inputs.iter())
+            .map(|(place, _)| match place {
+                Place::Contiguous => [1],
+                Place::Broadcast => [0],
+                Place::Strided => [2],
+            })
+            .collect();
+        let inputs: Vec<Operand<'_, CpuBuffer>> = buffers
             .iter()
-            .zip(&self.inputs)
-            .map(|(buffer, (place, _))| Operand {
+            .zip(&strides)
+            .map(|(buffer, strides)| Operand {
                 buffer,
                 dtype: T::DTYPE,
                 offset: 0,
-                strides: vec![match place {
-                    Place::Contiguous => 1,
-                    Place::Broadcast => 0,
-                    Place::Strided => 2,
-                }],
+                strides,
             })
             .collect();
+        let scalars: Vec<Scalar> = self.scalars.iter().map(|s| s.scalar()).collect();
         let args = ElementwiseArgs {
-            shape: vec![self.n],
-            inputs,
-            scalars: self.scalars.iter().map(|s| s.scalar()).collect(),
+            shape: &[self.n],
+            inputs: &inputs,
+            scalars: &scalars,
             output: Operand {
                 buffer: out,
                 dtype: T::DTYPE,
                 offset: 0,
-                strides: vec![1],
+                strides: &[1],
             },
         };
         f(&args, out)

@@ -100,19 +100,19 @@ fn partly_written_buffers_read_zeros_elsewhere() {
         ],
     };
     let args = ElementwiseArgs {
-        shape: vec![n],
-        inputs: vec![Operand {
+        shape: &[n],
+        inputs: &[Operand {
             buffer: &x,
             dtype: gpuarrays_core::DType::F32,
             offset: 0,
-            strides: vec![1],
+            strides: &[1],
         }],
-        scalars: vec![gpuarrays_core::Scalar::F32(2.0)],
+        scalars: &[gpuarrays_core::Scalar::F32(2.0)],
         output: Operand {
             buffer: &out,
             dtype: gpuarrays_core::DType::F32,
             offset: 2,
-            strides: vec![1],
+            strides: &[1],
         },
     };
     run_with(&program, &args, Fusion::Chains).unwrap();
@@ -157,19 +157,19 @@ fn a_racing_first_access_never_loses_an_overwriting_eval() {
         std::thread::scope(|s| {
             s.spawn(|| {
                 let args = ElementwiseArgs {
-                    shape: vec![n],
-                    inputs: vec![Operand {
+                    shape: &[n],
+                    inputs: &[Operand {
                         buffer: &x,
                         dtype: f,
                         offset: 0,
-                        strides: vec![1],
+                        strides: &[1],
                     }],
-                    scalars: vec![gpuarrays_core::Scalar::F32(3.0)],
+                    scalars: &[gpuarrays_core::Scalar::F32(3.0)],
                     output: Operand {
                         buffer: &out,
                         dtype: f,
                         offset: 0,
-                        strides: vec![1],
+                        strides: &[1],
                     },
                 };
                 barrier.wait();

@@ -79,7 +79,7 @@ fn boxes(
     program: &Program,
     args: &ElementwiseArgs<'_, WgpuBuffer>,
 ) -> Result<Vec<Box>> {
-    let shape = &args.shape;
+    let shape = args.shape;
     let ndim = shape.len();
     let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
     let cap = ctx
@@ -87,7 +87,7 @@ fn boxes(
         .max_storage_buffer_binding_size
         .saturating_sub(2 * align);
     let out_size = program.output_dtype().size() as u64;
-    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, &args.output.strides);
+    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, args.output.strides);
     // Whether a box of `r` indices at `level` fits every operand.
     let fits = |level: usize, r: usize| -> bool {
         let inner: usize = shape[level + 1..].iter().product();
@@ -99,7 +99,7 @@ fn boxes(
             .iter()
             .chain(strided_output.then_some(&args.output));
         strided.into_iter().all(|op| {
-            let st = &op.strides;
+            let st = op.strides;
             let mut span = st[level].unsigned_abs() as u64 * (r as u64 - 1) + 1;
             for k in level + 1..ndim {
                 span += st[k].unsigned_abs() as u64 * (shape[k] as u64 - 1);
@@ -197,10 +197,10 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
         return Err(invalid("operand strides do not match the shape"));
     }
     if args.shape.is_empty() {
-        return run(ctx, program, &as_one_dimension(args));
+        return in_one_dimension(args, |one| run(ctx, program, one));
     }
     let out_d = program.output_dtype();
-    let strided_output = !gpuarrays_core::shape::is_contiguous(&args.shape, &args.output.strides);
+    let strided_output = !gpuarrays_core::shape::is_contiguous(args.shape, args.output.strides);
     if strided_output && is_byte(out_d) {
         return Err(invalid(format!(
             "a strided {out_d} output (bytes share words: core writes those in contiguous runs)"
@@ -247,20 +247,22 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
 /// A 0-d index space (one element) as one dimension of length 1. Core sends rank 0 where a
 /// box copy's destination runs are single elements (`fftshift` of a last axis of length 2
 /// or 3, zero-padding a last axis of length 1); the boxes and kernels here index at least
-/// one dimension.
-fn as_one_dimension<'a>(args: &ElementwiseArgs<'a, WgpuBuffer>) -> ElementwiseArgs<'a, WgpuBuffer> {
+/// one dimension: `f` runs on that description.
+fn in_one_dimension<'a, R>(
+    args: &ElementwiseArgs<'a, WgpuBuffer>,
+    f: impl FnOnce(&ElementwiseArgs<'_, WgpuBuffer>) -> R,
+) -> R {
     let one = |op: &Operand<'a, WgpuBuffer>| Operand {
-        buffer: op.buffer,
-        dtype: op.dtype,
-        offset: op.offset,
-        strides: vec![1],
+        strides: &[1],
+        ..*op
     };
-    ElementwiseArgs {
-        shape: vec![1],
-        inputs: args.inputs.iter().map(one).collect(),
-        scalars: args.scalars.clone(),
+    let inputs: Vec<Operand<'_, WgpuBuffer>> = args.inputs.iter().map(one).collect();
+    f(&ElementwiseArgs {
+        shape: &[1],
+        inputs: &inputs,
+        scalars: args.scalars,
         output: one(&args.output),
-    }
+    })
 }
 
 fn byte_range(d: DType, lo: i64, hi: i64) -> (u64, u64) {
@@ -280,7 +282,7 @@ fn dispatch_range(
     compiled: &mut Compiled,
 ) -> Result<()> {
     let vec4 = !vec4_inputs.is_empty();
-    let shape = &args.shape;
+    let shape = args.shape;
     let out = &args.output;
     let out_d = program.output_dtype();
     let access: Vec<OpAccess> = args.inputs.iter().map(Operand::access).collect();
@@ -290,7 +292,7 @@ fn dispatch_range(
     for (k, (op, a)) in args.inputs.iter().zip(&access).enumerate() {
         let (lo, hi) = match a {
             OpAccess::Contiguous => ((op.offset + start) as i64, (op.offset + end - 1) as i64),
-            _ => bx.reach(op.offset, &op.strides, shape),
+            _ => bx.reach(op.offset, op.strides, shape),
         };
         let (blo, bhi) = byte_range(op.dtype, lo, hi);
         let class = if vec4 && vec4_inputs[k] {
@@ -304,9 +306,9 @@ fn dispatch_range(
             _ => op.offset as u64 * op.dtype.size() as u64,
         });
     }
-    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, &out.strides);
+    let strided_output = !gpuarrays_core::shape::is_contiguous(shape, out.strides);
     let (olo, ohi) = if strided_output {
-        let (lo, hi) = bx.reach(out.offset, &out.strides, shape);
+        let (lo, hi) = bx.reach(out.offset, out.strides, shape);
         byte_range(out_d, lo, hi)
     } else {
         byte_range(
