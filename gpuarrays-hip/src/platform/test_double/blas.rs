@@ -11,7 +11,7 @@ use super::state::{FakeBlas, FakeOp, State};
 use super::{FakePlatform, api};
 use crate::error::{HipError, Result};
 use crate::platform::{
-    BlasHandle, BlasLibrary, BlasType, DeviceId, DevicePtr, GemmStridedBatched, StreamHandle, codes,
+    BlasHandle, BlasType, DeviceId, DevicePtr, GemmStridedBatched, StreamHandle, codes,
 };
 use gpuarrays_core::{Complex32, Complex64};
 
@@ -147,18 +147,8 @@ impl FakePlatform {
         let at = self.access(st, ptr, bytes)?;
         Ok(st.bytes_mut(at, bytes).to_vec())
     }
-}
 
-impl BlasLibrary for FakePlatform {
-    fn blas_version(&self) -> Result<String> {
-        if self.config.blas_available {
-            Ok("fake BLAS 1.0".into())
-        } else {
-            self.blas_create(DeviceId(0)).map(|_| String::new())
-        }
-    }
-
-    fn blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
+    pub(super) fn fake_blas_create(&self, device: DeviceId) -> Result<BlasHandle> {
         self.check_device(device)?;
         if !self.config.blas_available {
             return Err(HipError::LibraryNotFound {
@@ -186,7 +176,7 @@ impl BlasLibrary for FakePlatform {
         Ok(BlasHandle(h))
     }
 
-    fn blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
+    pub(super) fn fake_blas_destroy(&self, device: DeviceId, handle: BlasHandle) -> Result<()> {
         let mut st = self.state.lock();
         let bound = st.bound.get(&std::thread::current().id()).copied();
         match st.blas.get(&handle.0) {
@@ -212,7 +202,7 @@ impl BlasLibrary for FakePlatform {
         }
     }
 
-    unsafe fn blas_gemm(
+    pub(super) fn fake_blas_gemm(
         &self,
         handle: BlasHandle,
         stream: StreamHandle,
@@ -275,9 +265,7 @@ impl BlasLibrary for FakePlatform {
         }
         Ok(())
     }
-}
 
-impl FakePlatform {
     /// Device memory each BLAS handle created from now on holds (its workspace; 0 by
     /// default), so that handle creation can run out of memory.
     pub fn set_blas_workspace_bytes(&self, bytes: usize) {

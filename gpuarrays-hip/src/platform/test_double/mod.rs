@@ -11,7 +11,7 @@
 //! - enqueueing from a thread not bound to the stream's device fails (as real contexts do);
 //! - graph capture rules: synchronising the device, or a stream that is capturing, and host
 //!   copies on a capturing stream fail and invalidate the capture, as on CUDA/HIP;
-//! - graph memory as CUDA's stream-ordered allocator has it (`graphs.rs`), and a capture
+//! - graph memory as CUDA's stream-ordered allocator has it (`work_impl.rs`), and a capture
 //!   begun in global or thread-local mode is ended only by the thread that began it;
 //! - a race detector (`race`) flags a write or free of memory not ordered after another
 //!   stream's use that may still be in flight ([`FakePlatform::races`]);
@@ -30,13 +30,12 @@
 mod blas;
 mod faults;
 mod fft;
-mod graphs;
-mod kernels;
 mod pinned;
 mod platform_impl;
 pub(crate) mod race;
 mod records;
 mod state;
+mod work_impl;
 
 pub use fft::FakeFftStats;
 pub use pinned::PINNED_FILL;
