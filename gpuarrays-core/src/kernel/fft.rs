@@ -5,7 +5,8 @@
 //! batch) and hands a backend only what one call of a GPU FFT library does: 1 to 3
 //! transform lengths, a batch count, and for each operand an offset, a stride and a distance
 //! in the form of cuFFT's and rocFFT's advanced data layout. So a backend maps an `FftArgs`
-//! to one plan and one execution, with no decisions of its own.
+//! to one plan and one execution, with no decisions of its own; [`FftPlanKey`] is that plan's
+//! identity (everything but the buffers and offsets), for a backend that keeps plans.
 //!
 //! # Semantics
 //!
@@ -40,6 +41,10 @@ use std::fmt;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+
+mod plan_key;
+
+pub use plan_key::FftPlanKey;
 
 /// The most transform dimensions of one backend call (cuFFT's and rocFFT's limit).
 pub const MAX_FFT_RANK: usize = 3;
@@ -133,6 +138,28 @@ pub const fn half_len(n: usize) -> usize {
     n / 2 + 1
 }
 
+/// The element type of the input (`input`) or output side of a `kind` transform.
+fn side_dtype(kind: FftKind, real: DType, input: bool) -> DType {
+    let real_side = if input { FftKind::R2C } else { FftKind::C2R };
+    if kind == real_side {
+        real
+    } else {
+        complex_of(real).unwrap_or(DType::C64)
+    }
+}
+
+/// The physical shape of one input (`input`) or output transform of `kind` over `lengths`:
+/// the lengths, with the last replaced by its half-spectrum length on a complex side of
+/// R2C/C2R.
+fn side_embed(kind: FftKind, lengths: &[usize], input: bool) -> Vec<usize> {
+    let half_side = if input { FftKind::C2R } else { FftKind::R2C };
+    let mut e = lengths.to_vec();
+    if let (true, Some(last)) = (kind == half_side, e.last_mut()) {
+        *last = half_len(*last);
+    }
+    e
+}
+
 impl<Buf> FftArgs<'_, Buf> {
     /// The complex type of this precision.
     pub fn complex(&self) -> DType {
@@ -141,43 +168,22 @@ impl<Buf> FftArgs<'_, Buf> {
 
     /// The input's element type.
     pub fn input_dtype(&self) -> DType {
-        match self.kind {
-            FftKind::R2C => self.real,
-            FftKind::C2C | FftKind::C2R => self.complex(),
-        }
+        side_dtype(self.kind, self.real, true)
     }
 
     /// The output's element type.
     pub fn output_dtype(&self) -> DType {
-        match self.kind {
-            FftKind::C2R => self.real,
-            FftKind::C2C | FftKind::R2C => self.complex(),
-        }
-    }
-
-    /// The lengths with the last replaced by its half-spectrum length.
-    fn half_embed(&self) -> Vec<usize> {
-        let mut e = self.lengths.clone();
-        if let Some(last) = e.last_mut() {
-            *last = half_len(*last);
-        }
-        e
+        side_dtype(self.kind, self.real, false)
     }
 
     /// The physical shape of one input transform.
     pub fn input_embed(&self) -> Vec<usize> {
-        match self.kind {
-            FftKind::C2R => self.half_embed(),
-            FftKind::C2C | FftKind::R2C => self.lengths.clone(),
-        }
+        side_embed(self.kind, &self.lengths, true)
     }
 
     /// The physical shape of one output transform.
     pub fn output_embed(&self) -> Vec<usize> {
-        match self.kind {
-            FftKind::R2C => self.half_embed(),
-            FftKind::C2C | FftKind::C2R => self.lengths.clone(),
-        }
+        side_embed(self.kind, &self.lengths, false)
     }
 
     /// Elements per transform of the input and output embeds.

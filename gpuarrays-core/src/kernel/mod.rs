@@ -45,7 +45,7 @@ pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp,
 pub use elementwise::{
     Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout, simplify_layout_into,
 };
-pub use fft::{FftArgs, FftDirection, FftKind, FftLayout, MAX_FFT_RANK};
+pub use fft::{FftArgs, FftDirection, FftKind, FftLayout, FftPlanKey, MAX_FFT_RANK};
 pub use indexing::{GatherArgs, IndexMode, IndexSpace, ScatterArgs, ScatterOp, Strided3};
 pub use operators::{BinaryOp, UnaryOp};
 pub use random::Distribution;

@@ -19,7 +19,7 @@ mod plan_cache;
 mod work_area;
 
 pub use plan_cache::{
-    DEFAULT_LIMITS, FFT_PLAN_CACHE_ENV, FftPlan, FftPlanCache, FftPlanKey, FftPlanLease,
+    DEFAULT_LIMITS, FFT_PLAN_CACHE_ENV, FftPlan, FftPlanCache, FftPlanCacheKey, FftPlanLease,
     parse_limits,
 };
 pub use work_area::{MAX_STREAMS, WorkAreas};
@@ -269,7 +269,7 @@ impl FftLaunch<'_> {
 /// Bytes from the first input element of `desc` to one past the last.
 fn input_span(desc: &FftPlanDesc) -> usize {
     span(
-        &desc.input_embed,
+        &desc.input_embed(),
         desc.batch,
         desc.input_dist,
         desc.input_stride,
@@ -280,7 +280,7 @@ fn input_span(desc: &FftPlanDesc) -> usize {
 /// Bytes from the first output element of `desc` to one past the last.
 fn output_span(desc: &FftPlanDesc) -> usize {
     span(
-        &desc.output_embed,
+        &desc.output_embed(),
         desc.batch,
         desc.output_dist,
         desc.output_stride,

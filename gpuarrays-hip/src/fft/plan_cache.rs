@@ -1,8 +1,9 @@
 //! [`FftPlanCache`]: one device's cuFFT/rocFFT plans in core's `HandleCache`.
 //!
-//! - **Key**: the device and the whole [`FftPlanDesc`] (kind, direction, precision,
-//!   lengths, embeds, batch, strides and distances, placement); data pointers are not part of
-//!   it, so one plan serves every buffer laid out alike.
+//! - **Key**: the device and the whole [`FftPlanDesc`], core's backend-neutral
+//!   `FftPlanKey` (kind, direction, precision, lengths, batch, strides and distances,
+//!   placement); data pointers and offsets are not part of it, so one plan serves every
+//!   buffer laid out alike.
 //! - **Leased exclusively**: [`FftPlanCache::lease`] checks a plan out; until the lease is
 //!   dropped no other thread can get it, so two threads asking for the same key at once get
 //!   two plans (cuFFT's stream and work area are per plan: sharing one between threads races).
@@ -89,16 +90,16 @@ impl FftPlan {
 }
 
 /// The cache key: the device and the plan's description.
-pub type FftPlanKey = (DeviceId, FftPlanDesc);
+pub type FftPlanCacheKey = (DeviceId, FftPlanDesc);
 
 /// A leased plan; dropping it returns the plan to the cache.
-pub type FftPlanLease<'c> = Lease<'c, FftPlanKey, FftPlan>;
+pub type FftPlanLease<'c> = Lease<'c, FftPlanCacheKey, FftPlan>;
 
 /// One device's FFT plans (see the module documentation).
 pub struct FftPlanCache {
     platform: Arc<dyn Platform>,
     device: DeviceId,
-    cache: HandleCache<FftPlanKey, FftPlan>,
+    cache: HandleCache<FftPlanCacheKey, FftPlan>,
 }
 
 impl std::fmt::Debug for FftPlanCache {

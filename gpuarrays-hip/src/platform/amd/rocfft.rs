@@ -274,8 +274,8 @@ impl AmdPlatform {
         let rank = desc.lengths.len();
         let lengths: Vec<usize> = desc.lengths.iter().rev().copied().collect();
         let (ist, ost) = (
-            strides(&desc.input_embed, desc.input_stride),
-            strides(&desc.output_embed, desc.output_stride),
+            strides(&desc.input_embed(), desc.input_stride),
+            strides(&desc.output_embed(), desc.output_stride),
         );
         let mut description: RocfftPlanDescription = std::ptr::null_mut();
         // SAFETY: valid out-pointer.

@@ -128,8 +128,8 @@ impl NvidiaPlatform {
             })?;
             let (mut n, mut inembed, mut onembed) = (
                 i64s(&desc.lengths),
-                i64s(&desc.input_embed),
-                i64s(&desc.output_embed),
+                i64s(&desc.input_embed()),
+                i64s(&desc.output_embed()),
             );
             let mut work = 0usize;
             // SAFETY: the three arrays hold `rank` values each and outlive the call;

@@ -104,7 +104,7 @@ fn dft_axis(x: &mut [C], dims: &[usize], axis: usize, sign: f64) {
 fn transform(d: &FftPlanDesc, input: &[u8], output: &mut [u8]) {
     let rank = d.lengths.len();
     let full: usize = d.lengths.iter().product();
-    let per_out: usize = d.output_embed.iter().product();
+    let per_out: usize = d.output_embed().iter().product();
     let sign = if d.direction == FftDirection::Forward {
         -1.0
     } else {
@@ -348,8 +348,8 @@ impl FakePlatform {
             self.access_on(&mut st, stream, work, work_bytes)?;
         }
         let (per_in, per_out): (usize, usize) = (
-            desc.input_embed.iter().product(),
-            desc.output_embed.iter().product(),
+            desc.input_embed().iter().product(),
+            desc.output_embed().iter().product(),
         );
         let in_span = span(
             desc.batch,

@@ -103,7 +103,7 @@ impl<E: std::fmt::Debug> BindingIndex for std::result::Result<usize, E> {
 /// Runs the FFT `args` describes (the backend has checked [`refusal`] and validated `args`).
 pub(crate) fn run(ctx: &Context, args: &FftArgs<'_, WgpuBuffer>) -> Result<()> {
     let local = line_limit(ctx);
-    let plan = plan::plan(args, local).map_err(|e| match e {
+    let plan = plan::for_args(args, local).map_err(|e| match e {
         PlanError::NotPowerOfTwo(n) => invalid(format!("FFT length {n} is not a power of two")),
         PlanError::TooManyDigits(n) => WgpuError::LimitExceeded {
             what: format!(

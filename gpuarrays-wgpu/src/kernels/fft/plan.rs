@@ -1,5 +1,10 @@
-//! How one [`FftArgs`] becomes a list of kernel steps, with no GPU involved (so the
-//! decomposition is unit-tested on the CPU by interpreting the steps, see the tests).
+//! How one FFT becomes a list of kernel steps, with no GPU involved (so the decomposition
+//! is unit-tested on the CPU by interpreting the steps, see the tests).
+//!
+//! **Plan key.** A plan is made from core's [`FftPlanKey`] (everything of an `FftArgs` but
+//! the buffers and offsets), the same key the HIP backend caches cuFFT/rocFFT plans on, so
+//! both backends agree on which descriptions are one plan. The operands' offsets are added
+//! afterwards ([`Plan::placed`]).
 //!
 //! **Lines.** Every step transforms (or copies) *lines*: `m` points at a fixed element
 //! stride, one line per tuple of up to [`MAX_DIGITS`] *digits* (the batch index and the
@@ -28,7 +33,7 @@
 //! longer than one workgroup line, the bins are cropped (R2C) or the half spectrum extended
 //! (C2R) by an [`StepKind::Edge`] pass through a full-length temporary instead.
 
-use gpuarrays_core::kernel::{FftArgs, FftKind, FftLayout};
+use gpuarrays_core::kernel::{FftArgs, FftKind, FftLayout, FftPlanKey};
 
 pub(crate) use super::steps::{
     Buf, Digit, Load, MAX_DIGITS, Plan, PlanError, Side, Step, StepKind, Store, local_limit,
@@ -234,9 +239,16 @@ impl Planner {
     }
 }
 
-/// The plan of `args` with workgroup lines of at most `local` points (a power of two ≥ 2).
-pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanError> {
-    if let Some(&n) = args.lengths.iter().find(|n| !n.is_power_of_two()) {
+/// The plan of `args`: its key's plan ([`plan`]), placed at the operands' offsets.
+pub(crate) fn for_args<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanError> {
+    let placed = |p: Plan| p.placed(args.input_layout.offset, args.output_layout.offset);
+    plan(&FftPlanKey::from_args(args), local).map(placed)
+}
+
+/// The plan of `key` with workgroup lines of at most `local` points (a power of two ≥ 2),
+/// its input and output at offset 0 ([`Plan::placed`] moves them to the operands' offsets).
+pub(crate) fn plan(key: &FftPlanKey, local: usize) -> Result<Plan, PlanError> {
+    if let Some(&n) = key.lengths.iter().find(|n| !n.is_power_of_two()) {
         return Err(PlanError::NotPowerOfTwo(n));
     }
     let mut p = Planner {
@@ -244,21 +256,21 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
         steps: Vec::new(),
         temps: 0,
     };
-    let (ie, oe) = (args.input_embed(), args.output_embed());
-    let (il, ol) = (args.input_layout, args.output_layout);
-    let r = args.lengths.len();
+    let (ie, oe) = (key.input_embed(), key.output_embed());
+    let (il, ol) = (key.input_layout(), key.output_layout());
+    let r = key.lengths.len();
     let side = |buf, offset, stride| Side {
         buf,
         offset,
         stride,
     };
-    let batch = args.batch;
+    let batch = key.batch;
     // In place over `buf` with `layout`/`embed`: the C2C axes after the first.
     let in_place = |p: &mut Planner, axis: usize, buf: Buf, l: FftLayout, e: &[usize]| {
         let (d, s, _) = axis_lines(batch, axis, (l, e), (l, e));
         let sd = side(buf, l.offset, s);
         p.axis(
-            args.lengths[axis],
+            key.lengths[axis],
             d,
             sd,
             sd,
@@ -267,7 +279,7 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
             &[],
         )
     };
-    match args.kind {
+    match key.kind {
         FftKind::C2C => {
             for (i, axis) in (0..r).rev().enumerate() {
                 if i == 0 {
@@ -277,7 +289,7 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
                         side(Buf::Output, ol.offset, t),
                     );
                     p.axis(
-                        args.lengths[axis],
+                        key.lengths[axis],
                         d,
                         src,
                         dst,
@@ -292,7 +304,7 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
         }
         FftKind::R2C => {
             let axis = r - 1;
-            let n = args.lengths[axis];
+            let n = key.lengths[axis];
             let (d, s, t) = axis_lines(batch, axis, (il, &ie), (ol, &oe));
             let (src, dst) = (
                 side(Buf::Input, il.offset, s),
@@ -344,7 +356,7 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
                 in_place(&mut p, axis, Buf::Input, il, &ie)?;
             }
             let axis = r - 1;
-            let n = args.lengths[axis];
+            let n = key.lengths[axis];
             let (d, s, t) = axis_lines(batch, axis, (il, &ie), (ol, &oe));
             let (src, dst) = (
                 side(Buf::Input, il.offset, s),
@@ -390,7 +402,7 @@ pub(crate) fn plan<B>(args: &FftArgs<'_, B>, local: usize) -> Result<Plan, PlanE
         }
     }
     let temp_elems = if p.temps > 0 {
-        batch * args.lengths.iter().product::<usize>()
+        batch * key.lengths.iter().product::<usize>()
     } else {
         0
     };

@@ -167,7 +167,7 @@ fn check(c: &Case, local: usize) {
         output: &buf,
         output_layout: c.ol,
     };
-    let plan = plan(&args, local).unwrap();
+    let plan = for_args(&args, local).unwrap();
     let (ie, oe) = (args.input_embed(), args.output_embed());
     let n: usize = c.lengths.iter().product();
     // A real signal per batch for R2C and C2R (C2R gets its exact half spectrum).
@@ -372,7 +372,7 @@ fn lengths_that_are_not_powers_of_two_are_refused() {
         output: &buf,
         output_layout: FftLayout::contiguous(0, 96),
     };
-    assert_eq!(plan(&args, 64), Err(PlanError::NotPowerOfTwo(12)));
+    assert_eq!(for_args(&args, 64), Err(PlanError::NotPowerOfTwo(12)));
 }
 
 #[test]
@@ -389,9 +389,52 @@ fn long_axes_take_few_passes() {
         output: &buf,
         output_layout: FftLayout::contiguous(0, 1 << 20),
     };
-    let p = plan(&args, 4096).unwrap();
+    let p = for_args(&args, 4096).unwrap();
     assert_eq!(p.steps.len(), 2);
     assert_eq!(p.temps, 1);
     assert_eq!(local_limit(16384), 2048);
     assert_eq!(local_limit(49152), 4096);
+}
+
+#[test]
+fn offsets_only_place_the_key_plan() {
+    let (x, y) = (0u8, 1u8);
+    let at = |input_offset, output_offset| FftArgs {
+        kind: FftKind::R2C,
+        direction: FftDirection::Forward,
+        real: DType::F32,
+        lengths: vec![4, 64],
+        batch: 3,
+        input: &x,
+        input_layout: FftLayout::contiguous(input_offset, 256),
+        output: &y,
+        output_layout: FftLayout::contiguous(output_offset, 4 * 33),
+    };
+    let (origin, shifted) = (at(0, 0), at(5, 7));
+    assert_eq!(
+        FftPlanKey::from_args(&origin),
+        FftPlanKey::from_args(&shifted)
+    );
+    let (a, b) = (
+        for_args(&origin, 16).unwrap(),
+        for_args(&shifted, 16).unwrap(),
+    );
+    assert!(a.temps > 0, "a split axis, so temporaries are placed too");
+    assert_eq!(a.steps.len(), b.steps.len());
+    for (s, t) in a.steps.iter().zip(&b.steps) {
+        for (u, v) in [(s.src, t.src), (s.dst, t.dst)] {
+            let shift = match u.buf {
+                Buf::Input => 5,
+                Buf::Output => 7,
+                Buf::Temp(_) => 0,
+            };
+            assert_eq!(
+                Side {
+                    offset: u.offset + shift,
+                    ..u
+                },
+                v
+            );
+        }
+    }
 }

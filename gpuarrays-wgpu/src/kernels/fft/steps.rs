@@ -137,6 +137,22 @@ pub(crate) struct Plan {
     pub temp_elems: usize,
 }
 
+impl Plan {
+    /// The plan with its input and output sides moved to element `input` and `output` of
+    /// their buffers: a plan is made from core's `FftPlanKey`, which has no offsets, so its
+    /// operands start at 0 until placed (temporaries stay at 0).
+    pub fn placed(mut self, input: usize, output: usize) -> Plan {
+        for side in self.steps.iter_mut().flat_map(|s| [&mut s.src, &mut s.dst]) {
+            side.offset += match side.buf {
+                Buf::Input => input,
+                Buf::Output => output,
+                Buf::Temp(_) => 0,
+            };
+        }
+        self
+    }
+}
+
 /// Why a plan cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PlanError {
