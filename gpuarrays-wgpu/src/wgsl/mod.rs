@@ -1,7 +1,8 @@
 //! WGSL generation shared by every kernel: how element types are stored and loaded
-//! ([`types`]), the primitives of core's lowered IR ([`primitives`]), the library math ([`math`], [`trig`], [`pow`], [`fmod`] on top of
-//! [`extended`] and [`two_over_pi`]), helper functions emitted on demand ([`helpers`]), and
-//! the parameter block and the dispatch grid ([`header`]). The semantic rules, the random
+//! ([`types`]), the primitives of core's lowered IR ([`primitives`]) and the random draws
+//! printed from them ([`random`]), the library math ([`math`], [`trig`], [`pow`], [`fmod`]
+//! on top of [`extended`] and [`two_over_pi`]), helper functions emitted on demand
+//! ([`helpers`]), and the parameter block and the dispatch grid ([`header`]). The semantic rules, the random
 //! recipe included, are core's (`gpuarrays_core::kernel::lowered`).
 
 pub mod extended;
@@ -11,6 +12,7 @@ pub mod helpers;
 pub mod math;
 pub mod pow;
 pub mod primitives;
+pub mod random;
 pub mod trig;
 pub mod two_over_pi;
 pub mod types;

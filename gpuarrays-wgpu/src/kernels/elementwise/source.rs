@@ -18,6 +18,7 @@ use crate::pipeline::Access;
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
 use crate::wgsl::primitives;
+use crate::wgsl::random;
 use crate::wgsl::types::{self, Class, is_byte, units};
 
 /// Where each operand is bound and how it is read: everything the source depends on
@@ -198,7 +199,7 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
             Prim::Random(dist, slot) => {
                 let w = s.scalar[slot as usize];
                 let t = block.ty(v);
-                let f = primitives::random_element(h, dist, t);
+                let f = random::element(h, dist, t);
                 format!("{f}(j, 0u, prm({w}u), prm({}u))", w + 1)
             }
             other => return Err(invalid(format!("a lowered program with {other:?}"))),
