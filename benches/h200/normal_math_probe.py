@@ -5,10 +5,10 @@ logf/sqrtf/sincosf against the restricted-domain `ga_unit_ln`/`ga_sincos_turn` o
 (printed by `cpp/philox.rs` from core's lowering; the C++ is read from `unit_math.rs` and
 from that printed text, so the probe runs the exact text the backend compiles), on the GPU
 through CuPy's NVRTC with the backend's no-contraction flag. Write the Philox text first (on
-any machine: the crate's unit-test binary does it), then run on the GPU machine from the
+any machine: the crate's `philox_text` test does it), then run on the GPU machine from the
 repository root:
 
-    GPUARRAYS_DUMP_PHILOX=target/philox.cu cargo test -p gpuarrays-hip --lib philox
+    GPUARRAYS_DUMP_PHILOX=target/philox.cu cargo test -p gpuarrays-hip --test philox_text
     python3 benches/h200/normal_math_probe.py
 
 Speed: 2^28 outputs (1 GiB of f32), four normals per Philox4x32-10 call stored as one float4,

@@ -129,8 +129,8 @@ pub fn library(draws: &[(Distribution, DType)]) -> String {
 mod tests {
     use super::*;
 
-    /// Each draw's functions are defined once. With `GPUARRAYS_DUMP_PHILOX=<file>` the text
-    /// of every draw is written there (what `benches/h200/normal_math_probe.py` compiles).
+    /// Each draw's functions are defined once. (`tests/philox_text.rs` writes the text of
+    /// every draw for `benches/h200/normal_math_probe.py`.)
     #[test]
     fn the_library_defines_each_draw_once() {
         let all = [
@@ -162,8 +162,5 @@ mod tests {
         let philox = &philox[..philox.find("\n}").unwrap_or(0)];
         assert_eq!(philox.matches("ga_mul_wide(").count(), 20, "{philox}");
         assert!(draw_name(Distribution::Normal, DType::I32).is_none());
-        if let Some(path) = std::env::var_os("GPUARRAYS_DUMP_PHILOX") {
-            std::fs::write(path, &s).expect("writing the Philox text");
-        }
     }
 }
