@@ -112,6 +112,10 @@ impl<B: Backend> Backend for Restricted<B> {
         self.inner.writes_strided_outputs(dtype)
     }
 
+    fn reports_gather_range(&self) -> bool {
+        self.inner.reports_gather_range()
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {
         self.inner.alloc(bytes)
     }

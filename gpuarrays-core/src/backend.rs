@@ -192,6 +192,18 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::gather(self, args)
     }
 
+    /// Whether [`gather`](Self::gather) reports out-of-range indices of an
+    /// [`IndexMode::Raise`](crate::kernel::IndexMode::Raise) gather itself, through
+    /// [`GatherArgs::out_of_range`]. Then core does not check the indices in a pass of its own
+    /// before the gather (an extra read of every index, a reduction and a read-back); it reads
+    /// the report after the gather, and only on a report looks for the offending index to
+    /// name it in the error. Default `false` (core checks first; `out_of_range` is `None`).
+    /// [`host::gather`] fills the report, so a backend whose gathers are the kit's may answer
+    /// `true`.
+    fn reports_gather_range(&self) -> bool {
+        false
+    }
+
     /// Stores or adds elements at the positions an index array holds, in place (semantics,
     /// and what may differ between backends, in [`crate::kernel::indexing`]). Default:
     /// [`host::scatter`].

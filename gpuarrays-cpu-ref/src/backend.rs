@@ -228,11 +228,20 @@ impl Backend for CpuBackend {
     }
 
     fn gather(&self, args: &GatherArgs<'_, CpuBuffer>) -> Result<()> {
-        let acc = Accesses::default()
+        let mut acc = Accesses::default()
             .read(args.space.index.buffer)
             .read(args.source.buffer)
             .write(args.output);
+        if let Some(report) = args.out_of_range {
+            acc = acc.write(report);
+        }
         self.run(acc, Here::Pool, || crate::indexing::run_gather(args))
+    }
+
+    /// The gather notes out-of-range indices as it reads them (one comparison per element
+    /// against core's separate pass: a fused comparison, a reduction and a read-back).
+    fn reports_gather_range(&self) -> bool {
+        true
     }
 
     fn scatter(&self, args: &ScatterArgs<'_, CpuBuffer>) -> Result<()> {

@@ -8,6 +8,8 @@
 //! store therefore keeps the last update in row-major order and a sum adds in that order,
 //! exactly as the host kit's serial loop does.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bytemuck::Pod;
 use gpuarrays_core::dispatch_dtype;
 use gpuarrays_core::host::semantics::Arith;
@@ -54,22 +56,35 @@ fn gather<T: Pod + Send + Sync>(a: &GatherArgs<'_, CpuBuffer>) -> Result<(), Cpu
     let [outer, count, inner] = a.space.dims;
     // SAFETY: core gives the gather a new output, so nothing writes the index or the
     // source (which may share a buffer with each other, both read) during the call.
-    let position = unsafe { index_reader(&a.space)? };
+    let (index_base, raw) = unsafe { span_of::<i64>(&a.space.index, a.space.dims)? };
     // SAFETY: as above.
     let (base, src) = unsafe { span_of::<T>(&a.source, [outer, a.space.extent, inner])? };
     // SAFETY: the output is a new array no other call touches.
     let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, outer * count * inner)? };
+    let n = i64::try_from(a.space.extent).unwrap_or(i64::MAX);
+    let report = a.out_of_range.is_some();
+    let out_of_range = AtomicBool::new(false);
     out.par_chunks_mut(BLOCK)
         .with_min_len(crate::parallel::min_len())
         .enumerate()
         .for_each(|(b, chunk)| {
+            let mut bad = false;
             for (i, y) in (b * BLOCK..).zip(chunk.iter_mut()) {
                 let (o, jk) = (i / (count * inner), i % (count * inner));
                 let (j, k) = (jk / inner, jk % inner);
-                *y = src[a.source.at(o, position(o, j, k), k) - base];
+                let r = raw[a.space.index.at(o, j, k) - index_base];
+                bad |= report && !(-n..n).contains(&r);
+                let p = a.space.mode.position(r, a.space.extent);
+                *y = src[a.source.at(o, p, k) - base];
+            }
+            if bad {
+                out_of_range.store(true, Ordering::Relaxed);
             }
         });
-    Ok(())
+    match a.out_of_range {
+        Some(flag) if out_of_range.into_inner() => flag.write_bytes(0, &1u32.to_ne_bytes()),
+        _ => Ok(()),
+    }
 }
 
 /// Runs a gather.

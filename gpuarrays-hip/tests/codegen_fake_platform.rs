@@ -311,6 +311,7 @@ fn gathers_and_scatters_launch_once_on_the_callers_stream() {
         source: line(&table, [0, 1, 0]),
         output: &rows,
         output_offset: 0,
+        out_of_range: None,
     };
     let scatter = |op, dtype| ScatterArgs {
         op,

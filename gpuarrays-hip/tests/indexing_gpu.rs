@@ -272,6 +272,7 @@ fn typical_shapes_are_timed() {
         source: operand(&table, ss),
         output: &out,
         output_offset: 0,
+        out_of_range: None,
     };
     let g = gather([1, m, 1], &wide, 1 << 24, [0, 1, 0], [0, 1, 0]);
     time("take f32, 2^26 of 2^24", 16 * m, &|| {

@@ -51,6 +51,7 @@ pub trait DynBackend: Send + Sync + 'static {
     fn supports(&self, dtype: DType, op: OpKind) -> Support;
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support;
     fn writes_strided_outputs(&self, dtype: DType) -> bool;
+    fn reports_gather_range(&self) -> bool;
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer>;
     fn release(&self, buffer: CustomBuffer);
     fn write(&self, dst: &CustomBuffer, byte_offset: usize, src: &[u8]) -> Result<()>;
@@ -109,6 +110,9 @@ impl<B: Backend> DynBackend for B {
     }
     fn writes_strided_outputs(&self, dtype: DType) -> bool {
         Backend::writes_strided_outputs(self, dtype)
+    }
+    fn reports_gather_range(&self) -> bool {
+        Backend::reports_gather_range(self)
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         Backend::alloc(self, bytes).map(|b| CustomBuffer::new(b, bytes))
@@ -219,6 +223,9 @@ impl Backend for CustomBackend {
     }
     fn writes_strided_outputs(&self, dtype: DType) -> bool {
         self.0.writes_strided_outputs(dtype)
+    }
+    fn reports_gather_range(&self) -> bool {
+        self.0.reports_gather_range()
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         self.0.alloc(bytes)

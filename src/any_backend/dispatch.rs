@@ -75,6 +75,10 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.writes_strided_outputs(dtype))
     }
 
+    fn reports_gather_range(&self) -> bool {
+        match_variant!(self, b => b.reports_gather_range())
+    }
+
     fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {
         match_variant!(self, b => alloc(b, bytes))
     }

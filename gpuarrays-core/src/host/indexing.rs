@@ -31,28 +31,43 @@ pub fn positions<B: HostStorage>(
     backend: &B,
     space: &IndexSpace<'_, B::Buffer>,
 ) -> Result<Vec<usize>> {
+    positions_and_range(backend, space).map(|(p, _)| p)
+}
+
+/// [`positions`], and whether every index lies in `-extent..extent` (the `Raise` rule).
+fn positions_and_range<B: HostStorage>(
+    backend: &B,
+    space: &IndexSpace<'_, B::Buffer>,
+) -> Result<(Vec<usize>, bool)> {
     let span = space.index.span(space.dims);
     let raw: Vec<i64> = read_vec(backend, space.index.buffer, span.start, span.len())?;
     let mut out = Vec::with_capacity(space.len());
+    let n = i64::try_from(space.extent).unwrap_or(i64::MAX);
+    let mut in_range = true;
     let [outer, count, inner] = space.dims;
     for o in 0..outer {
         for j in 0..count {
             for k in 0..inner {
                 let r = raw[space.index.at(o, j, k) - span.start];
+                in_range &= (-n..n).contains(&r);
                 out.push(space.mode.position(r, space.extent));
             }
         }
     }
-    Ok(out)
+    Ok((out, in_range))
 }
 
-/// Gathers on the host: reads the index and the source's span, writes the output.
+/// Gathers on the host: reads the index and the source's span, writes the output (and sets
+/// the report of [`GatherArgs::out_of_range`] when asked and an index is out of range).
 pub fn gather<B: HostStorage>(backend: &B, a: &GatherArgs<'_, B::Buffer>) -> Result<()> {
     let size = a.dtype.size();
     let [outer, count, inner] = a.space.dims;
     let table = [outer, a.space.extent, inner];
     let (base, src) = read_span(backend, &a.source, table, size)?;
-    let pos = positions(backend, &a.space)?;
+    let (pos, in_range) = positions_and_range(backend, &a.space)?;
+    if let Some(report) = a.out_of_range.filter(|_| !in_range) {
+        backend.write_bytes(report, 0, &1u32.to_ne_bytes())?;
+    }
     let mut out = vec![0u8; pos.len() * size];
     let mut i = 0;
     for o in 0..outer {

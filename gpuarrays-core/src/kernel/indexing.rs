@@ -170,6 +170,13 @@ pub struct GatherArgs<'a, Buf> {
     pub source: Strided3<'a, Buf>,
     pub output: &'a Buf,
     pub output_offset: usize,
+    /// The report of a [`IndexMode::Raise`] gather, given only to a backend that answers
+    /// [`Backend::reports_gather_range`](crate::Backend::reports_gather_range) with `true`:
+    /// a buffer whose first 4 bytes hold zero, which the gather sets to a nonzero value if
+    /// any index lies outside `-extent..extent` (positions are still clamped as always, so
+    /// the kernel never reads outside the source). Core checks it after the call; it then
+    /// needs no pass of its own over the indices before the gather. `None`: no report asked.
+    pub out_of_range: Option<&'a Buf>,
 }
 
 /// A scatter (see the [module docs](self)), in place on `target`.

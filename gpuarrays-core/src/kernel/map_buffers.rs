@@ -200,7 +200,8 @@ impl<'a, A> IndexSpace<'a, A> {
 }
 
 impl<'a, A> GatherArgs<'a, A> {
-    /// These arguments with the index, the source, then the output buffer mapped by `f`.
+    /// These arguments with the index, the source, the output, then the report's buffer
+    /// mapped by `f`.
     pub fn try_map_buffers<B, E>(
         &self,
         mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
@@ -211,6 +212,7 @@ impl<'a, A> GatherArgs<'a, A> {
             source: self.source.try_map_buffer(&mut f)?,
             output: f(self.output)?,
             output_offset: self.output_offset,
+            out_of_range: self.out_of_range.map(&mut f).transpose()?,
         })
     }
 }

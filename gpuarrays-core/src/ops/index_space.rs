@@ -124,7 +124,12 @@ pub(crate) fn check_in_range<B: Backend>(
         (_, Scalar::I64(hi)) => hi,
         _ => n,
     };
-    Err(Error::IndexOutOfRange {
+    Err(range_error(op, index, extent))
+}
+
+/// The `Raise` rule's error for `index` on an axis of `extent` elements.
+fn range_error(op: &str, index: i64, extent: usize) -> Error {
+    Error::IndexOutOfRange {
         op: op.into(),
         index,
         len: extent,
@@ -132,7 +137,7 @@ pub(crate) fn check_in_range<B: Backend>(
             "valid indices are -{extent}..{extent} (negative ones count from the end); pass \
              IndexMode::Wrap or IndexMode::Clip to wrap or clamp them instead"
         ),
-    })
+    }
 }
 
 /// The checks every gather and scatter makes before its kernel: an index space with
@@ -144,6 +149,30 @@ pub(crate) fn check_space<B: Backend>(
     points: usize,
     extent: usize,
     mode: IndexMode,
+) -> Result<bool> {
+    check_points(op, index, points, extent, mode == IndexMode::Raise)
+}
+
+/// [`check_space`] for a gather: where the backend's gather reports out-of-range indices
+/// itself ([`Backend::reports_gather_range`]), the `Raise` pass over the indices is left to
+/// the kernel and [`gather`] reads its report.
+pub(crate) fn check_gather_space<B: Backend>(
+    op: &str,
+    index: &RawArray<B>,
+    points: usize,
+    extent: usize,
+    mode: IndexMode,
+) -> Result<bool> {
+    let pass = mode == IndexMode::Raise && !index.backend.reports_gather_range();
+    check_points(op, index, points, extent, pass)
+}
+
+fn check_points<B: Backend>(
+    op: &str,
+    index: &RawArray<B>,
+    points: usize,
+    extent: usize,
+    range_pass: bool,
 ) -> Result<bool> {
     index.ensure_alive()?;
     if points == 0 {
@@ -157,7 +186,7 @@ pub(crate) fn check_space<B: Backend>(
             hint: "the indexed axis is empty, so no index is valid".into(),
         });
     }
-    if mode == IndexMode::Raise {
+    if range_pass {
         check_in_range(op, index, extent)?;
     }
     Ok(true)
@@ -173,8 +202,11 @@ fn strided3<'b, B: Backend>(f: &Folded<'_, B>, buffer: &'b B::Buffer) -> Strided
 }
 
 /// Runs one gather into a new contiguous array of `out_dims` (whose row-major order is
-/// `dims`), after [`check_space`] said a kernel is needed.
+/// `dims`), after [`check_space`] or [`check_gather_space`] said a kernel is needed. A
+/// `Raise` gather on a backend that reports out-of-range indices gets a zeroed 4-byte report
+/// and is an error when the report comes back set.
 pub(crate) fn gather<B: Backend>(
+    op: &str,
     source: &Folded<'_, B>,
     index: &Folded<'_, B>,
     dims: [usize; 3],
@@ -185,7 +217,15 @@ pub(crate) fn gather<B: Backend>(
     let backend = &source.array.backend;
     ensure_supported(backend, source.array.dtype, OpKind::Gather)?;
     let out = RawArray::alloc(backend, source.array.dtype, out_dims)?;
+    let report = if mode == IndexMode::Raise && backend.reports_gather_range() {
+        let r = RawArray::alloc(backend, DType::U32, &[1])?;
+        backend.write(&*r.buffer()?, r.offset * 4, &0u32.to_ne_bytes())?;
+        Some(r)
+    } else {
+        None
+    };
     let (s, i, o) = (source.array.buffer()?, index.array.buffer()?, out.buffer()?);
+    let r = report.as_ref().map(RawArray::buffer).transpose()?;
     let _span = crate::profiling::kernel("gather", source.array.dtype);
     backend.gather(&GatherArgs {
         dtype: source.array.dtype,
@@ -198,8 +238,23 @@ pub(crate) fn gather<B: Backend>(
         source: strided3(source, &s),
         output: &o,
         output_offset: out.offset,
+        out_of_range: r.as_deref(),
     })?;
-    drop((s, i, o));
+    drop((s, i, o, r));
+    if let Some(report) = report {
+        let mut word = [0u8; 4];
+        backend.read(&*report.buffer()?, report.offset * 4, &mut word)?;
+        if word != [0; 4] {
+            // The kernel saw an index out of range: find it, for the error's message. (If
+            // another thread changed the indices since, the pass may find none.)
+            check_in_range(op, &index.array, extent)?;
+            return Err(range_error(
+                op,
+                i64::try_from(extent).unwrap_or(i64::MAX),
+                extent,
+            ));
+        }
+    }
     Ok(out)
 }
 

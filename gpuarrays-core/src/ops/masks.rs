@@ -61,6 +61,7 @@ impl<B: Backend> RawArray<B> {
         let src = Folded::new(&source, 0..1)?;
         let idx = Folded::new(&positions, 0..1)?;
         gather(
+            op,
             &src,
             &idx,
             [1, count, inner],

@@ -208,5 +208,13 @@ pub(crate) fn gather_last<B: Backend>(src: &RawArray<B>, idx: &RawArray<B>) -> R
     let rows = idx.len() / count.max(1);
     let s = Folded::new(src, last..last + 1)?;
     let i = Folded::new(idx, last..last + 1)?;
-    gather(&s, &i, [rows, count, 1], extent, IndexMode::Clip, &idx.dims)
+    gather(
+        "sort",
+        &s,
+        &i,
+        [rows, count, 1],
+        extent,
+        IndexMode::Clip,
+        &idx.dims,
+    )
 }

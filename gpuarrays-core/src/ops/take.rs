@@ -8,7 +8,7 @@ use crate::backend::Backend;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernel::IndexMode;
-use crate::ops::index_space::{Folded, as_i64, check_space, gather};
+use crate::ops::index_space::{Folded, as_i64, check_gather_space, gather};
 use crate::shape;
 
 impl<B: Backend> RawArray<B> {
@@ -43,13 +43,13 @@ impl<B: Backend> RawArray<B> {
         out_dims.extend_from_slice(&index.dims);
         out_dims.extend_from_slice(&source.dims[axis + 1..]);
         let dims = [outer, count, inner];
-        if !check_space(op, &index, outer * count * inner, extent, mode)? {
+        if !check_gather_space(op, &index, outer * count * inner, extent, mode)? {
             source.ensure_alive()?;
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }
         let src = Folded::new(source, axis..axis + 1)?;
         let idx = Folded::middle(&index)?;
-        gather(&src, &idx, dims, extent, mode, &out_dims)
+        gather(op, &src, &idx, dims, extent, mode, &out_dims)
     }
 
     /// The elements at `indices` along `axis`, index by index (NumPy `take_along_axis`,
@@ -74,13 +74,14 @@ impl<B: Backend> RawArray<B> {
         let index = index.broadcast_view(&out_dims)?;
         let (outer, count, inner) = shape::split_at_axis(&out_dims, axis);
         let extent = self.dims[axis];
-        if !check_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
+        if !check_gather_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
             self.ensure_alive()?;
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }
         let src = Folded::new(&source, axis..axis + 1)?;
         let idx = Folded::new(&index, axis..axis + 1)?;
         gather(
+            op,
             &src,
             &idx,
             [outer, count, inner],

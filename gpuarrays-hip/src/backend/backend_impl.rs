@@ -395,6 +395,12 @@ impl Backend for HipBackend {
         self.gather_inner(args).map_err(|e| self.err(e))
     }
 
+    /// Every gather kernel notes indices outside `-extent..extent` in the report word when
+    /// given one, so a `Raise` gather needs no separate pass over its indices.
+    fn reports_gather_range(&self) -> bool {
+        true
+    }
+
     fn scatter(&self, args: &ScatterArgs<'_, HipBuffer>) -> Result<()> {
         self.scatter_inner(args).map_err(|e| self.err(e))
     }

@@ -51,11 +51,15 @@ impl HipBackend {
         };
         let [outer, _, inner] = a.space.dims;
         let table = [outer, a.space.extent.max(1), inner];
+        if let Some(report) = a.out_of_range {
+            check_run(report, DType::U32, 0, 1, "gather report")?;
+        }
         let launch = IndexingLaunch::Gather {
             dtype: a.dtype,
             space,
             source: operand(&a.source, a.dtype, table, "gather source")?,
             output: a.output.at(a.output_offset, a.dtype.size()),
+            report: a.out_of_range.map(|r| r.at(0, 4)),
         };
         check_run(
             a.output,
@@ -66,9 +70,19 @@ impl HipBackend {
         )?;
         let dev = self.kernels();
         indexing::prepare(dev, &launch)?;
-        self.enqueue(&[a.space.index.buffer, a.source.buffer], &[a.output], |s| {
-            indexing::run(dev, s, &launch)
-        })
+        let reads = [a.space.index.buffer, a.source.buffer];
+        let (one, two);
+        let writes: &[&HipBuffer] = match a.out_of_range {
+            Some(report) => {
+                two = [a.output, report];
+                &two
+            }
+            None => {
+                one = [a.output];
+                &one
+            }
+        };
+        self.enqueue(&reads, writes, |s| indexing::run(dev, s, &launch))
     }
 
     pub(super) fn scatter_inner(&self, a: &ScatterArgs<'_, HipBuffer>) -> crate::Result<()> {

@@ -197,8 +197,9 @@ fn space<'a>(l: &Layout, mode: IndexMode, index: &'a Placed) -> IndexSpace<'a, H
     }
 }
 
-/// Gathers `dtype` over layout `l` on the device and with the host reference: the same bytes.
-pub fn gather_one(hip: &HipBackend, l: &Layout, dtype: DType, mode: IndexMode, seed: u64) {
+/// Gathers `dtype` over layout `l` on the device and with the host reference: the same bytes,
+/// and for `Raise` the same out-of-range report. Returns whether the report was set.
+pub fn gather_one(hip: &HipBackend, l: &Layout, dtype: DType, mode: IndexMode, seed: u64) -> bool {
     let size = dtype.size();
     let [outer, _, inner] = l.dims;
     let table = [outer, l.extent, inner];
@@ -216,16 +217,23 @@ pub fn gather_one(hip: &HipBackend, l: &Layout, dtype: DType, mode: IndexMode, s
         hip.alloc(n * size + 7 * size),
     ]
     .map(|b| b.expect("alloc output"));
-    let args = |output| GatherArgs {
+    // A Raise gather also fills its report: the device's and the host's must agree.
+    let reports = [hip.alloc(4), hip.alloc(4)].map(|b| b.expect("alloc report"));
+    for r in &reports {
+        hip.write(r, 0, &[0; 4]).expect("zero the report");
+    }
+    let raise = mode == IndexMode::Raise;
+    let args = |output, report| GatherArgs {
         dtype,
         space: space(l, mode, &index),
         source: source.operand(l.indexed),
         output,
         output_offset: 7,
+        out_of_range: Some(report).filter(|_| raise),
     };
-    hip.gather(&args(&outputs[0]))
+    hip.gather(&args(&outputs[0], &reports[0]))
         .unwrap_or_else(|e| panic!("{} {dtype} {mode:?}: gather failed: {e}", l.name));
-    host::gather(hip, &args(&outputs[1])).expect("host gather");
+    host::gather(hip, &args(&outputs[1], &reports[1])).expect("host gather");
     let got = read(hip, &outputs[0], (n + 7) * size);
     let want = read(hip, &outputs[1], (n + 7) * size);
     if let Some(i) = (7 * size..got.len()).find(|&i| got[i] != want[i]) {
@@ -235,9 +243,21 @@ pub fn gather_one(hip: &HipBackend, l: &Layout, dtype: DType, mode: IndexMode, s
             i / size - 7
         );
     }
+    let flagged = |r| read(hip, r, 4) != [0; 4];
+    let reported = flagged(&reports[0]);
+    assert_eq!(
+        reported,
+        flagged(&reports[1]),
+        "{} {dtype} {mode:?}: the out-of-range reports differ (device, host)",
+        l.name
+    );
+    for b in reports {
+        hip.release(b);
+    }
     for b in outputs.into_iter().chain([index.buf, source.buf]) {
         hip.release(b);
     }
+    reported
 }
 
 /// The float components of an element (none for other types).
@@ -379,11 +399,17 @@ pub fn scatter_one(
 /// Every check for every type and mode over `layouts`.
 pub fn all(hip: &HipBackend, layouts: &[Layout]) {
     let mut seed = 1;
+    // Raise gathers whose report came back set, and clear: both must occur, or the
+    // report's comparison above checked nothing.
+    let mut reports = [0usize; 2];
     for l in layouts {
         for dtype in DType::ALL {
             for mode in IndexMode::ALL {
                 seed += 10;
-                gather_one(hip, l, dtype, mode, seed);
+                let reported = gather_one(hip, l, dtype, mode, seed);
+                if mode == IndexMode::Raise {
+                    reports[usize::from(reported)] += 1;
+                }
                 scatter_one(hip, l, dtype, mode, ScatterOp::Assign, seed);
                 if dtype != DType::Bool {
                     scatter_one(hip, l, dtype, mode, ScatterOp::Add, seed);
@@ -391,4 +417,8 @@ pub fn all(hip: &HipBackend, layouts: &[Layout]) {
             }
         }
     }
+    assert!(
+        reports.iter().all(|&n| n > 0),
+        "Raise gathers with the report clear, set: {reports:?} (each kind must occur)"
+    );
 }

@@ -59,6 +59,7 @@ fn gathers_and_scatters_are_ordered_with_other_threads_work() {
             source: line(table),
             output: rows,
             output_offset: 0,
+            out_of_range: None,
         })
         .expect("gather");
     });

@@ -247,6 +247,7 @@ pub fn run_gather<B: Backend>(b: &B, c: &Case) -> Result<Vec<u8>> {
             source,
             output: out.buffer,
             output_offset: out.offset,
+            out_of_range: None,
         })
     })?;
     Ok(out)

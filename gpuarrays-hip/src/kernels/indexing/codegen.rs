@@ -138,14 +138,21 @@ GA_INLINE void ga_split(const U i, const U count, const U inner, const bool one_
   *j = (i64)(t - q * count);
   *o = (i64)q;
 }
-// Point i of the space: (o, j, k) and the position its index selects.
-GA_INLINE i64 ga_point(const i64 i, const GaSpace3& sp, const i64* __restrict__ index, const GaStrides3& is, const int mode, i64* o, i64* j, i64* k) {
+// A Raise gather's report (bad is null unless asked): notes an index outside -n..n. Every
+// thread that sees one stores the same 1, so the plain store needs no atomic.
+GA_INLINE void ga_note_range(const i64 r, const i64 n, u32* bad) {
+  if (bad != nullptr && (r < -n || r >= n)) *bad = 1u;
+}
+// Point i of the space: (o, j, k) and the position its index selects (noted in bad).
+GA_INLINE i64 ga_point(const i64 i, const GaSpace3& sp, const i64* __restrict__ index, const GaStrides3& is, const int mode, u32* bad, i64* o, i64* j, i64* k) {
   if (sp.total <= 0xffffffffLL) {
     ga_split<u32>((u32)i, (u32)sp.count, (u32)sp.inner, sp.outer == 1, o, j, k);
   } else {
     ga_split<u64>((u64)i, (u64)sp.count, (u64)sp.inner, sp.outer == 1, o, j, k);
   }
-  return ga_position(index[*o * is.s0 + *j * is.s1 + *k * is.s2], sp.extent, mode);
+  const i64 r = index[*o * is.s0 + *j * is.s1 + *k * is.s2];
+  ga_note_range(r, sp.extent, bad);
+  return ga_position(r, sp.extent, mode);
 }
 "#;
 
@@ -160,10 +167,10 @@ pub fn body(dtype: DType) -> String {
     let points = "for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < sp.total; i += (i64)gridDim.x * blockDim.x)";
     let head = "const i64* __restrict__ index, const GaStrides3 is";
     s.push_str(&format!(
-        r#"__global__ void __launch_bounds__({BLOCK}) {GATHER}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode) {{
+        r#"__global__ void __launch_bounds__({BLOCK}) {GATHER}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode, u32* bad) {{
   {points} {{
     i64 o, j, k;
-    const i64 p = ga_point(i, sp, index, is, mode, &o, &j, &k);
+    const i64 p = ga_point(i, sp, index, is, mode, bad, &o, &j, &k);
     out[i] = source[o * ss.s0 + p * ss.s1 + k * ss.s2];
   }}
 }}
@@ -174,7 +181,7 @@ pub fn body(dtype: DType) -> String {
             r#"__global__ void __launch_bounds__({BLOCK}) {name}({head}, const {t}* __restrict__ values, const GaStrides3 vs, {t}* __restrict__ target, const GaStrides3 ts, const GaSpace3 sp, const int mode) {{
   {points} {{
     i64 o, j, k;
-    const i64 p = ga_point(i, sp, index, is, mode, &o, &j, &k);
+    const i64 p = ga_point(i, sp, index, is, mode, nullptr, &o, &j, &k);
     {t}* at = target + (o * ts.s0 + p * ts.s1 + k * ts.s2);
     const {t} v = values[o * vs.s0 + j * vs.s1 + k * vs.s2];
     {update};

@@ -74,11 +74,14 @@ pub struct SpaceLaunch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexingLaunch {
     /// `output[(o·count + j)·inner + k] = source[o, p, k]`; the output is contiguous.
+    /// `report`: a 4-byte word the kernel sets to 1 if an index lies outside
+    /// `-extent..extent` (asked for `Raise` gathers only).
     Gather {
         dtype: DType,
         space: SpaceLaunch,
         source: Strided3Ptr,
         output: DevicePtr,
+        report: Option<DevicePtr>,
     },
     /// `target[o, p, k] = values[o, j, k]` (or `+=`).
     Scatter {
@@ -191,7 +194,18 @@ impl IndexingLaunch {
             IndexingLaunch::Gather { source, output, .. } => (source.ptr, output),
             IndexingLaunch::Scatter { target, values, .. } => (target.ptr, values.ptr),
         };
-        let ptrs = [(s.index.ptr, 8), (first, align), (second, align)];
+        let report = match *self {
+            IndexingLaunch::Gather {
+                report: Some(r), ..
+            } => r,
+            _ => DevicePtr(0),
+        };
+        let ptrs = [
+            (s.index.ptr, 8),
+            (first, align),
+            (second, align),
+            (report, 4),
+        ];
         if let Some((p, a)) = ptrs.iter().find(|(p, a)| p.0 % *a as u64 != 0) {
             return Err(invalid(format!(
                 "operand at {:#x} is not {a}-byte aligned",
@@ -262,10 +276,13 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, launch: &IndexingLaunch) -> Res
         }
     }
     a.dims(space).i32(mode_code(s.mode));
+    if let IndexingLaunch::Gather { report, .. } = launch {
+        a.ptr(report.unwrap_or(DevicePtr(0)));
+    }
     // SAFETY: the arguments are the kernel's parameters in codegen's order (index and its
     // strides; source and its strides, then the output — or values and target with theirs;
-    // the space, its total being the plan's work items; the mode: the variants take the
-    // same parameters). The backend checked that every address the kernel can form (a
+    // the space, its total being the plan's work items; the mode; for gathers the report
+    // word, null or a checked 4-byte word: the variants take the same parameters). The backend checked that every address the kernel can form (a
     // position is clamped into 0..extent) lies in its operand's buffer, `points` that the
     // operands are aligned to their move width, and the ordering protocol keeps the buffers
     // alive and unreused until the kernel ran (stream order).
@@ -294,6 +311,7 @@ mod tests {
             },
             source: op,
             output: DevicePtr(8192),
+            report: None,
         }
     }
 
@@ -324,6 +342,7 @@ mod tests {
             space: space(dims, 9, index),
             source: op(256, [0, dims[2] as i64, inner_stride]),
             output: DevicePtr(8192),
+            report: None,
         };
         let f32_rows = rows(DType::F32, [1, 8192, 32768], [0, 1, 0], 1);
         assert_eq!(kernel_of(f32_rows), GATHER_ROWS);

@@ -1,4 +1,5 @@
 //! The C++ of the gather and scatter variants that the launcher picks for common shapes
+//! (gathers take the same `bad` report pointer as the general one, see `super::codegen`)
 //! (when: `super::IndexingLaunch::plan`; the general kernels: [`super::codegen`]). The
 //! times below are the general kernels' and the reason for each variant; the variants' own
 //! are printed by `tests/indexing_gpu.rs` (not yet measured when they were written).
@@ -126,15 +127,17 @@ GA_INLINE void ga_move_chunk({m}* to, const {m}* from, const i64 n) {{
     for (i64 t = 0; t < n; ++t) to[t] = from[t];
   }}
 }}
-__global__ void __launch_bounds__({BLOCK}) {GATHER_ROWS}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode) {{
+__global__ void __launch_bounds__({BLOCK}) {GATHER_ROWS}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode, u32* bad) {{
   {points} {{
     i64 o, j, k0, n;
     ga_row_chunk(w, sp, &o, &j, &k0, &n);
-    const i64 p = ga_position(index[o * is.s0 + j * is.s1], sp.extent, mode);
+    const i64 r = index[o * is.s0 + j * is.s1];
+    ga_note_range(r, sp.extent, bad);
+    const i64 p = ga_position(r, sp.extent, mode);
     ga_move_chunk(out + ((o * sp.count + j) * sp.inner + k0), source + (o * ss.s0 + p * ss.s1 + k0), n);
   }}
 }}
-__global__ void __launch_bounds__({BLOCK}) {GATHER_LINES}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode) {{
+__global__ void __launch_bounds__({BLOCK}) {GATHER_LINES}({head}, const {m}* __restrict__ source, const GaStrides3 ss, {m}* __restrict__ out, const GaSpace3 sp, const int mode, u32* bad) {{
   const u32 total = (u32)sp.total, count = (u32)sp.count;
   const bool one_outer = sp.outer == 1;
   const u32 stride = gridDim.x * blockDim.x;
@@ -143,7 +146,9 @@ __global__ void __launch_bounds__({BLOCK}) {GATHER_LINES}({head}, const {m}* __r
   for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {{
     const u32 o = one_outer ? 0u : i / count;
     const u32 j = i - o * count;
-    const i64 p = ga_position(index[(i64)o * is.s0 + (i64)j * is.s1], sp.extent, mode);
+    const i64 r = index[(i64)o * is.s0 + (i64)j * is.s1];
+    ga_note_range(r, sp.extent, bad);
+    const i64 p = ga_position(r, sp.extent, mode);
     out[i] = source[(i64)o * ss.s0 + p * ss.s1];
     if (total - i <= stride) break;
   }}

@@ -2,7 +2,7 @@
 //! in an error state or destroyed behind the pool's back, out-of-memory, failing event
 //! records, gated compilation) and the work they hold and release by hand.
 
-use super::state::Completion;
+use super::records::Completion;
 use super::{FakePlatform, StreamHandle};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
