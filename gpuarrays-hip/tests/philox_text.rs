@@ -19,7 +19,11 @@ fn the_philox_text_defines_what_the_probe_calls() {
         (Distribution::Normal, DType::F32),
         (Distribution::Normal, DType::F64),
     ]);
-    for f in ["GaWords ga_philox(", " ga_at_normal_f32(const ", " ga_mul_wide("] {
+    for f in [
+        "GaWords ga_philox(",
+        " ga_at_normal_f32(const ",
+        " ga_mul_wide(",
+    ] {
         assert!(text.contains(f), "{f}");
     }
     if let Some(path) = std::env::var_os("GPUARRAYS_DUMP_PHILOX") {
