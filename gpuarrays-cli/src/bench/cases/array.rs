@@ -3,9 +3,10 @@
 //! sort family's rows: see `ordering.rs`).
 
 use gpuarrays::kernel::ReduceOp;
-use gpuarrays::{AnyBackend, Array, Backend, Element, Result, Scalar};
+use gpuarrays::{Array, Backend, Element, Scalar};
 use serde_json::json;
 
+use super::inputs::data;
 use super::{Case, Runner, Sizes, Work, indexing, ordering, views};
 
 /// The suite's matrix: 512 × 1000 in its column-major terms, (1000, 512) here.
@@ -61,19 +62,6 @@ fn suite_type<T: Element>() -> &'static str {
         "i64" => "Int64",
         "i32" => "Int32",
         _ => "Other",
-    }
-}
-
-/// Test data of type `T` with `dims`: uniform floats, or 0, 1, 2, ... for integers.
-pub fn data<T: Element>(b: &AnyBackend, dims: &[usize], seed: u64) -> Result<Array<T, AnyBackend>> {
-    let n = dims.iter().product();
-    let dims_i: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
-    if T::DTYPE.is_float() {
-        Array::<f32, _>::random_uniform(b, dims, seed)?.cast::<T>()
-    } else {
-        Array::<i64, _>::arange(b, 0, 1, n)?
-            .cast::<T>()?
-            .reshape(&dims_i)
     }
 }
 

@@ -17,8 +17,8 @@
 use gpuarrays::{AnyBackend, Complex32, Complex64, Element, FftNorm, Result};
 use serde_json::json;
 
-use super::array::data;
 use super::gemm::matrix;
+use super::inputs::data;
 use super::{Case, Runner, Sizes, Timing, Work};
 
 /// Which transform a row runs.

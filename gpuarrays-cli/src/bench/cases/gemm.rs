@@ -6,7 +6,7 @@
 use gpuarrays::{AnyBackend, Array, Complex32, Complex64, Element, Result};
 use serde_json::json;
 
-use super::array::data;
+use super::inputs::data;
 use super::{Case, Runner, Sizes, Work};
 
 /// `(name, dtype, a dims, b dims, large)`.

@@ -8,7 +8,7 @@ use gpuarrays::kernel::IndexMode;
 use gpuarrays::{AnyBackend, Array, DType, Result};
 use serde_json::json;
 
-use super::array::data;
+use super::inputs::data;
 use super::{Case, Runner, Work};
 
 /// Uniform random i64 positions in `0..n`, of shape `dims`.

@@ -4,7 +4,7 @@
 use gpuarrays::{AnyBackend, Array, Backend, Result};
 use serde_json::json;
 
-use super::array::data;
+use super::inputs::data;
 use super::{Case, Runner, Sizes, Timing, Work};
 
 /// Elements of the tiny operation whose host cost `kernel/launch` measures.

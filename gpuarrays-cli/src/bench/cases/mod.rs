@@ -15,6 +15,7 @@ mod array;
 mod fft;
 mod gemm;
 mod indexing;
+mod inputs;
 mod misc;
 mod ordering;
 mod views;

@@ -7,7 +7,7 @@
 use gpuarrays::{AnyBackend, Array, Side, SortOrder};
 use serde_json::json;
 
-use super::array::data;
+use super::inputs::data;
 use super::{Case, Runner, Work};
 
 /// Entries of the `searchsorted` table.

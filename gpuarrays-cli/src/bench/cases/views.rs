@@ -7,7 +7,7 @@
 use gpuarrays::{AnyBackend, s};
 use serde_json::json;
 
-use super::array::data;
+use super::inputs::data;
 use super::{Case, Runner, Work};
 
 fn bytes(n: usize, passes: usize) -> Work {
