@@ -67,16 +67,17 @@ fn eval_function(p: &Program) -> Result<String> {
     Ok(s)
 }
 
-/// Statements computing `o{k}` (element offsets of the strided operands) from `idx`.
-fn offsets(l: &EwLayout) -> String {
+/// Statements computing `o{k}` (element offsets) from the linear index `idx` for the operands
+/// whose class `pick` selects.
+fn offsets(l: &EwLayout, pick: impl Fn(Class) -> bool, idx_name: &str) -> String {
     let mut names: Vec<(String, String)> = l
         .inputs
         .iter()
         .enumerate()
-        .filter(|(_, c)| **c == Class::Strided)
+        .filter(|(_, c)| pick(**c))
         .map(|(k, _)| (format!("o{k}"), format!("st{k}")))
         .collect();
-    if l.output == Class::Strided {
+    if pick(l.output) {
         names.push(("o_out".into(), "st_out".into()));
     }
     if names.is_empty() {
@@ -89,7 +90,7 @@ fn offsets(l: &EwLayout) -> String {
     }
     let _ = write!(
         s,
-        "{{ {idx} r = ({idx})idx;\n#pragma unroll\n for (int d = {} - 1; d > 0; --d) {{ const {idx} e = ({idx})shape.v[d]; const {idx} c = r % e; r /= e; ",
+        "{{ {idx} r = ({idx}){idx_name};\n#pragma unroll\n for (int d = {} - 1; d > 0; --d) {{ const {idx} e = ({idx})shape.v[d]; const {idx} c = r % e; r /= e; ",
         l.ndim
     );
     for (o, st) in &names {
@@ -148,10 +149,10 @@ fn eval_call(p: &Program, l: &EwLayout, vector: bool) -> String {
     let mut args = vec!["idx".to_string()];
     for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
         args.push(match c {
-            Class::Contiguous if vector => load(d, &format!("a{k}.v[j]")),
+            Class::Contiguous | Class::Rows if vector => load(d, &format!("a{k}.v[j]")),
             Class::Contiguous => load(d, &format!("p{k}[idx]")),
             Class::Broadcast => format!("b{k}"),
-            Class::Strided => load(d, &format!("p{k}[o{k}]")),
+            Class::Strided | Class::Rows => load(d, &format!("p{k}[o{k}]")),
         });
     }
     args.extend((0..p.scalars.len()).map(|k| format!("s{k}")));
@@ -175,7 +176,14 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         )));
     }
     if l.transpose {
-        return Ok(super::transpose::body(out_dtype, l.ndim));
+        if p.draws_random() {
+            return Err(invalid(
+                "the tiled kernel takes no random draws (they are planned for the generic one)"
+                    .into(),
+            ));
+        }
+        let eval = eval_function(p)?;
+        return Ok(super::transpose::body(p, l, out_dtype, &eval));
     }
     let mut s = String::new();
     if l.ndim > 0 {
@@ -200,7 +208,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             .inputs
             .iter()
             .zip(&l.inputs)
-            .filter(|(_, c)| **c == Class::Contiguous)
+            .filter(|(_, c)| c.is_vector())
             .map(|(d, _)| *d)
             .chain(std::iter::once(out_dtype));
         for d in contiguous {
@@ -223,12 +231,12 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
         params.push(format!("const {}* __restrict__ p{k}", mty(d)));
     }
     for (k, c) in l.inputs.iter().enumerate() {
-        if *c == Class::Strided {
+        if c.has_strides() {
             params.push(format!("const GaDims st{k}"));
         }
     }
     params.push(format!("{}* out", mty(out_dtype)));
-    if l.output == Class::Strided {
+    if l.output.has_strides() {
         params.push("const GaDims st_out".into());
     }
     if l.ndim > 0 {
@@ -256,10 +264,9 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             );
         }
     }
-    let offs = offsets(l);
     if vec > 1 {
         let _ = writeln!(s, "  const i64 nvec = n / {vec};");
-        let step = vector_step(p, l, out_dtype, &offs);
+        let step = vector_step(p, l, out_dtype);
         if l.one_step {
             // One launch covers every vector (`per_thread` of them per thread, `EW_BLOCK`
             // apart so that a warp's stores stay contiguous): no loop. When all of a thread's
@@ -294,11 +301,12 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
     } else {
         "0".to_string()
     };
-    let target = if l.output == Class::Strided {
+    let target = if l.output.has_strides() {
         "out[o_out]"
     } else {
         "out[idx]"
     };
+    let offs = offsets(l, Class::has_strides, "idx");
     let element = format!(
         "    {offs}    {target} = {};\n",
         store(out_dtype, &eval_call(p, l, false))
@@ -319,19 +327,27 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
 }
 
 /// The statements of one vector step: vector `v` (an `i64` in scope) of `vec` elements
-/// starting at `base`, its contiguous inputs loaded and its output stored 16 bytes at a time.
-fn vector_step(p: &Program, l: &EwLayout, out_dtype: DType, offs: &str) -> String {
+/// starting at `base`, its contiguous inputs and rows loaded and its output stored 16 bytes at
+/// a time (a row's offset is computed once per vector: the vector lies inside one row).
+fn vector_step(p: &Program, l: &EwLayout, out_dtype: DType) -> String {
     let vec = l.vec;
     let mut s = String::new();
     let _ = writeln!(s, "    const i64 base = v * {vec};");
+    let rows = offsets(l, |c| c == Class::Rows, "base");
+    if !rows.is_empty() {
+        let _ = write!(s, "    {rows}");
+    }
     for (k, (&d, c)) in p.inputs.iter().zip(&l.inputs).enumerate() {
-        if *c == Class::Contiguous {
-            let t = tag(d);
-            let _ = writeln!(
-                s,
-                "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + base);"
-            );
-        }
+        let at = match c {
+            Class::Contiguous => "base".to_string(),
+            Class::Rows => format!("o{k}"),
+            _ => continue,
+        };
+        let t = tag(d);
+        let _ = writeln!(
+            s,
+            "    const GaVec_{t} a{k} = *reinterpret_cast<const GaVec_{t}*>(p{k} + {at});"
+        );
     }
     // Each Philox call once per vector (rq{i}[c] for the calls of elements base ..), then
     // each draw once: rv{i}[j] is element base + j.
@@ -349,15 +365,20 @@ fn vector_step(p: &Program, l: &EwLayout, out_dtype: DType, offs: &str) -> Strin
     let _ = writeln!(s, "    GaVec_{} o;", tag(out_dtype));
     let _ = writeln!(s, "#pragma unroll\n    for (int j = 0; j < {vec}; ++j) {{");
     s.push_str("      const i64 idx = base + j;\n      ");
-    s.push_str(offs);
+    s.push_str(&offsets(l, |c| c == Class::Strided, "idx"));
     let _ = writeln!(
         s,
         "      o.v[j] = {};\n    }}",
         store(out_dtype, &eval_call(p, l, true))
     );
+    let at = if l.output == Class::Rows {
+        "o_out"
+    } else {
+        "base"
+    };
     let _ = writeln!(
         s,
-        "    *reinterpret_cast<GaVec_{}*>(out + base) = o;",
+        "    *reinterpret_cast<GaVec_{}*>(out + {at}) = o;",
         tag(out_dtype)
     );
     s

@@ -15,8 +15,26 @@ pub enum Class {
     Contiguous,
     /// One element for every `i` (all strides 0): loaded once per thread.
     Broadcast,
+    /// Rows of a strided operand that are contiguous along the last axis (a slice of columns,
+    /// one piece of a concatenation): the offset of a vector's first element from the
+    /// strides, then vector loads or stores along the row. Planned only with a vector width
+    /// that divides the last axis and every other stride ([`plan`]); otherwise `Strided`.
+    Rows,
     /// Anything else: the multi-index of `i` dotted with the strides (passed as parameters).
     Strided,
+}
+
+impl Class {
+    /// Whether the kernel computes the operand's offsets from its strides (which it then
+    /// takes as a parameter).
+    pub fn has_strides(self) -> bool {
+        matches!(self, Class::Rows | Class::Strided)
+    }
+
+    /// Whether the vector loop loads (or stores) the operand a vector at a time.
+    pub fn is_vector(self) -> bool {
+        matches!(self, Class::Contiguous | Class::Rows)
+    }
 }
 
 /// The access class of an operand with `strides` over `shape`. Finer than
@@ -36,6 +54,33 @@ pub fn classify(shape: &[usize], strides: &[isize]) -> Class {
     Class::Contiguous
 }
 
+/// [`classify`], with the strided operands whose last axis is contiguous (and longer than
+/// one element) told apart as [`Class::Rows`].
+fn classify_rows(shape: &[usize], strides: &[isize]) -> Class {
+    match classify(shape, strides) {
+        Class::Strided if shape.last().is_some_and(|&n| n > 1) && strides.last() == Some(&1) => {
+            Class::Rows
+        }
+        c => c,
+    }
+}
+
+/// The widest vector (a power of two up to `start`) that divides the last axis and every
+/// other stride of a `Rows` operand, so that a vector never crosses a row and starts at a
+/// multiple of its width.
+fn rows_vec(shape: &[usize], strides: &[isize], start: usize) -> usize {
+    let mut vec = start;
+    let last = shape.len() - 1;
+    let fits = |v: usize| {
+        shape[last] % v == 0
+            && (0..last).all(|d| shape[d] == 1 || strides[d].unsigned_abs() % v == 0)
+    };
+    while vec > 1 && !fits(vec) {
+        vec /= 2;
+    }
+    vec
+}
+
 /// The access class of each input, inline up to 8 inputs (planned on every launch: no
 /// allocation).
 pub type Classes = SmallVec<[Class; 8]>;
@@ -53,7 +98,7 @@ pub struct EwLayout {
     pub ndim: u32,
     /// Whether the decomposition may use 32-bit division (fewer than 2³² elements).
     pub idx32: bool,
-    /// A plain copy run by the tiled kernel of [`super::transpose`] instead of the generic one.
+    /// Run by the tiled kernel of [`super::transpose`] instead of the generic one.
     pub transpose: bool,
     /// One launch covers every vector, so the kernel has no grid-stride loop (see
     /// [`plan_steps`]).
@@ -105,36 +150,58 @@ fn aligned_vec(o: &EwOperand<'_>, start: usize) -> usize {
 }
 
 /// Plans the layout of one launch: one pass over the operands for their classes and the
-/// widest contiguous type, then the vector width as the narrowest any contiguous operand's
-/// alignment allows (alignment at a width implies it at every narrower one, so this is the
-/// widest width at which all of them are aligned). Runs on every launch: the iterator form
-/// it replaced walked the operands three times (~470 host instructions for `a*x + y`,
-/// `host_path` bench).
+/// widest vector-loaded type, then the vector width as the narrowest any vector-loaded
+/// operand's alignment allows (alignment at a width implies it at every narrower one, so this
+/// is the widest width at which all of them are aligned), narrowed further for `Rows`
+/// operands by [`rows_vec`]. Without a vector loop the `Rows` operands become `Strided`.
+/// Runs on every launch: the iterator form it replaced walked the operands three times
+/// (~470 host instructions for `a*x + y`, `host_path` bench).
+///
+/// `Rows` is what a concatenation along the last axis writes: the generic strided form (one
+/// element per thread, a 2-D index decomposition each) moved two 16384 × 8192 f32 halves
+/// into a 16384 × 16384 result at 78 % of the copy bandwidth on an H100
+/// (`docs/results/indexing.md`).
 pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -> EwLayout {
     let mut in_classes = Classes::new();
-    let out_class = classify(shape, output.strides);
-    let mut strided = out_class == Class::Strided;
-    let mut widest = if out_class == Class::Contiguous {
+    let mut out_class = classify_rows(shape, output.strides);
+    let mut strided = out_class.has_strides();
+    let mut widest = if out_class.is_vector() {
         output.dtype.size()
     } else {
         1
     };
     for o in inputs {
-        let c = classify(shape, o.strides);
-        strided |= c == Class::Strided;
-        if c == Class::Contiguous {
+        let c = classify_rows(shape, o.strides);
+        strided |= c.has_strides();
+        if c.is_vector() {
             widest = widest.max(o.dtype.size());
         }
         in_classes.push(c);
     }
     let mut vec = 1;
-    if out_class == Class::Contiguous {
-        vec = aligned_vec(output, (VECTOR_BYTES / widest).max(1));
-        for (o, c) in inputs.iter().zip(&in_classes) {
-            if *c == Class::Contiguous {
+    if out_class.is_vector() {
+        let operands = inputs
+            .iter()
+            .zip(in_classes.iter())
+            .chain([(output, &out_class)]);
+        vec = (VECTOR_BYTES / widest).max(1);
+        for (o, c) in operands {
+            if *c == Class::Rows {
+                vec = rows_vec(shape, o.strides, vec);
+            }
+            if c.is_vector() {
                 vec = aligned_vec(o, vec);
             }
         }
+    }
+    if vec == 1 {
+        let rows_to_strided = |c: &mut Class| {
+            if *c == Class::Rows {
+                *c = Class::Strided;
+            }
+        };
+        in_classes.iter_mut().for_each(rows_to_strided);
+        rows_to_strided(&mut out_class);
     }
     let n: usize = shape.iter().product();
     EwLayout {
@@ -225,28 +292,98 @@ mod tests {
         let b = [0isize, 1];
         let c = [4isize, 1];
         let l = plan(&[3, 4], &[op(DType::F32, 0, &b)], &op(DType::F32, 0, &c));
-        assert_eq!(l.inputs.as_slice(), [Class::Strided]);
-        assert_eq!((l.ndim, l.idx32), (2, true));
+        assert_eq!(l.inputs.as_slice(), [Class::Rows]);
+        assert_eq!((l.vec, l.ndim, l.idx32), (4, 2, true));
+        let t = [1isize, 3];
+        let l = plan(&[3, 4], &[op(DType::F32, 0, &t)], &op(DType::F32, 0, &c));
+        assert_eq!(
+            (l.inputs.as_slice(), l.vec),
+            ([Class::Strided].as_slice(), 4)
+        );
     }
 
-    /// The vector width as first written: start at 16 bytes of the widest contiguous
-    /// operand and halve until every contiguous operand is aligned.
+    #[test]
+    fn rows_take_vectors_that_stay_inside_a_row() {
+        // Two halves of a [16, 2048] f32 concatenation along the last axis.
+        let (rows, unit) = ([2048isize, 1], [1024isize, 1]);
+        let right = op(DType::F32, 1024 * 4, &rows);
+        let l = plan(&[16, 1024], &[op(DType::F32, 0, &unit)], &right);
+        assert_eq!((l.output, l.vec, l.ndim), (Class::Rows, 4, 2));
+        // Rows of 6 elements: vectors of 2. Of 5: none, and the rows are strided again.
+        let l = plan(
+            &[16, 6],
+            &[op(DType::F32, 0, &[6, 1])],
+            &op(DType::F32, 0, &[8, 1]),
+        );
+        assert_eq!((l.output, l.vec), (Class::Rows, 2));
+        let l = plan(
+            &[16, 5],
+            &[op(DType::F32, 0, &[5, 1])],
+            &op(DType::F32, 0, &[8, 1]),
+        );
+        assert_eq!((l.output, l.vec), (Class::Strided, 1));
+        // A row stride that is not a multiple of the width (a row starts mid-vector).
+        let l = plan(
+            &[16, 8],
+            &[op(DType::F32, 0, &[8, 1])],
+            &op(DType::F32, 0, &[10, 1]),
+        );
+        assert_eq!((l.output, l.vec), (Class::Rows, 2));
+        // Misaligned by one element: the rows go back to strided, element by element.
+        let l = plan(
+            &[16, 8],
+            &[op(DType::F32, 0, &[8, 1])],
+            &op(DType::F32, 4, &[16, 1]),
+        );
+        assert_eq!((l.output, l.vec), (Class::Strided, 1));
+        // A general strided output keeps every operand out of the vector loop.
+        let l = plan(
+            &[16, 8],
+            &[op(DType::F32, 0, &[16, 1])],
+            &op(DType::F32, 0, &[1, 16]),
+        );
+        assert_eq!(
+            (l.inputs.as_slice(), l.vec),
+            ([Class::Strided].as_slice(), 1)
+        );
+    }
+
+    /// Whether an operand is loaded a vector at a time when some width allows it: row-major
+    /// contiguous, or contiguous along the (longer than one) last axis only.
+    fn vector_loaded(shape: &[usize], strides: &[isize]) -> bool {
+        let last = shape.len() - 1;
+        let broadcast = strides.iter().all(|&s| s == 0);
+        !broadcast && (row_major(shape, strides) || (shape[last] > 1 && strides[last] == 1))
+    }
+
+    fn row_major(shape: &[usize], strides: &[isize]) -> bool {
+        (0..shape.len()).all(|d| {
+            shape[d] == 1 || strides[d] == shape[d + 1..].iter().product::<usize>() as isize
+        })
+    }
+
+    /// The vector width as first written: start at 16 bytes of the widest vector-loaded
+    /// operand and halve until every such operand is aligned and, for the rows, until the
+    /// width divides the last axis and the other strides.
     fn vec_by_halving(inputs: &[EwOperand<'_>], output: &EwOperand<'_>, shape: &[usize]) -> u32 {
-        let contiguous: Vec<&EwOperand<'_>> = inputs
+        let loaded: Vec<&EwOperand<'_>> = inputs
             .iter()
             .chain(std::iter::once(output))
-            .filter(|o| classify(shape, o.strides) == Class::Contiguous)
+            .filter(|o| vector_loaded(shape, o.strides))
             .collect();
-        if classify(shape, output.strides) != Class::Contiguous {
+        if !vector_loaded(shape, output.strides) {
             return 1;
         }
-        let widest = contiguous.iter().map(|o| o.dtype.size()).max().unwrap_or(1);
+        let widest = loaded.iter().map(|o| o.dtype.size()).max().unwrap_or(1);
         let mut vec = (VECTOR_BYTES / widest).max(1);
-        while vec > 1
-            && !contiguous
-                .iter()
-                .all(|o| o.ptr.0 % (vec * o.dtype.size()).min(VECTOR_BYTES) as u64 == 0)
-        {
+        let fits = |vec: usize, o: &EwOperand<'_>| {
+            let last = shape.len() - 1;
+            o.ptr.0 % (vec * o.dtype.size()).min(VECTOR_BYTES) as u64 == 0
+                && (row_major(shape, o.strides)
+                    || shape[last] % vec == 0
+                        && (0..last).all(|d| shape[d] == 1 || o.strides[d] % vec as isize == 0))
+        };
+        while vec > 1 && !loaded.iter().all(|o| fits(vec, o)) {
             vec /= 2;
         }
         vec as u32
@@ -255,7 +392,7 @@ mod tests {
     #[test]
     fn one_pass_vector_width_matches_halving_until_aligned() {
         let dtypes = [DType::Bool, DType::I32, DType::F32, DType::F64, DType::C64];
-        let layouts: [&[isize]; 4] = [&[4, 1], &[0, 0], &[0, 1], &[1, 2]];
+        let layouts: [&[isize]; 6] = [&[4, 1], &[0, 0], &[0, 1], &[1, 2], &[8, 1], &[-6, 1]];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             state ^= state << 13;
@@ -268,7 +405,7 @@ mod tests {
             let mut op = || EwOperand {
                 ptr: DevicePtr(next() % 64),
                 dtype: dtypes[(next() % 5) as usize],
-                strides: layouts[(next() % 4) as usize],
+                strides: layouts[(next() % 6) as usize],
             };
             let inputs: Vec<EwOperand<'_>> = (0..count).map(|_| op()).collect();
             let output = op();

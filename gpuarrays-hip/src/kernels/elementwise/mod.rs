@@ -96,31 +96,47 @@ pub fn set_grid_limit(blocks: Option<usize>) {
     GRID_LIMIT.store(blocks.map_or(0, |b| b.max(1)), Ordering::Relaxed);
 }
 
-/// The tiled copy of [`transpose`]: `a` is the output axis along which the input is contiguous.
+/// The tiled kernel of [`transpose`]: `a` is the output axis along which the strided inputs
+/// are contiguous.
 fn run_transpose(
     dev: &DeviceKernels,
     stream: &Stream,
     function: FunctionHandle,
-    shape: &[usize],
-    input: &EwOperand<'_>,
-    output: &EwOperand<'_>,
+    prepared: &Prepared<'_>,
     a: usize,
 ) -> Result<()> {
+    let Prepared {
+        layout: ref l,
+        shape,
+        inputs,
+        scalars,
+        ref output,
+        ..
+    } = *prepared;
     let tiles = transpose::tiles(shape, a);
-    let mut args = KernelArgs::with_capacity(9);
-    args.ptr(input.ptr)
-        .dims(input.strides.iter().map(|&s| s as i64))
-        .ptr(output.ptr)
+    let mut args = KernelArgs::with_capacity(8 + 2 * inputs.len() + scalars.len());
+    for op in inputs {
+        args.ptr(op.ptr);
+    }
+    for (op, c) in inputs.iter().zip(&l.inputs) {
+        if *c == Class::Strided {
+            args.dims(op.strides.iter().map(|&s| s as i64));
+        }
+    }
+    args.ptr(output.ptr)
         .dims(shape.iter().map(|&n| n as i64))
         .i32(a as i32)
         .i32(tiles.side_l_log2 as i32)
         .i64(tiles.along_l as i64)
         .i64(tiles.along_a as i64)
         .i64(tiles.total as i64);
+    for s in scalars {
+        args.scalar(s);
+    }
     let blocks = tiles.total.clamp(1, i32::MAX as usize) as u32;
     // SAFETY: the parameters follow transpose::body's list and types; the caller guarantees
-    // the input's strides stay inside its allocation over `shape` and that the output holds
-    // the shape's elements contiguously, both alive until the kernel ran (stream order).
+    // every input's strides stay inside its allocation over `shape` and that the output holds
+    // the shape's elements contiguously, all alive until the kernel ran (stream order).
     unsafe {
         dev.launch(
             function,
@@ -139,8 +155,8 @@ fn run_transpose(
 pub struct Prepared<'a> {
     function: FunctionHandle,
     layout: EwLayout,
-    /// For a plain copy run by the tiled transpose: the output axis along which the input
-    /// is contiguous.
+    /// For the tiled kernel of [`transpose`]: the output axis along which the strided inputs
+    /// are contiguous.
     transpose_axis: Option<usize>,
     shape: &'a [usize],
     inputs: &'a [EwOperand<'a>],
@@ -218,7 +234,7 @@ pub fn prepare<'a>(
     }))
 }
 
-/// Plans `launch` over its `n` elements (layout, the tiled copy or the steps) and finds or
+/// Plans `launch` over its `n` elements (layout, the tiled kernel or the steps) and finds or
 /// compiles its kernel.
 fn plan_launch(
     dev: &DeviceKernels,
@@ -233,7 +249,7 @@ fn plan_launch(
         grid_limit,
     } = *launch;
     let mut planned = layout::plan(shape, inputs, output);
-    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, output, &planned);
+    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, &planned);
     if transpose_axis.is_some() {
         planned.transpose = true;
         planned.vec = 1;
@@ -260,7 +276,7 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, prepared: &Prepared<'_>) -> Res
         ref output,
     } = *prepared;
     if let Some(a) = transpose_axis {
-        return run_transpose(dev, stream, function, shape, &inputs[0], output, a);
+        return run_transpose(dev, stream, function, prepared, a);
     }
     let n: usize = shape.iter().product();
     let strides = |s: &[isize]| {
@@ -274,12 +290,12 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, prepared: &Prepared<'_>) -> Res
         args.ptr(op.ptr);
     }
     for (op, c) in inputs.iter().zip(&l.inputs) {
-        if *c == Class::Strided {
+        if c.has_strides() {
             args.dims(strides(op.strides));
         }
     }
     args.ptr(output.ptr);
-    if l.output == Class::Strided {
+    if l.output.has_strides() {
         args.dims(strides(output.strides));
     }
     if l.ndim > 0 {

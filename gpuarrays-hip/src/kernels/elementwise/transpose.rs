@@ -1,11 +1,13 @@
-//! Permuting copies through shared memory: when an elementwise program is a plain copy whose
-//! output is contiguous and whose input is contiguous along some other axis `a` than the
-//! output's last axis `L` (every `permute`/`transpose` that moves the innermost axis), the
-//! generic kernel reads or writes with a large stride. This kernel instead moves tiles of
-//! the (a, L) plane through shared memory: consecutive threads read consecutive input
-//! elements along `a`, the block transposes the tile and consecutive threads write
-//! consecutive output elements along `L`. The other axes index the tiles' batch; their
-//! offsets come from the strides like the generic kernel's.
+//! Elementwise programs through shared-memory tiles: when the output is contiguous and the
+//! strided inputs are all contiguous along one other axis `a` than the output's last axis `L`
+//! (a `permute`/`transpose` that moves the innermost axis, `a * x.t() + y`), the generic
+//! kernel reads them with a large stride. This kernel instead moves tiles of the (a, L) plane:
+//! consecutive threads read consecutive elements of each strided input along `a` into shared
+//! memory, the block synchronises, and consecutive threads then evaluate the program for
+//! consecutive output elements along `L`, taking the strided inputs from the tiles and the
+//! contiguous and broadcast ones from memory as the generic kernel does. The other axes index
+//! the tiles' batch; their offsets come from the strides like the generic kernel's. A plain
+//! copy is the program of one input.
 //!
 //! **Banks.** The tile's rows are padded by one element. With 4-byte elements a warp's
 //! shared-memory accesses then hit 32 distinct banks in both phases of a 32 × 32 tile;
@@ -18,15 +20,17 @@
 //! suite's `permutedims/4d` row (output `[40, 25, 64, 8]`, `L` of 8) used a quarter of each
 //! 32 × 32 tile and ran at 324 GB/s where the 3-D row ran at 722 GB/s (H200, 2026-12-02).
 //!
-//! Kernel parameters: input pointer, its strides (`GaDims`, one per output axis), output
-//! pointer, the shape (`GaDims`), `a`, log2 of the tile's side along `L`, tiles along `L`,
-//! tiles along `a`, total tiles.
+//! Kernel parameters: one pointer per input, the strides (`GaDims`, one per output axis) of
+//! each strided input, the output pointer, the shape (`GaDims`), `a`, log2 of the tile's side
+//! along `L`, tiles along `L`, tiles along `a`, total tiles, then one parameter per scalar.
+
+use std::fmt::Write;
 
 use gpuarrays_core::DType;
-use gpuarrays_core::kernel::{Node, Program};
+use gpuarrays_core::kernel::Program;
 
 use super::layout::{Class, EwLayout, EwOperand};
-use crate::kernels::cpp::element_types::mty;
+use crate::kernels::cpp::element_types::{cty, load, mty, store};
 
 /// Elements per tile.
 const TILE_ELEMS: usize = 1024;
@@ -38,33 +42,49 @@ const MIN_SIDE: usize = 8;
 /// A tile's side along an axis at least this long is 32 (and the tile square).
 const SQUARE_SIDE: usize = 32;
 
-/// The output axis along which the input is contiguous, when the tiled kernel applies to this
-/// launch (`layout` as planned for the generic kernel).
+/// Bytes of shared memory the tiles of one block may take (the static limit of a block on
+/// both platforms).
+const SHARED_BYTES: usize = 48 << 10;
+
+/// Elements of one tile in shared memory: `TILE_ELEMS` plus one padding element per row
+/// (at most `TILE_ELEMS / MIN_SIDE` rows).
+const TILE_SLOTS: usize = TILE_ELEMS + TILE_ELEMS / MIN_SIDE;
+
+/// The output axis along which every strided input is contiguous, when the tiled kernel
+/// applies to this launch (`layout` as planned for the generic kernel): a program without
+/// random draws, a contiguous output, inputs that are contiguous, broadcast or strided, at
+/// least one strided, the strided ones with a non-unit stride along the last axis and a unit
+/// stride along one common axis `a`, both axes at least `MIN_SIDE` long, and their tiles
+/// within [`SHARED_BYTES`].
 pub fn contiguous_axis(
     program: &Program,
     shape: &[usize],
     inputs: &[EwOperand<'_>],
-    output: &EwOperand<'_>,
     layout: &EwLayout,
 ) -> Option<usize> {
-    let copy = matches!(program.instrs.as_slice(), [i] if i.node == Node::Input(0))
-        && program.inputs.len() == 1
-        && program.scalars.is_empty()
-        && inputs.len() == 1
-        && inputs[0].dtype == output.dtype;
-    if !copy || layout.output != Class::Contiguous || layout.inputs[0] != Class::Strided {
-        return None;
-    }
     let nd = shape.len();
-    if nd < 2 {
+    if program.draws_random() || layout.output != Class::Contiguous || nd < 2 {
         return None;
     }
-    let st = inputs[0].strides;
     let last = nd - 1;
-    if st[last] == 1 || st[last] == 0 || shape[last] < MIN_SIDE {
+    if shape[last] < MIN_SIDE || layout.inputs.contains(&Class::Rows) {
         return None;
     }
-    (0..last).find(|&d| st[d] == 1 && shape[d] >= MIN_SIDE)
+    let strided = || {
+        inputs
+            .iter()
+            .zip(&layout.inputs)
+            .filter(|(_, c)| **c == Class::Strided)
+            .map(|(o, _)| o)
+    };
+    let first = strided().next()?.strides;
+    if first[last] == 1 || first[last] == 0 {
+        return None;
+    }
+    let a = (0..last).find(|&d| first[d] == 1 && shape[d] >= MIN_SIDE)?;
+    let shared: usize = strided().map(|o| TILE_SLOTS * o.dtype.size()).sum();
+    let all_along_a = strided().all(|o| o.strides[a] == 1 && o.strides[last] != 0);
+    (all_along_a && shared <= SHARED_BYTES).then_some(a)
 }
 
 /// The tiles of a launch.
@@ -114,29 +134,79 @@ pub fn tiles(shape: &[usize], a: usize) -> Tiles {
     }
 }
 
-/// The body of the tiled copy of `dtype` over `ndim` axes.
-pub fn body(dtype: DType, ndim: u32) -> String {
-    let m = mty(dtype);
+/// The body of the tiled kernel of `program` (its `ga_eval` function is `eval`) over
+/// `layout.ndim` axes, producing `out_dtype`.
+pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) -> String {
+    let ndim = layout.ndim;
     let elems_log2 = TILE_ELEMS.trailing_zeros();
+    let classes = || program.inputs.iter().zip(&layout.inputs).enumerate();
+    let tiled = || classes().filter(|(_, (_, c))| **c == Class::Strided);
+    let mut params: Vec<String> = program
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, &d)| format!("const {}* __restrict__ p{k}", mty(d)))
+        .collect();
+    params.extend(tiled().map(|(k, _)| format!("const GaDims st{k}")));
+    params.push(format!("{}* out", mty(out_dtype)));
+    params.push("const GaDims shape, const int a, const int side_l_log2".into());
+    params.push("const i64 tiles_l, const i64 tiles_a, const i64 total".into());
+    params.extend(
+        program
+            .scalars
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| format!("const {} s{k}", mty(d))),
+    );
+    let (mut decls, mut offsets, mut reads) = (String::new(), String::new(), String::new());
+    for (k, (&d, _)) in tiled() {
+        let _ = writeln!(decls, "  __shared__ {} tile{k}[{TILE_SLOTS}];", mty(d));
+        let _ = write!(offsets, "i64 in_off{k} = 0; ");
+        let _ = write!(
+            reads,
+            "tile{k}[x * (side_l + 1) + y] = p{k}[in_off{k} + aa * st{k}.v[a] + ll * st{k}.v[L]]; "
+        );
+    }
+    let batch_offsets: String = tiled()
+        .map(|(k, _)| format!("in_off{k} += c * st{k}.v[d]; "))
+        .collect();
+    for (k, (&d, c)) in classes() {
+        if *c == Class::Broadcast {
+            let _ = writeln!(
+                decls,
+                "  const {} b{k} = {};",
+                cty(d),
+                load(d, &format!("p{k}[0]"))
+            );
+        }
+    }
+    let mut args = vec!["idx".to_string()];
+    args.extend(classes().map(|(k, (&d, c))| match c {
+        Class::Broadcast => format!("b{k}"),
+        Class::Strided => load(d, &format!("tile{k}[x * (side_l + 1) + y]")),
+        _ => load(d, &format!("p{k}[idx]")),
+    }));
+    args.extend((0..program.scalars.len()).map(|k| format!("s{k}")));
+    let value = store(out_dtype, &format!("ga_eval({})", args.join(", ")));
+    let params = params.join(", ");
     format!(
         r#"struct GaDims {{ i64 v[{ndim}]; }};
 #define GA_TE {TILE_ELEMS}
-__global__ void __launch_bounds__({BLOCK}) ga_ew(const {m}* __restrict__ p0, const GaDims st0, {m}* __restrict__ out, const GaDims shape, const int a, const int side_l_log2, const i64 tiles_l, const i64 tiles_a, const i64 total) {{
+{eval}
+__global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
   // A tile is side_a x side_l elements, stored as side_a rows of side_l + 1; side_l >= {MIN_SIDE},
   // so side_a <= GA_TE / {MIN_SIDE}.
-  __shared__ {m} tile[GA_TE + GA_TE / {MIN_SIDE}];
-  const int L = {ndim} - 1;
+{decls}  const int L = {ndim} - 1;
   const int side_a_log2 = {elems_log2} - side_l_log2;
   const int side_l = 1 << side_l_log2, side_a = 1 << side_a_log2;
   const i64 na = shape.v[a], nl = shape.v[L];
-  const i64 sa = st0.v[a], sl = st0.v[L];
   for (i64 blk = blockIdx.x; blk < total; blk += gridDim.x) {{
     const i64 tl = blk % tiles_l;
     const i64 rest = blk / tiles_l;
     const i64 ta = rest % tiles_a;
     i64 batch = rest / tiles_a;
     // Offsets of the batch index over the other axes (row-major, last axis fastest).
-    i64 in_off = 0, out_off = 0, out_stride_a = 0;
+    {offsets}i64 out_off = 0, out_stride_a = 0;
     {{
       i64 ostride = nl;
 #pragma unroll
@@ -146,25 +216,28 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew(const {m}* __restrict__ p0, con
         }} else {{
           const i64 c = batch % shape.v[d];
           batch /= shape.v[d];
-          in_off += c * st0.v[d];
-          out_off += c * ostride;
+          {batch_offsets}out_off += c * ostride;
         }}
         ostride *= shape.v[d];
       }}
     }}
     const i64 a0 = ta * side_a, l0 = tl * side_l;
-    // Read: consecutive threads take consecutive elements along a (contiguous in the input).
+    // Read: consecutive threads take consecutive elements along a (contiguous in the inputs).
     for (int e = threadIdx.x; e < GA_TE; e += blockDim.x) {{
       const int x = e & (side_a - 1), y = e >> side_a_log2;
       const i64 aa = a0 + x, ll = l0 + y;
-      if (aa < na && ll < nl) tile[x * (side_l + 1) + y] = p0[in_off + aa * sa + ll * sl];
+      if (aa < na && ll < nl) {{ {reads}}}
     }}
     __syncthreads();
-    // Write: consecutive threads take consecutive elements along L (contiguous in the output).
+    // Evaluate and write: consecutive threads take consecutive elements along L (contiguous
+    // in the output and in the contiguous inputs).
     for (int e = threadIdx.x; e < GA_TE; e += blockDim.x) {{
       const int y = e & (side_l - 1), x = e >> side_l_log2;
       const i64 aa = a0 + x, ll = l0 + y;
-      if (aa < na && ll < nl) out[out_off + aa * out_stride_a + ll] = tile[x * (side_l + 1) + y];
+      if (aa < na && ll < nl) {{
+        const i64 idx = out_off + aa * out_stride_a + ll;
+        out[idx] = {value};
+      }}
     }}
     __syncthreads();
   }}
@@ -177,7 +250,8 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew(const {m}* __restrict__ p0, con
 mod tests {
     use super::*;
     use crate::platform::DevicePtr;
-    use gpuarrays_core::kernel::Instr;
+    use gpuarrays_core::kernel::random::Distribution;
+    use gpuarrays_core::kernel::{BinaryOp, Instr, Node};
 
     fn copy(d: DType) -> Program {
         Program {
@@ -203,38 +277,98 @@ mod tests {
         }
     }
 
+    fn op(dtype: DType, strides: &[isize]) -> EwOperand<'_> {
+        EwOperand {
+            ptr: DevicePtr(0),
+            dtype,
+            strides,
+        }
+    }
+
     #[test]
     fn applies_to_permutes_that_move_the_innermost_axis() {
-        let op = |strides| EwOperand {
-            ptr: DevicePtr(0),
-            dtype: DType::F32,
-            strides,
-        };
-        let out_st = [512 * 256isize, 256, 1];
-        let out = op(&out_st);
         // (2, 1, 0) of 256×512×512: output [512, 512, 256], input strides [1, 512, 512·512].
         let st = [1isize, 512, 512 * 512];
         let shape = [512, 512, 256];
-        let a = contiguous_axis(&copy(DType::F32), &shape, &[op(&st)], &out, &layout(3));
+        let input = [op(DType::F32, &st)];
+        let a = contiguous_axis(&copy(DType::F32), &shape, &input, &layout(3));
         assert_eq!(a, Some(0));
         let t = tiles(&shape, 0);
         assert_eq!((t.side_l_log2, t.along_l, t.along_a), (5, 8, 16));
         assert_eq!(t.total, 8 * 16 * 512);
         // The innermost axis stays innermost: the generic kernel is coalesced already.
         let st = [512isize, 512 * 512, 1];
+        let input = [op(DType::F32, &st)];
         assert_eq!(
-            contiguous_axis(&copy(DType::F32), &shape, &[op(&st)], &out, &layout(3)),
+            contiguous_axis(&copy(DType::F32), &shape, &input, &layout(3)),
             None
         );
-        // Not a copy.
-        let mut p = copy(DType::F32);
+    }
+
+    /// `x.t() * 2 + y` (a program of two inputs) takes the tiles; random draws, rows of the
+    /// vector loop, strided inputs along different axes and tiles beyond the shared memory
+    /// do not.
+    #[test]
+    fn applies_to_programs_whose_strided_inputs_share_an_axis() {
+        let d = DType::F32;
+        let mut p = copy(d);
+        p.inputs.push(d);
+        p.scalars.push(d);
         p.instrs.push(Instr {
-            node: Node::Cast(DType::F64, 0),
-            dtype: DType::F64,
+            node: Node::Input(1),
+            dtype: d,
         });
-        let st = [1isize, 512, 512 * 512];
+        p.instrs.push(Instr {
+            node: Node::Scalar(0),
+            dtype: d,
+        });
+        p.instrs.push(Instr {
+            node: Node::Binary(BinaryOp::Mul, 0, 2),
+            dtype: d,
+        });
+        p.instrs.push(Instr {
+            node: Node::Binary(BinaryOp::Add, 3, 1),
+            dtype: d,
+        });
+        let shape = [300, 200];
+        let (t, c, other) = ([1isize, 300], [200isize, 1], [1isize, 600]);
+        let mut l = layout(2);
+        l.inputs.push(Class::Contiguous);
+        let ops = [op(d, &t), op(d, &c)];
+        assert_eq!(contiguous_axis(&p, &shape, &ops, &l), Some(0));
+        // Both inputs transposed, along the same axis: both tiled.
+        let mut both = l.copied();
+        both.inputs[1] = Class::Strided;
+        let ops = [op(d, &t), op(d, &other)];
+        assert_eq!(contiguous_axis(&p, &shape, &ops, &both), Some(0));
+        // A strided input contiguous along no axis.
+        let ops = [op(d, &t), op(d, &[2, 400])];
+        assert_eq!(contiguous_axis(&p, &shape, &ops, &both), None);
+        // Rows in the generic kernel's vector loop.
+        let mut rows = l.copied();
+        rows.inputs[1] = Class::Rows;
         assert_eq!(
-            contiguous_axis(&p, &shape, &[op(&st)], &out, &layout(3)),
+            contiguous_axis(&p, &shape, &[op(d, &t), op(d, &c)], &rows),
+            None
+        );
+        // Two 16-byte tiles fit in 48 KiB, three do not.
+        let c64 = |k: usize| {
+            let mut q = copy(DType::C64);
+            q.inputs = vec![DType::C64; k];
+            let mut l = layout(2);
+            l.inputs = vec![Class::Strided; k].into_iter().collect();
+            let ops = vec![op(DType::C64, &t); k];
+            contiguous_axis(&q, &shape, &ops, &l)
+        };
+        assert_eq!((c64(2), c64(3)), (Some(0), None));
+        // Random draws.
+        let mut r = p.clone();
+        r.instrs.push(Instr {
+            node: Node::Random(Distribution::Uniform, 0),
+            dtype: d,
+        });
+        assert_eq!(
+            contiguous_axis(&r, &shape, &[op(d, &t), op(d, &c)], &l),
             None
         );
     }
