@@ -158,14 +158,18 @@ pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) 
             .enumerate()
             .map(|(k, &d)| format!("const {} s{k}", mty(d))),
     );
-    let (mut decls, mut offsets, mut reads) = (String::new(), String::new(), String::new());
+    let (mut decls, mut offsets) = (String::new(), String::new());
+    let (mut regs, mut loads, mut keeps) = (String::new(), String::new(), String::new());
     for (k, (&d, _)) in tiled() {
-        let _ = writeln!(decls, "  __shared__ {} tile{k}[{TILE_SLOTS}];", mty(d));
+        let m = mty(d);
+        let _ = writeln!(decls, "  __shared__ {m} tile{k}[{TILE_SLOTS}];");
         let _ = write!(offsets, "i64 in_off{k} = 0; ");
+        let _ = write!(regs, "{m} r{k}[GA_PER]; ");
         let _ = write!(
-            reads,
-            "tile{k}[x * (side_l + 1) + y] = p{k}[in_off{k} + aa * st{k}.v[a] + ll * st{k}.v[L]]; "
+            loads,
+            "r{k}[i] = p{k}[in_off{k} + aa * st{k}.v[a] + ll * st{k}.v[L]]; "
         );
+        let _ = write!(keeps, "tile{k}[x * (side_l + 1) + y] = r{k}[i]; ");
     }
     let batch_offsets: String = tiled()
         .map(|(k, _)| format!("in_off{k} += c * st{k}.v[d]; "))
@@ -192,6 +196,7 @@ pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) 
     format!(
         r#"struct GaDims {{ i64 v[{ndim}]; }};
 #define GA_TE {TILE_ELEMS}
+#define GA_PER ({TILE_ELEMS} / {BLOCK})
 {eval}
 __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
   // A tile is side_a x side_l elements, stored as side_a rows of side_l + 1; side_l >= {MIN_SIDE},
@@ -222,16 +227,28 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
       }}
     }}
     const i64 a0 = ta * side_a, l0 = tl * side_l;
-    // Read: consecutive threads take consecutive elements along a (contiguous in the inputs).
-    for (int e = threadIdx.x; e < GA_TE; e += blockDim.x) {{
+    // Read: consecutive threads take consecutive elements along a (contiguous in the inputs),
+    // every load of a thread issued before the first is kept in the tile.
+    {regs}
+#pragma unroll
+    for (int i = 0; i < GA_PER; ++i) {{
+      const int e = threadIdx.x + i * {BLOCK};
       const int x = e & (side_a - 1), y = e >> side_a_log2;
       const i64 aa = a0 + x, ll = l0 + y;
-      if (aa < na && ll < nl) {{ {reads}}}
+      if (aa < na && ll < nl) {{ {loads}}}
+    }}
+#pragma unroll
+    for (int i = 0; i < GA_PER; ++i) {{
+      const int e = threadIdx.x + i * {BLOCK};
+      const int x = e & (side_a - 1), y = e >> side_a_log2;
+      if (a0 + x < na && l0 + y < nl) {{ {keeps}}}
     }}
     __syncthreads();
     // Evaluate and write: consecutive threads take consecutive elements along L (contiguous
     // in the output and in the contiguous inputs).
-    for (int e = threadIdx.x; e < GA_TE; e += blockDim.x) {{
+#pragma unroll
+    for (int i = 0; i < GA_PER; ++i) {{
+      const int e = threadIdx.x + i * {BLOCK};
       const int y = e & (side_l - 1), x = e >> side_l_log2;
       const i64 aa = a0 + x, ll = l0 + y;
       if (aa < na && ll < nl) {{
