@@ -153,7 +153,7 @@ fn aligned_vec(o: &EwOperand<'_>, start: usize) -> usize {
 /// widest vector-loaded type, then the vector width as the narrowest any vector-loaded
 /// operand's alignment allows (alignment at a width implies it at every narrower one, so this
 /// is the widest width at which all of them are aligned), narrowed further for `Rows`
-/// operands by [`rows_vec`]. Without a vector loop the `Rows` operands become `Strided`.
+/// operands by `rows_vec`. Without a vector loop the `Rows` operands become `Strided`.
 /// Runs on every launch: the iterator form it replaced walked the operands three times
 /// (~470 host instructions for `a*x + y`, `host_path` bench).
 ///

@@ -55,7 +55,7 @@ const TILE_SLOTS: usize = TILE_ELEMS + TILE_ELEMS / MIN_SIDE;
 /// random draws, a contiguous output, inputs that are contiguous, broadcast or strided, at
 /// least one strided, the strided ones with a non-unit stride along the last axis and a unit
 /// stride along one common axis `a`, both axes at least `MIN_SIDE` long, and their tiles
-/// within [`SHARED_BYTES`].
+/// within `SHARED_BYTES` (48 KiB).
 pub fn contiguous_axis(
     program: &Program,
     shape: &[usize],
