@@ -2,17 +2,12 @@
 
 use gpuarrays_core::{Array, Backend, RawArray, Result, dispatch_dtype};
 
-use super::{Placed, internal, scalar};
+use super::{Placed, input, scalar};
 use crate::case::ExtraCase;
 
 /// The result of `c` on the placed inputs (a new array).
 pub fn execute<B: Backend>(backend: &B, c: ExtraCase, placed: &[Placed<B>]) -> Result<RawArray<B>> {
-    let arg = |k: usize| -> Result<&RawArray<B>> {
-        placed
-            .get(k)
-            .map(|p| &p.array)
-            .ok_or_else(|| internal("missing input"))
-    };
+    let arg = |k: usize| input(placed, k);
     match c {
         ExtraCase::RepeatCounts(axis) => arg(0)?.repeat_counts(arg(1)?, axis),
         ExtraCase::Logspace {

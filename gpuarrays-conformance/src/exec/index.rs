@@ -1,20 +1,15 @@
 //! Running the gathers, scatters and masks ([`IndexCase`]) through core's public API.
 
-use gpuarrays_core::{Backend, DType, RawArray, Result};
+use gpuarrays_core::{Backend, DType, Result};
 
-use super::{Placed, download, download_base, internal};
+use super::{Placed, download, download_base, input, internal};
 use crate::case::IndexCase;
 use crate::host::HostArray;
 
 /// Runs `op` on the placed inputs and downloads the result (the first input's whole
 /// buffer for the in-place operations).
 pub fn execute<B: Backend>(op: IndexCase, placed: &[Placed<B>]) -> Result<HostArray> {
-    let arg = |k: usize| -> Result<&RawArray<B>> {
-        placed
-            .get(k)
-            .map(|p| &p.array)
-            .ok_or_else(|| internal("missing input"))
-    };
+    let arg = |k: usize| input(placed, k);
     let a = arg(0)?;
     let out = match op {
         IndexCase::Take { axis, mode } => a.take(arg(1)?, axis, mode)?,

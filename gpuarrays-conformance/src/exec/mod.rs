@@ -6,7 +6,7 @@ mod index;
 mod order;
 mod place;
 
-pub use place::{Placed, download, download_base, internal, place, upload};
+pub use place::{Placed, download, download_base, input, internal, place, upload};
 
 use gpuarrays_core::kernel::BinaryOp;
 use gpuarrays_core::{Array, Backend, DType, Element, Expr, RawArray, Result, dispatch_dtype};
@@ -21,12 +21,7 @@ pub fn execute<B: Backend>(backend: &B, case: &Case) -> Result<HostArray> {
         .iter()
         .map(|i| place(backend, i))
         .collect::<Result<Vec<_>>>()?;
-    let arg = |k: usize| -> Result<&RawArray<B>> {
-        placed
-            .get(k)
-            .map(|p| &p.array)
-            .ok_or_else(|| internal("missing input"))
-    };
+    let arg = |k: usize| input(&placed, k);
     let ex = |k: usize| -> Result<Expr<B>> { Ok(Expr::array(arg(k)?)) };
     let dtype = case
         .inputs
@@ -149,14 +144,7 @@ fn check_canonical_bools<B: Backend>(out: &RawArray<B>) -> Result<()> {
 
 /// The operations of the typed API (`Array<T, B>` methods).
 fn execute_typed<T: Element, B: Backend>(op: &Op, placed: &[Placed<B>]) -> Result<HostArray> {
-    let typed = |k: usize| -> Result<Array<T, B>> {
-        placed
-            .get(k)
-            .ok_or_else(|| internal("missing input"))?
-            .array
-            .clone()
-            .into_typed::<T>()
-    };
+    let typed = |k: usize| -> Result<Array<T, B>> { input(placed, k)?.clone().into_typed::<T>() };
     let a = typed(0)?;
     let out: RawArray<B> = match op {
         Op::EvalInto { self_read } => {

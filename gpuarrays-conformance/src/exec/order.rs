@@ -1,8 +1,8 @@
 //! Running the sort family ([`OrderCase`]) through core's public API.
 
-use gpuarrays_core::{Backend, RawArray, Result, Side, SortOrder};
+use gpuarrays_core::{Backend, Result, Side, SortOrder};
 
-use super::{Placed, download, internal};
+use super::{Placed, download, input};
 use crate::case::OrderCase;
 use crate::host::HostArray;
 
@@ -16,12 +16,7 @@ fn order(descending: bool) -> SortOrder {
 
 /// Runs `op` on the placed inputs and downloads the result.
 pub fn execute<B: Backend>(op: OrderCase, placed: &[Placed<B>]) -> Result<HostArray> {
-    let arg = |k: usize| -> Result<&RawArray<B>> {
-        placed
-            .get(k)
-            .map(|p| &p.array)
-            .ok_or_else(|| internal("missing input"))
-    };
+    let arg = |k: usize| input(placed, k);
     let a = arg(0)?;
     let out = match op {
         OrderCase::Argsort { axis, descending } => a.argsort(axis, order(descending))?,

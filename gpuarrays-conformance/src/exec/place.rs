@@ -14,6 +14,14 @@ pub struct Placed<B: Backend> {
     pub array: RawArray<B>,
 }
 
+/// The array of the `k`-th placed input (an error if the case has fewer inputs).
+pub fn input<B: Backend>(placed: &[Placed<B>], k: usize) -> Result<&RawArray<B>> {
+    placed
+        .get(k)
+        .map(|p| &p.array)
+        .ok_or_else(|| internal("missing input"))
+}
+
 /// Uploads `data` as a new array of shape `dims`.
 pub fn upload<B: Backend>(backend: &B, dims: &[usize], data: &HostData) -> Result<RawArray<B>> {
     dispatch_dtype!(data.dtype(), T => {
