@@ -309,43 +309,29 @@ mod tests {
         let right = op(DType::F32, 1024 * 4, &rows);
         let l = plan(&[16, 1024], &[op(DType::F32, 0, &unit)], &right);
         assert_eq!((l.output, l.vec, l.ndim), (Class::Rows, 4, 2));
-        // Rows of 6 elements: vectors of 2. Of 5: none, and the rows are strided again.
-        let l = plan(
-            &[16, 6],
-            &[op(DType::F32, 0, &[6, 1])],
-            &op(DType::F32, 0, &[8, 1]),
-        );
-        assert_eq!((l.output, l.vec), (Class::Rows, 2));
-        let l = plan(
-            &[16, 5],
-            &[op(DType::F32, 0, &[5, 1])],
-            &op(DType::F32, 0, &[8, 1]),
-        );
-        assert_eq!((l.output, l.vec), (Class::Strided, 1));
-        // A row stride that is not a multiple of the width (a row starts mid-vector).
-        let l = plan(
-            &[16, 8],
-            &[op(DType::F32, 0, &[8, 1])],
-            &op(DType::F32, 0, &[10, 1]),
-        );
-        assert_eq!((l.output, l.vec), (Class::Rows, 2));
-        // Misaligned by one element: the rows go back to strided, element by element.
-        let l = plan(
-            &[16, 8],
-            &[op(DType::F32, 0, &[8, 1])],
-            &op(DType::F32, 4, &[16, 1]),
-        );
-        assert_eq!((l.output, l.vec), (Class::Strided, 1));
-        // A general strided output keeps every operand out of the vector loop.
-        let l = plan(
-            &[16, 8],
-            &[op(DType::F32, 0, &[16, 1])],
-            &op(DType::F32, 0, &[1, 16]),
-        );
-        assert_eq!(
-            (l.inputs.as_slice(), l.vec),
-            ([Class::Strided].as_slice(), 1)
-        );
+        // (shape, input strides, output byte address, output strides) -> (input class,
+        // output class, width).
+        let f32s = |at: u64, st: &'static [isize]| op(DType::F32, at, st);
+        #[rustfmt::skip]
+        let cases: [([usize; 2], &[isize], u64, &[isize], (Class, Class, u32)); 5] = [
+            // Rows of 6 elements: vectors of 2. Of 5: none, and the rows are strided again.
+            ([16, 6], &[6, 1], 0, &[8, 1], (Class::Contiguous, Class::Rows, 2)),
+            ([16, 5], &[5, 1], 0, &[8, 1], (Class::Contiguous, Class::Strided, 1)),
+            // A row stride that is not a multiple of the width (a row starts mid-vector).
+            ([16, 8], &[8, 1], 0, &[10, 1], (Class::Contiguous, Class::Rows, 2)),
+            // Misaligned by one element: the rows go back to strided, element by element.
+            ([16, 8], &[8, 1], 4, &[16, 1], (Class::Contiguous, Class::Strided, 1)),
+            // A general strided output keeps every operand out of the vector loop.
+            ([16, 8], &[16, 1], 0, &[1, 16], (Class::Strided, Class::Strided, 1)),
+        ];
+        for (shape, input, at, output, want) in cases {
+            let l = plan(&shape, &[f32s(0, input)], &f32s(at, output));
+            assert_eq!(
+                (l.inputs[0], l.output, l.vec),
+                want,
+                "{shape:?} {input:?} {output:?}"
+            );
+        }
     }
 
     /// Whether an operand is loaded a vector at a time when some width allows it: row-major
