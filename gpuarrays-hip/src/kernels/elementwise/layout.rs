@@ -311,9 +311,16 @@ mod tests {
         assert_eq!((l.output, l.vec, l.ndim), (Class::Rows, 4, 2));
         // (shape, input strides, output byte address, output strides) -> (input class,
         // output class, width).
+        type RowsCase = (
+            [usize; 2],
+            &'static [isize],
+            u64,
+            &'static [isize],
+            (Class, Class, u32),
+        );
         let f32s = |at: u64, st: &'static [isize]| op(DType::F32, at, st);
         #[rustfmt::skip]
-        let cases: [([usize; 2], &[isize], u64, &[isize], (Class, Class, u32)); 5] = [
+        let cases: [RowsCase; 5] = [
             // Rows of 6 elements: vectors of 2. Of 5: none, and the rows are strided again.
             ([16, 6], &[6, 1], 0, &[8, 1], (Class::Contiguous, Class::Rows, 2)),
             ([16, 5], &[5, 1], 0, &[8, 1], (Class::Contiguous, Class::Strided, 1)),
