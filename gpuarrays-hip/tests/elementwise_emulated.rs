@@ -117,8 +117,10 @@ fn rows_of_strided_operands_match_cpu() {
         }
         let padded = x.pad(&[(2, 3), (4, 4)], gpuarrays_core::Pad::Edge).unwrap();
         out.push(padded.to_bytes().unwrap());
-        // A row broadcast down the matrix, and the rows read backwards, both beside a
-        // contiguous operand into a contiguous result.
+        // A row broadcast down the matrix, the rows read backwards, a block of columns
+        // repeated along a new axis, and rows of 5 (too short for the contiguous operands'
+        // vectors: read element by element), each beside a contiguous operand into a
+        // contiguous result.
         let row = grid(1, 16, 2.0).broadcast_to(&[33, 16]).unwrap();
         let back = x.at(&s![..;-1, ..]).unwrap();
         for other in [
@@ -128,8 +130,10 @@ fn rows_of_strided_operands_match_cpu() {
                 .unwrap()
                 .broadcast_to(&[2, 33, 8])
                 .unwrap(),
+            &x.at(&s![.., 3..8]).unwrap(),
         ] {
-            let sum = (Expr::array(other) + Expr::array(other))
+            let dense = Expr::index(b, other.dims()).cast(dtype).eval_raw().unwrap();
+            let sum = (Expr::array(other) + Expr::array(&dense))
                 .eval_raw()
                 .unwrap();
             out.push(sum.to_bytes().unwrap());

@@ -150,12 +150,15 @@ fn aligned_vec(o: &EwOperand<'_>, start: usize) -> usize {
 }
 
 /// Plans the layout of one launch: one pass over the operands for their classes and the
-/// widest vector-loaded type, then the vector width as the narrowest any vector-loaded
-/// operand's alignment allows (alignment at a width implies it at every narrower one, so this
-/// is the widest width at which all of them are aligned), narrowed further for `Rows`
-/// operands by `rows_vec`. Without a vector loop the `Rows` operands become `Strided`.
-/// Runs on every launch: the iterator form it replaced walked the operands three times
-/// (~470 host instructions for `a*x + y`, `host_path` bench).
+/// widest type among the output and the contiguous inputs, then the vector width as the
+/// narrowest the output's and the contiguous inputs' alignment allows (alignment at a width
+/// implies it at every narrower one, so this is the widest width at which all of them are
+/// aligned), narrowed further to a `Rows` output's rows (`rows_vec`): the output is stored a
+/// vector at a time or there is no vector loop. A `Rows` input then takes that width if its
+/// rows and alignment allow it, else it is read element by element (`Strided`): it never
+/// narrows the vector of the others. Without a vector loop no operand is `Rows`. Runs on
+/// every launch: the iterator form it replaced walked the operands three times (~470 host
+/// instructions for `a*x + y`, `host_path` bench).
 ///
 /// `Rows` is what a concatenation along the last axis writes: the generic strided form (one
 /// element per thread, a 2-D index decomposition each) moved two 16384 × 8192 f32 halves
@@ -173,35 +176,34 @@ pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -
     for o in inputs {
         let c = classify_rows(shape, o.strides);
         strided |= c.has_strides();
-        if c.is_vector() {
+        if c == Class::Contiguous {
             widest = widest.max(o.dtype.size());
         }
         in_classes.push(c);
     }
     let mut vec = 1;
     if out_class.is_vector() {
-        let operands = inputs
-            .iter()
-            .zip(in_classes.iter())
-            .chain([(output, &out_class)]);
         vec = (VECTOR_BYTES / widest).max(1);
-        for (o, c) in operands {
-            if *c == Class::Rows {
-                vec = rows_vec(shape, o.strides, vec);
-            }
-            if c.is_vector() {
+        if out_class == Class::Rows {
+            vec = rows_vec(shape, output.strides, vec);
+        }
+        vec = aligned_vec(output, vec);
+        for (o, c) in inputs.iter().zip(&in_classes) {
+            if *c == Class::Contiguous {
                 vec = aligned_vec(o, vec);
             }
         }
     }
-    if vec == 1 {
-        let rows_to_strided = |c: &mut Class| {
-            if *c == Class::Rows {
-                *c = Class::Strided;
-            }
-        };
-        in_classes.iter_mut().for_each(rows_to_strided);
-        rows_to_strided(&mut out_class);
+    let takes_width = |o: &EwOperand<'_>| {
+        vec > 1 && rows_vec(shape, o.strides, vec) == vec && aligned_vec(o, vec) == vec
+    };
+    for (o, c) in inputs.iter().zip(in_classes.iter_mut()) {
+        if *c == Class::Rows && !takes_width(o) {
+            *c = Class::Strided;
+        }
+    }
+    if vec == 1 && out_class == Class::Rows {
+        out_class = Class::Strided;
     }
     let n: usize = shape.iter().product();
     EwLayout {
@@ -320,7 +322,7 @@ mod tests {
         );
         let f32s = |at: u64, st: &'static [isize]| op(DType::F32, at, st);
         #[rustfmt::skip]
-        let cases: [RowsCase; 5] = [
+        let cases: [RowsCase; 6] = [
             // Rows of 6 elements: vectors of 2. Of 5: none, and the rows are strided again.
             ([16, 6], &[6, 1], 0, &[8, 1], (Class::Contiguous, Class::Rows, 2)),
             ([16, 5], &[5, 1], 0, &[8, 1], (Class::Contiguous, Class::Strided, 1)),
@@ -330,6 +332,9 @@ mod tests {
             ([16, 8], &[8, 1], 4, &[16, 1], (Class::Contiguous, Class::Strided, 1)),
             // A general strided output keeps every operand out of the vector loop.
             ([16, 8], &[16, 1], 0, &[1, 16], (Class::Strided, Class::Strided, 1)),
+            // Input rows that do not take the width of a contiguous output are read element
+            // by element, and the output keeps its vectors.
+            ([16, 5], &[8, 1], 0, &[5, 1], (Class::Strided, Class::Contiguous, 4)),
         ];
         for (shape, input, at, output, want) in cases {
             let l = plan(&shape, &[f32s(0, input)], &f32s(at, output));
@@ -355,14 +360,17 @@ mod tests {
         })
     }
 
-    /// The vector width as first written: start at 16 bytes of the widest vector-loaded
-    /// operand and halve until every such operand is aligned and, for the rows, until the
-    /// width divides the last axis and the other strides.
+    /// The vector width as first written: start at 16 bytes of the widest of the output and
+    /// the row-major inputs and halve until each of them is aligned and, for an output of
+    /// rows, until the width divides the last axis and the other strides. (Inputs of rows
+    /// take the width or not; they do not set it.)
     fn vec_by_halving(inputs: &[EwOperand<'_>], output: &EwOperand<'_>, shape: &[usize]) -> u32 {
+        let row_major_input =
+            |o: &&EwOperand<'_>| !o.strides.iter().all(|&s| s == 0) && row_major(shape, o.strides);
         let loaded: Vec<&EwOperand<'_>> = inputs
             .iter()
+            .filter(row_major_input)
             .chain(std::iter::once(output))
-            .filter(|o| vector_loaded(shape, o.strides))
             .collect();
         if !vector_loaded(shape, output.strides) {
             return 1;
