@@ -8,7 +8,7 @@ use gpuarrays::conformance::{
 use gpuarrays::cpu::{CpuBackend, CpuBuffer};
 use gpuarrays::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays::prelude::*;
 use gpuarrays::{DeviceInfo, OpKind, Support};
@@ -82,6 +82,10 @@ impl Backend for Faulty {
     }
     fn find(&self, args: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
         self.inner.find(args)
+    }
+    fn search_sorted(&self, args: &SearchArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.search_sorted(args)?;
+        self.corrupt(args.output, args.output_offset, DType::I64)
     }
     fn gather(&self, args: &GatherArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.gather(args)?;

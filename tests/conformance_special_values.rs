@@ -13,7 +13,7 @@ use gpuarrays::conformance::{SuiteConfig, run};
 use gpuarrays::cpu::{CpuBackend, CpuBuffer};
 use gpuarrays::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ReduceOp, ScanArgs,
-    ScanOp, SortArgs,
+    ScanOp, SearchArgs, SortArgs,
 };
 use gpuarrays::prelude::*;
 use gpuarrays::{Complex32, Complex64, DeviceInfo, OpKind, Support};
@@ -250,6 +250,9 @@ impl Backend for Mutant {
     }
     fn find(&self, a: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
         self.inner.find(a)
+    }
+    fn search_sorted(&self, a: &SearchArgs<'_, CpuBuffer>) -> Result<()> {
+        self.inner.search_sorted(a)
     }
     fn matmul(&self, a: &MatmulArgs<'_, CpuBuffer>) -> Result<()> {
         self.inner.matmul(a)

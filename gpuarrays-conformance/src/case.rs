@@ -165,6 +165,9 @@ pub struct InputSpec {
     pub dims: Vec<usize>,
     pub layout: Layout,
     pub profile: Profile,
+    /// The drawn values sorted ascending (NaNs last) before they are placed: the sorted
+    /// table of `searchsorted`.
+    pub sorted: bool,
 }
 
 impl InputSpec {
@@ -174,6 +177,7 @@ impl InputSpec {
             dims: dims.to_vec(),
             layout: Layout::Plain,
             profile: Profile::General,
+            sorted: false,
         }
     }
     pub fn layout(mut self, layout: Layout) -> Self {
@@ -182,6 +186,11 @@ impl InputSpec {
     }
     pub fn profile(mut self, profile: Profile) -> Self {
         self.profile = profile;
+        self
+    }
+    /// The values sorted ascending (see [`InputSpec::sorted`]).
+    pub fn sorted(mut self) -> Self {
+        self.sorted = true;
         self
     }
 }
@@ -222,7 +231,8 @@ impl CaseSpec {
                 } else {
                     format!(" {}", i.layout.name())
                 };
-                format!("{}{:?}{l}", i.dtype, i.dims)
+                let s = if i.sorted { " sorted" } else { "" };
+                format!("{}{:?}{l}{s}", i.dtype, i.dims)
             })
             .collect();
         let params = match &self.op {
@@ -296,7 +306,10 @@ impl CaseSpec {
             .iter()
             .map(|s| {
                 let n = s.dims.iter().product();
-                let data = values::generate(s.dtype, n, s.profile, &mut rng);
+                let mut data = values::generate(s.dtype, n, s.profile, &mut rng);
+                if s.sorted {
+                    data = sorted(data);
+                }
                 let (before, after) = s.layout.pads(&s.dims);
                 Input {
                     array: HostArray::new(s.dims.clone(), data),
@@ -421,4 +434,12 @@ pub struct Case {
     pub inputs: Vec<Input>,
     pub label: String,
     pub seed: u64,
+}
+
+/// `data` sorted ascending in the order the sort family uses (NaNs last, `-0.0 == 0.0`;
+/// complex values, which have no order, keep theirs).
+fn sorted(data: HostData) -> HostData {
+    let mut v: Vec<Scalar> = data.scalars().collect();
+    v.sort_by(crate::oracle::order);
+    HostData::from_scalars(data.dtype(), v).unwrap_or(data)
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, OpKind, Result, Support};
 
@@ -188,6 +188,11 @@ impl<B: Backend> Backend for Restricted<B> {
     fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
         self.guard(OpKind::Find, &[DType::Bool, DType::I64])?;
         self.inner.find(args)
+    }
+
+    fn search_sorted(&self, args: &SearchArgs<'_, Self::Buffer>) -> Result<()> {
+        self.guard(OpKind::Sort, &[args.dtype, DType::I64])?;
+        self.inner.search_sorted(args)
     }
 
     fn gather(&self, args: &GatherArgs<'_, Self::Buffer>) -> Result<()> {

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::host;
 use crate::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use crate::memory::{MemoryStats, MemoryTracker};
 
@@ -184,6 +184,12 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// their count. Default: [`host::find`].
     fn find(&self, args: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
         host::find(self, args)
+    }
+
+    /// Finds the insertion points of u32 or u64 keys in an ascending table of keys (binary
+    /// search; semantics in [`SearchArgs`]). Default: [`host::search_sorted`].
+    fn search_sorted(&self, args: &SearchArgs<'_, Self::Buffer>) -> Result<()> {
+        host::search_sorted(self, args)
     }
 
     /// Reads elements at the positions an index array holds (semantics in

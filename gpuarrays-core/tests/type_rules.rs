@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use gpuarrays_core::kernel::{
-    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, ScanOp, SortArgs,
+    ElementwiseArgs, FftArgs, FindArgs, MatmulArgs, Program, ReduceArgs, ScanArgs, ScanOp,
+    SearchArgs, SortArgs,
 };
 use gpuarrays_core::{
     Array, Backend, DType, DeviceInfo, ErrorKind, FftNorm, OpKind, RawArray, Result, Support,
@@ -93,6 +94,9 @@ impl Backend for Refusing {
     }
     fn find(&self, a: &FindArgs<'_, Self::Buffer>) -> Result<(Self::Buffer, usize)> {
         self.inner.find(a)
+    }
+    fn search_sorted(&self, a: &SearchArgs<'_, Self::Buffer>) -> Result<()> {
+        self.inner.search_sorted(a)
     }
     fn matmul(&self, a: &MatmulArgs<'_, Self::Buffer>) -> Result<()> {
         self.inner.matmul(a)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, ScatterOp, SortArgs,
+    ScatterArgs, ScatterOp, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, MemoryTracker, OpKind, Result, Support};
 
@@ -225,6 +225,14 @@ impl Backend for CpuBackend {
     fn find(&self, args: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize)> {
         let acc = Accesses::default().read(args.input);
         self.run(acc, Here::Pool, || crate::sort::find(args))
+    }
+
+    fn search_sorted(&self, args: &SearchArgs<'_, CpuBuffer>) -> Result<()> {
+        let acc = Accesses::default()
+            .read(args.table)
+            .read(args.values)
+            .write(args.output);
+        self.run(acc, Here::Pool, || crate::sort::search_sorted(args))
     }
 
     fn gather(&self, args: &GatherArgs<'_, CpuBuffer>) -> Result<()> {

@@ -1,6 +1,8 @@
-//! Sorting rows in place and finding true positions.
+//! Sorting rows in place, finding true positions and searching sorted tables.
 
-use gpuarrays_core::kernel::{FindArgs, SortArgs};
+use gpuarrays_core::DType;
+use gpuarrays_core::host::insertion_point;
+use gpuarrays_core::kernel::{FindArgs, SearchArgs, SortArgs};
 use rayon::prelude::*;
 
 use gpuarrays_core::dispatch_dtype;
@@ -76,4 +78,33 @@ pub(crate) fn find(a: &FindArgs<'_, CpuBuffer>) -> Result<(CpuBuffer, usize), Cp
             });
     }
     Ok((out, total))
+}
+
+fn search<T: Ord + Copy + Send + Sync + bytemuck::Pod>(
+    a: &SearchArgs<'_, CpuBuffer>,
+) -> Result<(), CpuError> {
+    // SAFETY: core gives the search a new output; the table and the values are only read
+    // during the call (they may share a buffer with each other, not with the output).
+    let (table, values): (&[T], &[T]) = unsafe {
+        (
+            a.table.slice(a.table_offset, a.table_len)?,
+            a.values.slice(a.values_offset, a.len)?,
+        )
+    };
+    // SAFETY: as above: the output is new and only this call writes it.
+    let out: &mut [i64] = unsafe { a.output.slice_mut(a.output_offset, a.len)? };
+    out.par_iter_mut()
+        .zip(values.par_iter())
+        .with_min_len(crate::parallel::min_len())
+        .for_each(|(o, &v)| *o = insertion_point(table, v, a.side) as i64);
+    Ok(())
+}
+
+/// Insertion points of u32 or u64 keys in an ascending table, by binary search.
+pub(crate) fn search_sorted(a: &SearchArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    match a.dtype {
+        DType::U32 => search::<u32>(a),
+        DType::U64 => search::<u64>(a),
+        other => invalid_dtype("searchsorted", other),
+    }
 }

@@ -1,4 +1,4 @@
-//! The sort, scan, permute, random and reduction kernels on a GPU at the sizes of the
+//! The sort, search, scan, permute, random and reduction kernels on a GPU at the sizes of the
 //! benchmarks (`benches/hip_kernels.rs`), against the CPU reference: every algorithm each
 //! operation can choose (bitonic, one block per row, onesweep; look-back, 3-pass and one-pass-per-row scans),
 //! non-powers of two, rows, NaNs and signed zeros, every ordered type, unaligned views, and the
@@ -135,4 +135,15 @@ fn large_draws_match_cpu() {
 fn large_reductions_match_cpu() {
     let Some(hip) = gpu() else { return };
     kernel_checks::reductions(&hip, 1 << 26, 8192, &[8192, 1001]);
+}
+
+/// Searches in the benchmark's table of 65,536 keys and in tables of 2^22 + 3 keys (long
+/// global-memory bisections after the shared sample), 2^20 + 7 values each.
+#[test]
+fn large_searches_match_cpu() {
+    let Some(hip) = gpu() else {
+        return;
+    };
+    kernel_checks::search::searches(&hip, &[1 << 16, (1 << 22) + 3], (1 << 20) + 7);
+    kernel_checks::search::unsorted_in_range(&hip, (1 << 20) + 1, 1 << 16);
 }

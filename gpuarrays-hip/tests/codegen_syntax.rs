@@ -18,7 +18,7 @@ use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
-use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, sort};
+use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, search, sort};
 
 #[path = "common/cpp_shim.rs"]
 mod cpp_shim;
@@ -311,6 +311,9 @@ fn axis_bodies() -> Vec<String> {
         bodies.push(indexing::codegen::body(d));
     }
     bodies.push(find::body().expect("find"));
+    for d in [DType::U32, DType::U64] {
+        bodies.push(search::body(d).expect("search"));
+    }
     for d in DType::ALL {
         for ndim in [2, 3] {
             let copy = program(vec![d], vec![], vec![(Node::Input(0), d)]);
@@ -366,6 +369,10 @@ fn every_listed_kernel_is_defined() {
     let f = find::body().expect("find");
     for k in find::KERNELS {
         assert!(has(&f, k), "find kernel {k} missing");
+    }
+    let s = search::body(DType::U64).expect("search");
+    for k in search::KERNELS {
+        assert!(has(&s, k), "search kernel {k} missing");
     }
     for d in DType::ALL {
         let b = indexing::codegen::body(d);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use gpuarrays_core::device::next_device_id;
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support, ensure_supported};
 
@@ -16,37 +16,7 @@ use crate::capability;
 use crate::context::{Context, Features};
 use crate::error::WgpuError;
 use crate::kernels;
-
-/// Which optional features to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Profile {
-    /// Everything the adapter offers (SHADER_F64, SHADER_INT64 where present).
-    #[default]
-    Adapter,
-    /// The WebGPU baseline: no f64, no 64-bit integers, whatever the adapter offers.
-    Baseline,
-}
-
-/// How to open a device.
-#[derive(Debug, Clone, Default)]
-pub struct WgpuOptions {
-    /// An adapter index or name substring; `None` reads `GPUARRAYS_WGPU_ADAPTER`, then
-    /// prefers a discrete GPU.
-    pub adapter: Option<String>,
-    /// Which optional features to use.
-    pub profile: Profile,
-    /// Treat `max_storage_buffer_binding_size` as at most this many bytes (at least 4 KiB).
-    /// Tests use it to exercise the splitting of operands larger than one binding with
-    /// small arrays; `None` uses the adapter's limit.
-    pub binding_limit: Option<u64>,
-    /// Declare that the device flushes subnormals to zero (f32, and f64 where in use)
-    /// without probing; `GPUARRAYS_WGPU_ASSUME_FTZ=1` does the same. Tests use it to
-    /// exercise the flush-to-zero handling on a device that keeps subnormals.
-    pub assume_ftz: bool,
-    /// Compile through wgpu's WGSL path even where the device offers Vulkan float controls
-    /// (see [`crate::float_controls`]); `GPUARRAYS_WGPU_FLOAT_CONTROLS=0` does the same.
-    pub no_float_controls: bool,
-}
+pub use crate::options::{Profile, WgpuOptions};
 
 /// The WebGPU backend: a cheap, cloneable handle to one opened device.
 #[derive(Clone)]
@@ -404,6 +374,11 @@ impl Backend for WgpuBackend {
         self.check(DType::Bool, OpKind::Find)?;
         self.check(DType::I64, OpKind::Find)?;
         Ok(kernels::find::run(&self.ctx, args)?)
+    }
+
+    /// WGSL binary search (`kernels::search`): keys read as words, on every adapter.
+    fn search_sorted(&self, args: &SearchArgs<'_, WgpuBuffer>) -> Result<()> {
+        Ok(kernels::search::run(&self.ctx, args)?)
     }
 
     /// WGSL gathers (`kernels::indexing`): the index read as two words, data moved as

@@ -23,6 +23,7 @@ pub mod error;
 pub mod float_controls;
 pub(crate) mod kernels;
 pub(crate) mod memory_budget;
+pub mod options;
 pub mod pipeline;
 mod quiet_wayland;
 pub mod subnormals;
@@ -30,10 +31,11 @@ pub(crate) mod timing;
 pub mod wgsl;
 
 pub use adapter::{ADAPTER_ENV, AdapterSummary, adapters};
-pub use backend::{Profile, WgpuBackend, WgpuOptions};
+pub use backend::WgpuBackend;
 pub use buffer::WgpuBuffer;
 pub use context::Features;
 pub use error::{OomCause, WgpuError};
 #[doc(hidden)]
 pub use kernels::fft::set_line_limit as set_fft_line_limit;
+pub use options::{Profile, WgpuOptions};
 pub use subnormals::ASSUME_FTZ_ENV;

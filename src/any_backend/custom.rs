@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
@@ -77,6 +77,7 @@ pub trait DynBackend: Send + Sync + 'static {
     fn scan(&self, args: &ScanArgs<'_, CustomBuffer>) -> Result<()>;
     fn sort(&self, args: &SortArgs<'_, CustomBuffer>) -> Result<()>;
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)>;
+    fn search_sorted(&self, args: &SearchArgs<'_, CustomBuffer>) -> Result<()>;
     fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()>;
     fn scatter(&self, args: &ScatterArgs<'_, CustomBuffer>) -> Result<()>;
     fn matmul(&self, args: &MatmulArgs<'_, CustomBuffer>) -> Result<()>;
@@ -179,6 +180,12 @@ impl<B: Backend> DynBackend for B {
         let (positions, count) = Backend::find(self, &args)?;
         Ok((CustomBuffer::new(positions, count * 8), count))
     }
+    fn search_sorted(&self, args: &SearchArgs<'_, CustomBuffer>) -> Result<()> {
+        Backend::search_sorted(
+            self,
+            &args.try_map_buffers(|x| own(self, "searchsorted", x))?,
+        )
+    }
     fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()> {
         Backend::gather(self, &args.try_map_buffers(|x| own(self, "gather", x))?)
     }
@@ -279,6 +286,9 @@ impl Backend for CustomBackend {
     }
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)> {
         self.0.find(args)
+    }
+    fn search_sorted(&self, args: &SearchArgs<'_, CustomBuffer>) -> Result<()> {
+        self.0.search_sorted(args)
     }
     fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()> {
         self.0.gather(args)

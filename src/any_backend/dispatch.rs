@@ -4,7 +4,7 @@
 
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
 
@@ -146,6 +146,10 @@ impl Backend for AnyBackend {
 
     fn find(&self, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {
         match_variant!(self, b => find(b, args))
+    }
+
+    fn search_sorted(&self, args: &SearchArgs<'_, AnyBuffer>) -> Result<()> {
+        match_variant!(self, b => b.search_sorted(&args.try_map_buffers(|x| own(b, "searchsorted", x))?))
     }
 
     fn gather(&self, args: &GatherArgs<'_, AnyBuffer>) -> Result<()> {

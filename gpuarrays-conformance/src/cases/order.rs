@@ -193,21 +193,25 @@ fn searchsorted_cases(d: DType) -> Vec<CaseSpec> {
     } else {
         DType::I64
     };
+    // The first input is the sorted table (sorted as drawn, then placed in its layout).
     let pairs = vec![
-        (ties(d, &[9]), ties(d, &[5])),
-        (ties(d, &[ODD]), ties(d, &[3, 7])),
-        (inp(d, &[31]), inp(d, &[2, 3, 4]).layout(Layout::Reversed)),
+        (ties(d, &[9]).sorted(), ties(d, &[5])),
+        (ties(d, &[ODD]).sorted(), ties(d, &[3, 7])),
         (
-            ties(d, &[ODD]).layout(Layout::Slice),
+            inp(d, &[31]).sorted(),
+            inp(d, &[2, 3, 4]).layout(Layout::Reversed),
+        ),
+        (
+            ties(d, &[ODD]).sorted().layout(Layout::Slice),
             inp(d, &[4, 6]).layout(Layout::Transposed),
         ),
-        (all_specials(d, &[n]), all_specials(d, &[n, 2])),
-        (inp(d, &[5]), inp(d, &[])),
+        (all_specials(d, &[n]).sorted(), all_specials(d, &[n, 2])),
+        (inp(d, &[5]).sorted(), inp(d, &[])),
         (inp(d, &[0]), inp(d, &[3])),
-        (inp(d, &[4]), inp(d, &[0, 2])),
+        (inp(d, &[4]).sorted(), inp(d, &[0, 2])),
         // Errors: a sorted array that is not 1-D, values of another type.
-        (inp(d, &[2, 3]), inp(d, &[3])),
-        (inp(d, &[4]), inp(other, &[3])),
+        (inp(d, &[2, 3]).sorted(), inp(d, &[3])),
+        (inp(d, &[4]).sorted(), inp(other, &[3])),
     ];
     pairs
         .into_iter()

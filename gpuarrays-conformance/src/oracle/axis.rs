@@ -150,7 +150,7 @@ pub fn broadcast_to(dims: &[usize], a: &HostArray) -> Result<HostArray, Expected
 }
 
 /// Ascending order with NaN after everything, `false < true`.
-pub(super) fn order(x: &Scalar, y: &Scalar) -> Ordering {
+pub(crate) fn order(x: &Scalar, y: &Scalar) -> Ordering {
     match (widen(*x), widen(*y)) {
         (Wide::Bool(a), Wide::Bool(b)) => a.cmp(&b),
         (Wide::Int(a), Wide::Int(b)) => a.cmp(&b),

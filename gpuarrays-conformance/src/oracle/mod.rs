@@ -29,6 +29,8 @@ pub use fft::fft_tolerance;
 pub use magnitudes::{lane_magnitudes, magnitude, matmul_magnitudes, prefix_magnitudes, scale_map};
 pub use rules::Expected;
 
+pub(crate) use axis::order;
+
 use crate::case::{Case, ExtraCase, Input, Op};
 use crate::host::{HostArray, HostData};
 use elementwise::{binary_value, broadcast_map, unary_value};

@@ -144,8 +144,8 @@ pub fn evaluate(op: OrderCase, ins: &[&HostArray]) -> Result<HostArray, Expected
                 return Err(DTYPE_MISMATCH);
             }
             rules::ordered_only(a.dtype())?;
-            // The count of elements before (or not after) each value, by binary search in
-            // a sorted copy: the counts do not depend on the array being sorted.
+            // The count of elements before (or not after) each value, by binary search in a
+            // sorted copy (the cases' arrays are sorted; the backends search them as given).
             let mut sorted_a: Vec<Scalar> = a.data.scalars().collect();
             sorted_a.sort_by(order);
             let counts = (0..v.len())

@@ -21,7 +21,7 @@
 //! | `storage.rs` | [`HostStorage`]: the storage calls the kit makes (every `Backend` has them) |
 //! | `io.rs` | typed host vectors from and to a backend's buffers |
 //! | `values.rs`, `elementwise.rs` | the interpreter of fused programs, one value at a time |
-//! | `reduce.rs`, `scan.rs`, `sort.rs` (and find), `matmul.rs` | the axis kernels |
+//! | `reduce.rs`, `scan.rs`, `sort.rs` (and find, search), `matmul.rs` | the axis kernels |
 //! | `indexing.rs` | gathers and scatters |
 //! | `fft.rs` | FFTs with rustfft (feature `host-fft`, on by default) |
 
@@ -46,7 +46,7 @@ pub use indexing::{gather, positions, scatter};
 pub use matmul::{matmul, matmul_row};
 pub use reduce::{better, bool_byte, fold_run, reduce};
 pub use scan::{scan, scan_run};
-pub use sort::{find, sort, sort_rows, true_positions};
+pub use sort::{find, insertion_point, search_sorted, sort, sort_rows, true_positions};
 pub use storage::HostStorage;
 
 use crate::capability::Support;

@@ -1,12 +1,13 @@
-//! Sorting rows in place and finding true positions, on the host.
+//! Sorting rows in place, finding true positions and searching sorted tables, on the host.
 
 use bytemuck::Pod;
 
 use super::storage::HostStorage;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
 use crate::host::semantics::{Ordered, Stored};
-use crate::kernel::{FindArgs, SortArgs};
+use crate::kernel::{FindArgs, SearchArgs, Side, SortArgs};
 
 /// Sorts each row of `len` elements of `v` ascending, NaNs last. `sort_cmp` is a total
 /// order of the stored values (ties only between equal bits), so any sorting algorithm, the
@@ -61,4 +62,40 @@ pub fn find<B: HostStorage>(
         return Err(e);
     }
     Ok((out, positions.len()))
+}
+
+/// The insertion point of `value` in the ascending `table` by binary search: the number of
+/// keys smaller than it ([`Side::Left`]) or not larger ([`Side::Right`]). A table that is
+/// not ascending gives some position in `0..=table.len()`.
+pub fn insertion_point<T: Ord + Copy>(table: &[T], value: T, side: Side) -> usize {
+    match side {
+        Side::Left => table.partition_point(|&x| x < value),
+        Side::Right => table.partition_point(|&x| x <= value),
+    }
+}
+
+fn search_typed<T: Pod + Ord, B: HostStorage>(
+    backend: &B,
+    a: &SearchArgs<'_, B::Buffer>,
+) -> Result<()> {
+    let table: Vec<T> = read_vec(backend, a.table, a.table_offset, a.table_len)?;
+    let values: Vec<T> = read_vec(backend, a.values, a.values_offset, a.len)?;
+    let out: Vec<i64> = values
+        .iter()
+        .map(|&v| insertion_point(&table, v, a.side) as i64)
+        .collect();
+    write_slice(backend, a.output, a.output_offset, &out)
+}
+
+/// Searches a sorted table of u32 or u64 keys on the host.
+pub fn search_sorted<B: HostStorage>(backend: &B, a: &SearchArgs<'_, B::Buffer>) -> Result<()> {
+    match a.dtype {
+        DType::U32 => search_typed::<u32, B>(backend, a),
+        DType::U64 => search_typed::<u64, B>(backend, a),
+        other => Err(Error::invalid_dtype(
+            "searchsorted",
+            other,
+            "the search kernel takes u32 or u64 order keys; core converts other types",
+        )),
+    }
 }

@@ -1,4 +1,5 @@
-//! Descriptions of the non-elementwise kernels: reductions, scans, sorts, find, matmul.
+//! Descriptions of the non-elementwise kernels: reductions, scans, sorts, find, search,
+//! matmul.
 //!
 //! Every buffer position is in elements of the named type, offsets included; every operand
 //! is contiguous row-major. Core validates shapes and types and never dispatches a kernel
@@ -217,6 +218,41 @@ pub struct FindArgs<'a, Buf> {
     pub input: &'a Buf,
     pub offset: usize,
     pub len: usize,
+}
+
+/// Which position a search of a sorted table returns among equal elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Side {
+    /// The first position where the value could be inserted keeping the order (NumPy
+    /// `side="left"`): the number of elements smaller than it.
+    #[default]
+    Left,
+    /// The last such position (NumPy `side="right"`): the number of elements not larger.
+    Right,
+}
+
+/// For each of the `len` unsigned keys `values[values_offset + j]`, its insertion point in
+/// the ascending keys `table[table_offset ..][.. table_len]`, written as i64 to
+/// `output[output_offset + j]`: the number of table keys smaller than the value
+/// ([`Side::Left`]) or not larger ([`Side::Right`]). `dtype` (the type of the table and the
+/// values) is `U32` or `U64`; `table_len ≥ 1`, `len ≥ 1`; the output does not overlap
+/// either input.
+///
+/// A backend finds the point by binary search. When the table is not ascending, the answer
+/// is unspecified (backends may differ) but is always a position in `0..=table_len`; no
+/// error, nothing read outside the table.
+#[derive(Debug, Clone)]
+pub struct SearchArgs<'a, Buf> {
+    pub dtype: DType,
+    pub side: Side,
+    pub table: &'a Buf,
+    pub table_offset: usize,
+    pub table_len: usize,
+    pub values: &'a Buf,
+    pub values_offset: usize,
+    pub len: usize,
+    pub output: &'a Buf,
+    pub output_offset: usize,
 }
 
 /// Batched row-major matrix products `out[b] = a[b] · rhs[b]` with `a[b]` of shape (m, k),

@@ -9,7 +9,7 @@
 
 use smallvec::SmallVec;
 
-use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SortArgs};
+use super::axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ScanArgs, SearchArgs, SortArgs};
 use super::elementwise::{ElementwiseArgs, Operand};
 use super::fft::FftArgs;
 use super::indexing::{GatherArgs, IndexSpace, ScatterArgs, Strided3};
@@ -122,6 +122,27 @@ impl<'a, A> FindArgs<'a, A> {
             input: f(self.input)?,
             offset: self.offset,
             len: self.len,
+        })
+    }
+}
+
+impl<'a, A> SearchArgs<'a, A> {
+    /// These arguments with the table, the values, then the output mapped by `f`.
+    pub fn try_map_buffers<B, E>(
+        &self,
+        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
+    ) -> Result<SearchArgs<'a, B>, E> {
+        Ok(SearchArgs {
+            dtype: self.dtype,
+            side: self.side,
+            table: f(self.table)?,
+            table_offset: self.table_offset,
+            table_len: self.table_len,
+            values: f(self.values)?,
+            values_offset: self.values_offset,
+            len: self.len,
+            output: f(self.output)?,
+            output_offset: self.output_offset,
         })
     }
 }

@@ -41,7 +41,9 @@ mod map_buffers;
 pub mod operators;
 pub mod random;
 
-pub use axis_ops::{FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SortArgs};
+pub use axis_ops::{
+    FindArgs, MatmulArgs, ReduceArgs, ReduceOp, ScanArgs, ScanOp, SearchArgs, Side, SortArgs,
+};
 pub use elementwise::{
     Access, ElementwiseArgs, Instr, Node, Operand, Program, simplify_layout, simplify_layout_into,
 };

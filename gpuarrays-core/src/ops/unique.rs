@@ -1,6 +1,6 @@
-//! `unique` (NumPy `np.unique` with `return_index`, `return_inverse`, `return_counts`) and
-//! `searchsorted`, both built on the stable sorting permutation of
-//! [`sort_keys`](super::sort_keys): no kernel of their own, so every backend has them.
+//! `unique` (NumPy `np.unique` with `return_index`, `return_inverse`, `return_counts`),
+//! built on the stable sorting permutation of [`sort_keys`](super::sort_keys): no kernel of
+//! its own, so every backend has it.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
@@ -40,17 +40,6 @@ struct Groups<B: Backend> {
     indices: RawArray<B>,
     /// Each group's value, from its first occurrence.
     values: RawArray<B>,
-}
-
-/// Which index [`RawArray::searchsorted`] returns among equal elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Side {
-    /// The first position where the value could be inserted keeping the order (NumPy
-    /// `side="left"`): the number of elements smaller than it.
-    #[default]
-    Left,
-    /// The last such position (NumPy `side="right"`): the number of elements not larger.
-    Right,
 }
 
 /// `target[idx[j]] = values[j]` for 1-D dense arrays, the indices distinct and in range.
@@ -177,61 +166,6 @@ impl<B: Backend> RawArray<B> {
             values,
         }))
     }
-
-    /// Where each of `values` would be inserted into this sorted 1-D array to keep it
-    /// sorted (NumPy `searchsorted`): i64 of `values`' shape, each the number of elements
-    /// smaller than the value (`Side::Left`) or not larger (`Side::Right`), in the order
-    /// [`argsort`](Self::argsort) uses (NaNs largest, `-0.0 == 0.0`). Both arrays have one
-    /// element type (cast first). An unsorted array gives those counts all the same.
-    ///
-    /// Cost: one stable sort of both arrays together (no binary search), so it is linear
-    /// in the array's length per call.
-    pub fn searchsorted(&self, values: &RawArray<B>, side: Side) -> Result<RawArray<B>> {
-        let _span = crate::profiling::operation("searchsorted");
-        let op = "searchsorted";
-        self.same_device(op, values)?;
-        if self.ndim() != 1 {
-            return Err(Error::RankMismatch {
-                op: op.into(),
-                expected: "a 1-D sorted array".into(),
-                got: self.ndim(),
-            });
-        }
-        if values.dtype != self.dtype {
-            return Err(Error::DTypeMismatch {
-                op: format!("{op} (cast the values to the sorted array's type)"),
-                lhs: self.dtype,
-                rhs: values.dtype,
-            });
-        }
-        let (na, flat) = (self.len(), values.flattened()?);
-        let nv = flat.len();
-        let b = &self.backend;
-        let out_dims: Vec<isize> = values.dims.iter().map(|&d| d as isize).collect();
-        if nv == 0 || na == 0 {
-            crate::support::ensure_type_rule(op, self.dtype, crate::support::OpKind::Sort)?;
-            return RawArray::full(b, &values.dims, Scalar::I64(0));
-        }
-        // Values before equal elements (left) or after them (right); the stable sort keeps
-        // that, so a value's sorted position minus the values before it is its answer.
-        let (joined, first_value) = match side {
-            Side::Left => (RawArray::concatenate(&[&flat, self], 0)?, 0),
-            Side::Right => (RawArray::concatenate(&[self, &flat], 0)?, na as i64),
-        };
-        let perm = sort_last_axis(op, &joined, SortOrder::Ascending, false)?.perm;
-        drop(joined);
-        let p = || Expr::array(&perm);
-        let is_value =
-            p().ge(Scalar::I64(first_value)) & p().lt(Scalar::I64(first_value + nv as i64));
-        let is_value = is_value.eval_raw()?;
-        let at = positions(b, na + nv)?.masked_select(&is_value)?;
-        let which =
-            (Expr::array(&perm.masked_select(&is_value)?) - Scalar::I64(first_value)).eval_raw()?;
-        let answer = (Expr::array(&at) - Expr::index(b, &[nv])).eval_raw()?;
-        let out = RawArray::alloc(b, DType::I64, &[nv])?;
-        scatter_distinct(&out, &which, &answer)?;
-        out.reshape(&out_dims)
-    }
 }
 
 impl<T: Element, B: Backend> Array<T, B> {
@@ -249,11 +183,5 @@ impl<T: Element, B: Backend> Array<T, B> {
             inverse: Array::from_raw(u.inverse),
             counts: Array::from_raw(u.counts),
         })
-    }
-
-    /// Insertion points of `values` into this sorted 1-D array (see
-    /// [`RawArray::searchsorted`]).
-    pub fn searchsorted(&self, values: &Self, side: Side) -> Result<Array<i64, B>> {
-        Ok(Array::from_raw(self.raw.searchsorted(&values.raw, side)?))
     }
 }

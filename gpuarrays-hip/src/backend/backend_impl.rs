@@ -8,7 +8,7 @@
 
 use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
-    ScatterArgs, SortArgs,
+    ScatterArgs, SearchArgs, SortArgs,
 };
 use gpuarrays_core::{Backend, DType, DeviceInfo, OpKind, Result, Support};
 
@@ -19,7 +19,7 @@ use crate::kernels::elementwise::{self, EwOperand};
 use crate::kernels::matmul::MatmulLaunch;
 use crate::kernels::reduce::{self, ReduceLaunch};
 use crate::kernels::scan::{self, ScanLaunch};
-use crate::kernels::{find, sort};
+use crate::kernels::{find, search, sort};
 use crate::stream::Stream;
 use smallvec::SmallVec;
 
@@ -387,6 +387,34 @@ impl Backend for HipBackend {
                 find::run(self.kernels(), stream, mask, a.len)
             })?;
             Ok((HipBuffer::new(buf), count))
+        })();
+        r.map_err(|e| self.err(e))
+    }
+
+    fn search_sorted(&self, a: &SearchArgs<'_, HipBuffer>) -> Result<()> {
+        let r = (|| {
+            check_run(
+                a.table,
+                a.dtype,
+                a.table_offset,
+                a.table_len,
+                "searchsorted",
+            )?;
+            check_run(a.values, a.dtype, a.values_offset, a.len, "searchsorted")?;
+            check_run(a.output, DType::I64, a.output_offset, a.len, "searchsorted")?;
+            search::prepare(self.kernels(), a.dtype)?;
+            let job = search::SearchJob {
+                dtype: a.dtype,
+                side: a.side,
+                table: a.table.at(a.table_offset, a.dtype.size()),
+                table_len: a.table_len,
+                values: a.values.at(a.values_offset, a.dtype.size()),
+                out: a.output.at(a.output_offset, 8),
+                len: a.len,
+            };
+            self.enqueue(&[a.table, a.values], &[a.output], |stream| {
+                search::run(self.kernels(), stream, &job)
+            })
         })();
         r.map_err(|e| self.err(e))
     }

@@ -31,6 +31,7 @@ pub struct DeviceKernels {
     pub(crate) scan: KernelSet<(ScanOp, DType)>,
     pub(crate) sort: KernelSet<DType>,
     pub(crate) find: KernelSet<()>,
+    pub(crate) search: KernelSet<DType>,
     pub(crate) indexing: KernelSet<DType>,
     pub(crate) matmul: KernelSet<DType>,
 }
@@ -66,6 +67,7 @@ impl DeviceKernels {
             scan: KernelSet::default(),
             sort: KernelSet::default(),
             find: KernelSet::default(),
+            search: KernelSet::default(),
             indexing: KernelSet::default(),
             matmul: KernelSet::default(),
         }

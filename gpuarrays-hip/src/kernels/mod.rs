@@ -9,6 +9,7 @@
 //! | inclusive scans | [`scan`] | rows: one pass, carries from a fixed tree of tile aggregates (or 3 passes); columns: split axis with carries |
 //! | sort | [`sort`] | LSD radix sort of order-preserving keys (onesweep, or one block per row); bitonic network for short rows |
 //! | find | [`find`] | count, scan, scatter |
+//! | search sorted | [`search`] | binary search of u32/u64 keys: the first steps in a shared-memory sample of the table, the rest through the cache |
 //! | gather, scatter, scatter-add | [`indexing`] | one thread per point of the index space, per 16-byte row chunk along a contiguous inner axis; adds by atomics, through per-block shared-memory bins for few bins |
 //! | matmul | [`matmul`] | 16×16 shared-memory tiles |
 //!
@@ -33,6 +34,7 @@ pub mod indexing;
 pub mod matmul;
 pub mod reduce;
 pub mod scan;
+pub mod search;
 pub mod sort;
 
 pub use cache::{CacheStats, DiskCache, KERNEL_CACHE_ENV, KernelSource, Module, ModuleCache};

@@ -8,6 +8,7 @@
 pub mod argsorts;
 pub mod indexing;
 pub mod scans;
+pub mod search;
 pub mod short_rows;
 
 use gpuarrays_core::{Array, Complex64, Element};

@@ -8,6 +8,7 @@ pub mod indexing;
 pub mod matmul;
 pub mod reduce;
 pub mod scan;
+pub mod search;
 pub mod sort;
 pub mod temp;
 mod windows;

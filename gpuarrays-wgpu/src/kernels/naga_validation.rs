@@ -8,7 +8,7 @@ use gpuarrays_core::kernel::{
 };
 
 use super::reduce::{Pass, Sink, Source};
-use super::{copy_bytes, elementwise, find, matmul, reduce, scan, sort};
+use super::{copy_bytes, elementwise, find, matmul, reduce, scan, search, sort};
 use crate::pipeline::Access;
 use crate::wgsl::types::{Class, is_byte};
 
@@ -312,6 +312,14 @@ fn every_axis_kernel_shader_validates() {
     }
     validate("find count", &find::count_source(&[w, rw]));
     validate("find write", &find::write_source(&[w, w, rw]));
+    for words in [1, 2] {
+        for side in [gpuarrays_core::Side::Left, gpuarrays_core::Side::Right] {
+            let label = format!("search {words} words {side:?}");
+            validate(&label, &search::source(words, side, &[w, w, rw], [0, 1, 2]));
+            // The table and the values in one buffer share a binding.
+            validate(&label, &search::source(words, side, &[w, rw], [0, 0, 1]));
+        }
+    }
     validate("copy bytes", &copy_bytes::source(&[w, rw], 0, 1));
     validate("copy bytes in place", &copy_bytes::source(&[rw], 0, 0));
 }
