@@ -138,6 +138,10 @@ pub fn tiles(shape: &[usize], a: usize) -> Tiles {
 /// `layout.ndim` axes, producing `out_dtype`.
 pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) -> String {
     let ndim = layout.ndim;
+    // The tile's coordinates in 32-bit arithmetic when the shape has fewer than 2^32
+    // elements: a 64-bit division is a long software sequence, and every thread repeats the
+    // four of each tile.
+    let ti = if layout.idx32 { "u32" } else { "i64" };
     let elems_log2 = TILE_ELEMS.trailing_zeros();
     let classes = || program.inputs.iter().zip(&layout.inputs).enumerate();
     let tiled = || classes().filter(|(_, (_, c))| **c == Class::Strided);
@@ -205,11 +209,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
   const int side_a_log2 = {elems_log2} - side_l_log2;
   const int side_l = 1 << side_l_log2, side_a = 1 << side_a_log2;
   const i64 na = shape.v[a], nl = shape.v[L];
-  for (i64 blk = blockIdx.x; blk < total; blk += gridDim.x) {{
-    const i64 tl = blk % tiles_l;
-    const i64 rest = blk / tiles_l;
-    const i64 ta = rest % tiles_a;
-    i64 batch = rest / tiles_a;
+  for ({ti} blk = blockIdx.x; blk < ({ti})total; blk += gridDim.x) {{
+    const {ti} tl = blk % ({ti})tiles_l;
+    const {ti} rest = blk / ({ti})tiles_l;
+    const {ti} ta = rest % ({ti})tiles_a;
+    {ti} batch = rest / ({ti})tiles_a;
     // Offsets of the batch index over the other axes (row-major, last axis fastest).
     {offsets}i64 out_off = 0, out_stride_a = 0;
     {{
@@ -219,14 +223,14 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
         if (d == a) {{
           out_stride_a = ostride;
         }} else {{
-          const i64 c = batch % shape.v[d];
-          batch /= shape.v[d];
+          const i64 c = batch % ({ti})shape.v[d];
+          batch /= ({ti})shape.v[d];
           {batch_offsets}out_off += c * ostride;
         }}
         ostride *= shape.v[d];
       }}
     }}
-    const i64 a0 = ta * side_a, l0 = tl * side_l;
+    const i64 a0 = (i64)ta * side_a, l0 = (i64)tl * side_l;
     // Read: consecutive threads take consecutive elements along a (contiguous in the inputs),
     // every load of a thread issued before the first is kept in the tile.
     {regs}
