@@ -225,15 +225,18 @@ fn elementwise_grid_stride_form_matches_cpu() {
     kernel_checks::assert_same_bits(&got, &want, "x*1.5+0.25 in the loop form");
 }
 
-/// Tables searched in the shared-memory sample alone (up to 2048 u32 / 1024 u64 keys) and
-/// through it (buckets of 2 to 3 keys, a partial last bucket), and an unsorted table.
+/// Tables searched in the shared-memory sample alone (up to 8192 u32 / 4096 u64 keys) and
+/// through it: buckets of one chunk and of several (their heads bisected), partial last
+/// buckets and chunks, an unaligned table read key by key, and an unsorted table.
 #[test]
 fn searches_match_cpu() {
     let Some(hip) = emulator::backend() else {
         return;
     };
-    kernel_checks::search::searches(&hip, &[1, 2, 7, 1024, 1025, 2048, 2049, 5001], 700);
-    kernel_checks::search::unsorted_in_range(&hip, 3001, 500);
+    let lens = [1, 2, 7, 4096, 4097, 8192, 8193, 20_001, 70_001];
+    kernel_checks::search::searches(&hip, &lens, 500);
+    kernel_checks::search::unaligned_table(&hip, 70_001, 500);
+    kernel_checks::search::unsorted_in_range(&hip, 30_001, 500);
 }
 
 #[test]

@@ -62,6 +62,31 @@ pub fn searches(hip: &HipBackend, table_lens: &[usize], values: usize) {
     }
 }
 
+/// A u32 table one key into its buffer (its own keys, so the kernel reads it in place, not
+/// 16-byte aligned: the chunks are read key by key).
+pub fn unaligned_table(hip: &HipBackend, n: usize, values: usize) {
+    let cpu = CpuBackend::new();
+    let mut table: Vec<u32> = words(n + 1, 11).iter().map(|&x| (x >> 9) as u32).collect();
+    table.sort_unstable();
+    let v: Vec<u32> = words(values, 12).iter().map(|&x| (x >> 9) as u32).collect();
+    for side in [Side::Left, Side::Right] {
+        let run = |b: &dyn Fn() -> gpuarrays_core::Result<Vec<i64>>| b();
+        let want = run(&|| {
+            let t = Array::from_slice(&cpu, &[n + 1], &table)?.slice(1..n + 1)?;
+            t.searchsorted(&Array::from_slice(&cpu, &[values], &v)?, side)?
+                .to_vec()
+        })
+        .expect("cpu");
+        let got = run(&|| {
+            let t = Array::from_slice(hip, &[n + 1], &table)?.slice(1..n + 1)?;
+            t.searchsorted(&Array::from_slice(hip, &[values], &v)?, side)?
+                .to_vec()
+        })
+        .unwrap_or_else(|e| panic!("unaligned searchsorted: {e}"));
+        assert_eq!(got, want, "unaligned table n={n} {side:?}");
+    }
+}
+
 /// A table that is not sorted: every answer is a position in `0..=n`, and no error.
 pub fn unsorted_in_range(hip: &HipBackend, n: usize, values: usize) {
     let table: Vec<i32> = words(n, 7).iter().map(|&x| x as i32).collect();
