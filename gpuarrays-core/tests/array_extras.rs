@@ -1,4 +1,5 @@
-//! `pad` in reflect and symmetric modes, `repeat_counts`, `logspace` and `einsum` on the CPU
+//! `pad` in reflect and symmetric modes (and constant pads large enough to have their
+//! margins filled one slab at a time), `repeat_counts`, `logspace` and `einsum` on the CPU
 //! reference: their error paths (each a typed error) and a few values worked out by hand.
 
 use gpuarrays_core::{Array, DataRef, ErrorKind, Pad, RawArray, Result};
@@ -26,6 +27,36 @@ fn pad_mirrors_follow_numpy() -> Result<()> {
     assert_eq!(one.pad(&[(3, 2)], Pad::Reflect)?.to_vec()?, [5.0; 6]);
     let zero_d = Array::<f64, _>::from_slice(&cpu, &[], &[7.0])?;
     assert_eq!(zero_d.pad(&[], Pad::Symmetric)?.item()?, 7.0);
+    Ok(())
+}
+
+/// A constant pad of over 4 MiB (margins filled slab by slab) of a strided view, against
+/// loops over the result: every element outside the middle is the constant, none inside.
+#[test]
+fn large_constant_pads_fill_every_margin() -> Result<()> {
+    let cpu = CpuBackend::new();
+    let (d0, d1, d2) = (40usize, 100, 300);
+    let data: Vec<i32> = (0..(d0 * d1 * d2) as i32).collect();
+    let a = Array::<i32, _>::from_slice(&cpu, &[d2, d1, d0], &data)?.permute(&[2, 1, 0])?;
+    let w = [(1usize, 2usize), (0, 3), (5, 0)];
+    let p = a.pad(&w, Pad::Constant(-7))?;
+    let dims = [d0 + 3, d1 + 3, d2 + 5];
+    assert_eq!(p.dims(), dims);
+    let got = p.to_vec()?;
+    for i in 0..dims[0] {
+        for j in 0..dims[1] {
+            for k in 0..dims[2] {
+                let v = got[(i * dims[1] + j) * dims[2] + k];
+                let inside = (1..1 + d0).contains(&i) && j < d1 && (5..5 + d2).contains(&k);
+                let want = match inside {
+                    // a[i, j, k] is data[k][j][i] of the [d2, d1, d0] array.
+                    true => data[((k - 5) * d1 + j) * d0 + (i - 1)],
+                    false => -7,
+                };
+                assert_eq!(v, want, "at {i}, {j}, {k}");
+            }
+        }
+    }
     Ok(())
 }
 
