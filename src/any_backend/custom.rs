@@ -76,6 +76,12 @@ pub trait DynBackend: Send + Sync + 'static {
     fn reduce(&self, args: &ReduceArgs<'_, CustomBuffer>) -> Result<()>;
     fn scan(&self, args: &ScanArgs<'_, CustomBuffer>) -> Result<()>;
     fn sort(&self, args: &SortArgs<'_, CustomBuffer>) -> Result<()>;
+    fn sort_into_positions(
+        &self,
+        args: &SortArgs<'_, CustomBuffer>,
+        positions: &CustomBuffer,
+        positions_offset: usize,
+    ) -> Result<bool>;
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)>;
     fn search_sorted(&self, args: &SearchArgs<'_, CustomBuffer>) -> Result<()>;
     fn gather(&self, args: &GatherArgs<'_, CustomBuffer>) -> Result<()>;
@@ -174,6 +180,19 @@ impl<B: Backend> DynBackend for B {
     }
     fn sort(&self, args: &SortArgs<'_, CustomBuffer>) -> Result<()> {
         Backend::sort(self, &args.try_map_buffers(|x| own(self, "sort", x))?)
+    }
+    fn sort_into_positions(
+        &self,
+        args: &SortArgs<'_, CustomBuffer>,
+        positions: &CustomBuffer,
+        positions_offset: usize,
+    ) -> Result<bool> {
+        Backend::sort_into_positions(
+            self,
+            &args.try_map_buffers(|x| own(self, "sort", x))?,
+            own(self, "sort", positions)?,
+            positions_offset,
+        )
     }
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)> {
         let args = args.try_map_buffers(|x| own(self, "find", x))?;
@@ -283,6 +302,15 @@ impl Backend for CustomBackend {
     }
     fn sort(&self, args: &SortArgs<'_, CustomBuffer>) -> Result<()> {
         self.0.sort(args)
+    }
+    fn sort_into_positions(
+        &self,
+        args: &SortArgs<'_, CustomBuffer>,
+        positions: &CustomBuffer,
+        positions_offset: usize,
+    ) -> Result<bool> {
+        self.0
+            .sort_into_positions(args, positions, positions_offset)
     }
     fn find(&self, args: &FindArgs<'_, CustomBuffer>) -> Result<(CustomBuffer, usize)> {
         self.0.find(args)

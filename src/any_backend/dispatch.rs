@@ -144,6 +144,19 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.sort(&args.try_map_buffers(|x| own(b, "sort", x))?))
     }
 
+    fn sort_into_positions(
+        &self,
+        args: &SortArgs<'_, AnyBuffer>,
+        positions: &AnyBuffer,
+        positions_offset: usize,
+    ) -> Result<bool> {
+        match_variant!(self, b => b.sort_into_positions(
+            &args.try_map_buffers(|x| own(b, "sort", x))?,
+            own(b, "sort", positions)?,
+            positions_offset,
+        ))
+    }
+
     fn find(&self, args: &FindArgs<'_, AnyBuffer>) -> Result<(AnyBuffer, usize)> {
         match_variant!(self, b => find(b, args))
     }

@@ -144,20 +144,18 @@ pub(crate) fn sort_last_axis<B: Backend>(
             _ => flat % Scalar::U64(len as u64),
         }
     };
-    let low = |a: &RawArray<B>| {
-        (Expr::array(a) & Scalar::U64(LOW32))
-            .cast(DType::I64)
-            .eval_raw()
-    };
     if key_type == DType::U32 {
         let packed = ((key.cast(DType::U64) << Scalar::U64(32)) | pos()).eval_raw()?;
+        if !want_keys {
+            return Ok(Permutation {
+                perm: sorted_positions(&packed, len)?,
+                keys: None,
+            });
+        }
         sort_rows(&packed, len)?;
-        let keys = match want_keys {
-            true => Some((Expr::array(&packed) >> Scalar::U64(32)).eval_raw()?),
-            false => None,
-        };
+        let keys = Some((Expr::array(&packed) >> Scalar::U64(32)).eval_raw()?);
         return Ok(Permutation {
-            perm: low(&packed)?,
+            perm: low_positions(&packed)?,
             keys,
         });
     }
@@ -166,14 +164,12 @@ pub(crate) fn sort_last_axis<B: Backend>(
     let full = key.eval_raw()?;
     let first =
         (((Expr::array(&full) & Scalar::U64(LOW32)) << Scalar::U64(32)) | pos()).eval_raw()?;
-    sort_rows(&first, len)?;
-    let p1 = low(&first)?;
+    let p1 = sorted_positions(&first, len)?;
     drop(first);
     let moved = gather_last(&full, &p1)?;
     let second = ((Expr::array(&moved) & Scalar::U64(!LOW32)) | pos()).eval_raw()?;
     drop(moved);
-    sort_rows(&second, len)?;
-    let p2 = low(&second)?;
+    let p2 = sorted_positions(&second, len)?;
     drop(second);
     let perm = gather_last(&p1, &p2)?;
     let keys = match want_keys {
@@ -181,6 +177,43 @@ pub(crate) fn sort_last_axis<B: Backend>(
         false => None,
     };
     Ok(Permutation { perm, keys })
+}
+
+/// Sorts the rows of `len` packed words of the dense u64 array `a` and returns the i64
+/// positions of their low halves: in the backend's sort where it can
+/// ([`Backend::sort_into_positions`](crate::Backend::sort_into_positions); `a`'s words are
+/// then unspecified), else a sort in place and an elementwise extraction.
+fn sorted_positions<B: Backend>(a: &RawArray<B>, len: usize) -> Result<RawArray<B>> {
+    let out = RawArray::alloc(&a.backend, DType::I64, &a.dims)?;
+    let fused = {
+        let (buf, ob) = (a.buffer()?, out.buffer()?);
+        let _span = crate::profiling::kernel("sort", a.dtype);
+        a.backend.sort_into_positions(
+            &SortArgs {
+                dtype: a.dtype,
+                buffer: &buf,
+                offset: a.offset,
+                rows: a.len() / len,
+                len,
+                ordered_low_bits: 32,
+            },
+            &ob,
+            out.offset,
+        )?
+    };
+    if fused {
+        return Ok(out);
+    }
+    drop(out);
+    sort_rows(a, len)?;
+    low_positions(a)
+}
+
+/// The low halves of the u64 words of `a` as i64.
+fn low_positions<B: Backend>(a: &RawArray<B>) -> Result<RawArray<B>> {
+    (Expr::array(a) & Scalar::U64(LOW32))
+        .cast(DType::I64)
+        .eval_raw()
 }
 
 /// Sorts the rows of `len` elements of the dense u64 array `a` in place.

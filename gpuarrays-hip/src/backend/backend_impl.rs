@@ -370,10 +370,42 @@ impl Backend for HipBackend {
                 rows: a.rows,
                 len: a.len,
                 ordered_low_bits: a.ordered_low_bits,
+                positions: None,
             };
             self.enqueue(&[], &[a.buffer], |stream| {
                 sort::run(self.kernels(), stream, &job)
             })
+        })();
+        r.map_err(|e| self.err(e))
+    }
+
+    /// Fused in the onesweep sort's last pass (rows long enough for it).
+    fn sort_into_positions(
+        &self,
+        a: &SortArgs<'_, HipBuffer>,
+        positions: &HipBuffer,
+        positions_offset: usize,
+    ) -> Result<bool> {
+        let r = (|| {
+            let n = a.rows * a.len;
+            let job = sort::SortJob {
+                dtype: a.dtype,
+                data: a.buffer.at(a.offset, a.dtype.size()),
+                rows: a.rows,
+                len: a.len,
+                ordered_low_bits: a.ordered_low_bits,
+                positions: Some(positions.at(positions_offset, 8)),
+            };
+            if !sort::positions_fused(self.kernels(), &job) {
+                return Ok(false);
+            }
+            check_run(a.buffer, a.dtype, a.offset, n, "sort")?;
+            check_run(positions, DType::I64, positions_offset, n, "sort positions")?;
+            sort::prepare(self.kernels(), a.dtype, a.rows, a.len)?;
+            self.enqueue(&[], &[a.buffer, positions], |stream| {
+                sort::run(self.kernels(), stream, &job)
+            })?;
+            Ok(true)
         })();
         r.map_err(|e| self.err(e))
     }

@@ -82,6 +82,25 @@ pub struct SortJob {
     pub rows: usize,
     pub len: usize,
     pub ordered_low_bits: u32,
+    /// Where the onesweep sort writes the low 32 bits of the sorted u64 words as i64, instead
+    /// of the words (see [`positions_fused`]); `None` sorts in place.
+    pub positions: Option<DevicePtr>,
+}
+
+/// Whether [`run`] with `positions` set writes the positions in its last pass: u64 words
+/// whose low 32 bits increase along each row, in rows long enough for the onesweep sort
+/// under the device's policy. (Then the i64 positions cost no pass of their own: 16 bytes
+/// per element of argsort's traffic.)
+pub fn positions_fused(dev: &DeviceKernels, job: &SortJob) -> bool {
+    positions_fused_with(dev.policy().sort, job)
+}
+
+fn positions_fused_with(algorithm: SortAlgorithm, job: &SortJob) -> bool {
+    path(algorithm, job.dtype, job.len) == Path::Onesweep
+        && job.dtype == DType::U64
+        && job.ordered_low_bits == 32
+        && job.rows > 0
+        && job.len > 1
 }
 
 impl SortJob {
@@ -123,8 +142,32 @@ pub fn prepare(dev: &DeviceKernels, dtype: DType, rows: usize, len: usize) -> Re
         rows,
         len,
         ordered_low_bits: 0,
+        positions: None,
     };
     run_on(dev, None, &job, SortAlgorithm::Auto)
+}
+
+/// The kernels a sort runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Register,
+    Bitonic,
+    Rows,
+    Onesweep,
+}
+
+/// What `algorithm` runs for rows of `len` elements of `dtype`.
+fn path(algorithm: SortAlgorithm, dtype: DType, len: usize) -> Path {
+    let fits_row_block = len <= radix_codegen::rows_max(dtype);
+    let registers = register::applies(len);
+    match algorithm {
+        SortAlgorithm::Auto | SortAlgorithm::Register if registers => Path::Register,
+        SortAlgorithm::Bitonic => Path::Bitonic,
+        SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
+            Path::Rows
+        }
+        _ => Path::Onesweep,
+    }
 }
 
 /// [`run_with`] on `stream`, or [`prepare`] when there is none: everything up to the launch.
@@ -141,6 +184,11 @@ fn run_on(
         len,
         ..
     } = *job;
+    if job.positions.is_some() && !positions_fused_with(algorithm, job) {
+        return Err(HipError::InvalidArgument(format!(
+            "sort into positions: {rows} rows of {len} {dtype} run a sort that writes none"
+        )));
+    }
     if rows == 0 || len <= 1 {
         return Ok(());
     }
@@ -152,17 +200,11 @@ fn run_on(
         // Every digit is promised in order: the rows are sorted already.
         return Ok(());
     }
-    let fits_row_block = len <= radix_codegen::rows_max(dtype);
-    let registers = register::applies(len);
-    match algorithm {
-        SortAlgorithm::Auto | SortAlgorithm::Register if registers => {
-            register::rows(dev, stream, &module, data, rows, len)
-        }
-        SortAlgorithm::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
-        SortAlgorithm::Auto | SortAlgorithm::Register | SortAlgorithm::Rows if fits_row_block => {
-            radix::rows(dev, stream, &module, data, rows, len, job.skipped_passes())
-        }
-        _ => radix::onesweep(dev, stream, &module, job, job.skipped_passes()),
+    match path(algorithm, dtype, len) {
+        Path::Register => register::rows(dev, stream, &module, data, rows, len),
+        Path::Bitonic => bitonic(dev, stream, &module, dtype, data, rows, len),
+        Path::Rows => radix::rows(dev, stream, &module, data, rows, len, job.skipped_passes()),
+        Path::Onesweep => radix::onesweep(dev, stream, &module, job, job.skipped_passes()),
     }
 }
 

@@ -85,7 +85,9 @@ fn hist_split(dev: &DeviceKernels, rows: usize, len: usize) -> (usize, usize) {
 
 /// The onesweep sort of any row length (see the module docs of [`super::radix_codegen`]),
 /// its digit passes from `skip` on (rounded down to even: the passes alternate between the
-/// caller's buffer and one scratch buffer, and must end in the caller's).
+/// caller's buffer and one scratch buffer, and must end in the caller's). With
+/// `job.positions`, the last pass writes the low 32 bits of the sorted keys there as i64
+/// instead of the keys to the caller's buffer (whose contents are then unspecified).
 pub fn onesweep(
     dev: &DeviceKernels,
     stream: &Stream,
@@ -98,6 +100,7 @@ pub fn onesweep(
         data,
         rows,
         len,
+        positions,
         ..
     } = *job;
     let passes = passes(dtype) as usize;
@@ -173,11 +176,17 @@ pub fn onesweep(
         } else {
             (keys.ptr(), data)
         };
-        let mut a = KernelArgs::with_capacity(13);
+        let to_positions = positions.filter(|_| last);
+        let mut a = KernelArgs::with_capacity(14);
         a.ptr(if first { src } else { DevicePtr(0) })
             .ptr(if first { DevicePtr(0) } else { src })
-            .ptr(if last { dst } else { DevicePtr(0) })
+            .ptr(if last && to_positions.is_none() {
+                dst
+            } else {
+                DevicePtr(0)
+            })
             .ptr(if last { DevicePtr(0) } else { dst })
+            .ptr(to_positions.unwrap_or(DevicePtr(0)))
             .ptr(hist)
             .ptr(status)
             .ptr(counters)

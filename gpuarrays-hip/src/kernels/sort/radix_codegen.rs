@@ -243,8 +243,9 @@ __global__ void __launch_bounds__(GA_HBLOCK) ga_radix_hist(const {m}* __restrict
 
 // One onesweep pass (see the module docs). Launched with exactly rows * tpr blocks; tiles are
 // taken from counter[pass]. Reads values from xv (first) or keys from xk; writes keys to yk,
-// or values to yv (last).
-__global__ void __launch_bounds__(GA_TBLOCK) ga_radix_pass(const {m}* __restrict__ xv, const GaKey* __restrict__ xk, {m}* __restrict__ yv, GaKey* __restrict__ yk, const ga_ull* __restrict__ hist, ga_ull* status, ga_ull* counter, const i64 rows, const i64 len, const i64 tpr, const int pass, const int first, const int last) {{
+// or values to yv (last), or, given yp (last pass only), the low 32 bits of each key as i64
+// (the positions of a sorting permutation's packed words).
+__global__ void __launch_bounds__(GA_TBLOCK) ga_radix_pass(const {m}* __restrict__ xv, const GaKey* __restrict__ xk, {m}* __restrict__ yv, GaKey* __restrict__ yk, i64* __restrict__ yp, const ga_ull* __restrict__ hist, ga_ull* status, ga_ull* counter, const i64 rows, const i64 len, const i64 tpr, const int pass, const int first, const int last) {{
   __shared__ GaKey s_keys[GA_TTILE];
   __shared__ u32 s_whist[GA_TWARPS * GA_RADIX];
   __shared__ i64 s_off[GA_RADIX];
@@ -322,7 +323,9 @@ __global__ void __launch_bounds__(GA_TBLOCK) ga_radix_pass(const {m}* __restrict
   for (int i = threadIdx.x; i < cnt; i += GA_TBLOCK) {{
     const GaKey key = s_keys[i];
     const i64 dst = s_off[ga_digit(key, shift)] + i;
-    if (last) yv[dst] = ga_from_key(key); else yk[dst] = key;
+    if (yp) yp[dst] = (i64)((ga_ull)key & 0xffffffffULL);
+    else if (last) yv[dst] = ga_from_key(key);
+    else yk[dst] = key;
   }}
 }}
 
