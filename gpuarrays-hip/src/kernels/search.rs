@@ -12,7 +12,9 @@
 //! Why: the global loads of a warp's 32 searches go to 32 different sectors, and the cost
 //! is the number of such loads. With an 8 KiB sample and a global bisection of the 32-key
 //! buckets (6 loads per value) `searchsorted` of 2^26 values ran at 0.90× PyTorch on the
-//! H100, about the L1 throughput of 6 × 32 sectors per warp and value.
+//! H100, about the L1 throughput of 6 × 32 sectors per warp and value; with the 32 KiB
+//! sample and chunks, 1.14×. What then bounds it is instructions (~13 dependent
+//! bisection steps per value): positions are 32-bit wherever the table allows.
 //!
 //! Every step reads a position inside `[0, table_len)` and every answer lies in
 //! `0..=table_len`, whatever the table holds: a table that is not sorted gives unspecified
@@ -37,7 +39,13 @@ const CHUNK_BYTES: usize = 32;
 const BLOCKS_PER_SM: u32 = 4;
 
 /// The kernels of a search module.
-pub const KERNELS: [&str; 3] = ["ga_search_pick", "ga_search_left", "ga_search_right"];
+pub const KERNELS: [&str; 5] = [
+    "ga_search_pick",
+    "ga_search_left",
+    "ga_search_right",
+    "ga_search_left_wide",
+    "ga_search_right_wide",
+];
 
 fn key_type(dtype: DType) -> Result<&'static str> {
     match dtype {
@@ -87,6 +95,22 @@ pub fn body(dtype: DType) -> Result<String> {
               q[1].w[0] | ((u64)q[1].w[1] << 32), q[1].w[2] | ((u64)q[1].w[3] << 32)};"
         }
     };
+    let wrappers: String = [
+        ("ga_search_left", "false", "int"),
+        ("ga_search_right", "true", "int"),
+        ("ga_search_left_wide", "false", "i64"),
+        ("ga_search_right_wide", "true", "i64"),
+    ]
+    .iter()
+    .map(|(name, right, i)| {
+        format!(
+            "__global__ void __launch_bounds__({BLOCK}) {name}(const GaKey* __restrict__ table, \
+             const i64 n, const i64 step, const int aligned, const GaKey* __restrict__ picked, \
+             const GaKey* __restrict__ values, i64* __restrict__ out, const i64 len) {{\n  \
+             ga_search<{right}, {i}>(table, ({i})n, ({i})step, aligned, picked, values, out, len);\n}}\n"
+        )
+    })
+    .collect();
     Ok(format!(
         r#"
 typedef {k} GaKey;
@@ -96,24 +120,25 @@ typedef {k} GaKey;
 struct alignas(16) GaQuad {{ u32 w[4]; }};
 template <bool RIGHT>
 GA_INLINE int ga_is_before(const GaKey x, const GaKey v) {{ return (RIGHT ? x <= v : x < v) ? 1 : 0; }}
-// The number of keys t[0], t[s], ..., t[(n - 1) s] (n >= 1) that come before v: smaller
+// The number of keys t[0], t[S], ..., t[(n - 1) S] (n >= 1) that come before v: smaller
 // (left) or not larger (right). Branch-free: the trip count depends on n alone, and those
-// n keys are all it reads.
-template <bool RIGHT>
-GA_INLINE i64 ga_before(const GaKey* t, i64 n, const i64 s, const GaKey v) {{
-  i64 base = 0;
+// n keys are all it reads. I: the index type (int where the table allows: half the
+// instructions of i64 arithmetic, and the search is bound by instructions).
+template <bool RIGHT, int S, typename I>
+GA_INLINE I ga_before(const GaKey* t, I n, const GaKey v) {{
+  I base = 0;
   while (n > 1) {{
-    const i64 half = n >> 1;
-    base = ga_is_before<RIGHT>(t[(base + half) * s], v) ? base + half : base;
+    const I half = n >> 1;
+    base = ga_is_before<RIGHT>(t[(base + half) * S], v) ? base + half : base;
     n -= half;
   }}
-  return base + ga_is_before<RIGHT>(t[base * s], v);
+  return base + ga_is_before<RIGHT>(t[base * S], v);
 }}
 // The keys of t[h .. min(h + GA_CHUNK, end)) that come before v: one 32-byte chunk by two
 // 16-byte loads when it is whole and the table aligned, else key by key.
-template <bool RIGHT>
-GA_INLINE i64 ga_chunk_before(const GaKey* t, const i64 h, const i64 end, const GaKey v, const int aligned) {{
-  int c = 0;
+template <bool RIGHT, typename I>
+GA_INLINE I ga_chunk_before(const GaKey* t, const I h, const I end, const GaKey v, const int aligned) {{
+  I c = 0;
   if (aligned && h + GA_CHUNK <= end) {{
     const GaQuad* p = reinterpret_cast<const GaQuad*>(t + h);
     const GaQuad q[2] = {{p[0], p[1]}};
@@ -121,37 +146,37 @@ GA_INLINE i64 ga_chunk_before(const GaKey* t, const i64 h, const i64 end, const 
 #pragma unroll
     for (int i = 0; i < GA_CHUNK; ++i) c += ga_is_before<RIGHT>(key[i], v);
   }} else {{
-    for (i64 i = h; i < end && i < h + GA_CHUNK; ++i) c += ga_is_before<RIGHT>(t[i], v);
+    for (I i = h; i < end && i < h + GA_CHUNK; ++i) c += ga_is_before<RIGHT>(t[i], v);
   }}
   return c;
 }}
-template <bool RIGHT>
-GA_INLINE void ga_search(const GaKey* __restrict__ table, const i64 n, const i64 step,
+template <bool RIGHT, typename I>
+GA_INLINE void ga_search(const GaKey* __restrict__ table, const I n, const I step,
     const int aligned, const GaKey* __restrict__ picked, const GaKey* __restrict__ values,
     i64* __restrict__ out, const i64 len) {{
   __shared__ GaKey sample[GA_SAMPLE];
   // sample[i] = table[i * step] (m keys, m <= GA_SAMPLE), copied from `picked`.
-  const i64 m = (n + step - 1) / step;
-  for (i64 i = threadIdx.x; i < m; i += blockDim.x) sample[i] = picked[i];
+  const int m = (int)((n + step - 1) / step);
+  for (int i = threadIdx.x; i < m; i += blockDim.x) sample[i] = picked[i];
   __syncthreads();
   for (i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x; j < len; j += (i64)gridDim.x * blockDim.x) {{
     const GaKey v = values[j];
-    const i64 c = ga_before<RIGHT>(sample, m, 1, v);
-    i64 at = c;
+    const I c = ga_before<RIGHT, 1, int>(sample, m, v);
+    I at = c;
     if (step > 1) {{
       at = 0;
       if (c > 0) {{
         // table[b0] comes before v and table[b0 + step] (if any) does not. Bisect the heads
         // of the bucket's chunks after the first, then count in the chunk found.
-        const i64 b0 = (c - 1) * step;
-        const i64 end = b0 + step < n ? b0 + step : n;
-        const i64 chunks = (end - b0 + GA_CHUNK - 1) / GA_CHUNK;
-        const i64 k = chunks > 1 ? ga_before<RIGHT>(table + b0 + GA_CHUNK, chunks - 1, GA_CHUNK, v) : 0;
-        const i64 h = b0 + k * GA_CHUNK;
-        at = h + ga_chunk_before<RIGHT>(table, h, end, v, aligned);
+        const I b0 = (c - 1) * step;
+        const I end = b0 + step < n ? b0 + step : n;
+        const I chunks = (end - b0 + GA_CHUNK - 1) / GA_CHUNK;
+        const I k = chunks > 1 ? ga_before<RIGHT, GA_CHUNK, I>(table + b0 + GA_CHUNK, chunks - 1, v) : 0;
+        const I h = b0 + k * GA_CHUNK;
+        at = h + ga_chunk_before<RIGHT, I>(table, h, end, v, aligned);
       }}
     }}
-    out[j] = at;
+    out[j] = (i64)at;
   }}
 }}
 // picked[i] = table[i * step] for i < m, once per search: each block then copies m
@@ -160,13 +185,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_search_pick(const GaKey* __restric
   const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < m) picked[i] = table[i * step];
 }}
-__global__ void __launch_bounds__({BLOCK}) ga_search_left(const GaKey* __restrict__ table, const i64 n, const i64 step, const int aligned, const GaKey* __restrict__ picked, const GaKey* __restrict__ values, i64* __restrict__ out, const i64 len) {{
-  ga_search<false>(table, n, step, aligned, picked, values, out, len);
-}}
-__global__ void __launch_bounds__({BLOCK}) ga_search_right(const GaKey* __restrict__ table, const i64 n, const i64 step, const int aligned, const GaKey* __restrict__ picked, const GaKey* __restrict__ values, i64* __restrict__ out, const i64 len) {{
-  ga_search<true>(table, n, step, aligned, picked, values, out, len);
-}}
-"#
+{wrappers}"#
     ))
 }
 
@@ -204,12 +223,16 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, job: &SearchJob) -> Result<()> 
     let module = dev
         .search
         .get(&job.dtype, dev.modules(), || source(dev, job.dtype))?;
-    let name = match job.side {
-        Side::Left => "ga_search_left",
-        Side::Right => "ga_search_right",
+    let step = sample_step(job.dtype, job.table_len);
+    // 32-bit positions unless a bucket's end could pass i32::MAX.
+    let narrow = job.table_len + 2 * step < i32::MAX as usize;
+    let name = match (job.side, narrow) {
+        (Side::Left, true) => "ga_search_left",
+        (Side::Right, true) => "ga_search_right",
+        (Side::Left, false) => "ga_search_left_wide",
+        (Side::Right, false) => "ga_search_right_wide",
     };
     let f = module.function(name)?;
-    let step = sample_step(job.dtype, job.table_len);
     let m = job.table_len.div_ceil(step);
     // The sampled keys side by side (the table itself when every key is sampled).
     let picked_buf = match step {
@@ -235,8 +258,10 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, job: &SearchJob) -> Result<()> 
             )?
         };
     }
-    // At least four values per thread before another block (each copies the sample).
-    let blocks = job.len.div_ceil(4 * BLOCK as usize);
+    // A block per BLOCK values up to a full device: the search is bound by instructions, so
+    // the small searches need every multiprocessor (with a quarter of them, 2^19 values took
+    // 29 µs on the H100); each block's copy of the sample is 16 keys per thread.
+    let blocks = job.len.div_ceil(BLOCK as usize);
     let grid = blocks.clamp(1, (dev.sm_count() * BLOCKS_PER_SM) as usize) as u32;
     let mut a = KernelArgs::with_capacity(8);
     a.ptr(job.table)
