@@ -121,6 +121,8 @@ fn large_permutes_match_cpu() {
             (&[25, 40, 8, 64], &[1, 0, 3, 2]),
             (&[300, 8, 5000], &[0, 2, 1]),
             (&[9, 70000], &[1, 0]),
+            // A batch of 70,000 tiles: one grid dimension over the tiles (over 65,535).
+            (&[70_000, 16, 8], &[0, 2, 1]),
         ],
     );
 }

@@ -130,17 +130,18 @@ fn run_transpose(
         .i64(tiles.along_l as i64)
         .i64(tiles.along_a as i64)
         .i64(tiles.total as i64);
+    let (grid, grid3) = transpose::grid(&tiles);
+    args.i32(i32::from(grid3));
     for s in scalars {
         args.scalar(s);
     }
-    let blocks = tiles.total.clamp(1, i32::MAX as usize) as u32;
     // SAFETY: the parameters follow transpose::body's list and types; the caller guarantees
     // every input's strides stay inside its allocation over `shape` and that the output holds
     // the shape's elements contiguously, all alive until the kernel ran (stream order).
     unsafe {
         dev.launch(
             function,
-            [blocks, 1, 1],
+            grid,
             [transpose::BLOCK, 1, 1],
             0,
             stream,
