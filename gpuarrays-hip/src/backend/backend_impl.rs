@@ -19,7 +19,6 @@ use crate::kernels::elementwise::{self, EwOperand};
 use crate::kernels::matmul::MatmulLaunch;
 use crate::kernels::reduce::{self, ReduceLaunch};
 use crate::kernels::scan::{self, ScanLaunch};
-use crate::kernels::{find, search, sort};
 use crate::stream::Stream;
 use smallvec::SmallVec;
 
@@ -361,22 +360,7 @@ impl Backend for HipBackend {
     }
 
     fn sort(&self, a: &SortArgs<'_, HipBuffer>) -> Result<()> {
-        let r = (|| {
-            check_run(a.buffer, a.dtype, a.offset, a.rows * a.len, "sort")?;
-            sort::prepare(self.kernels(), a.dtype, a.rows, a.len)?;
-            let job = sort::SortJob {
-                dtype: a.dtype,
-                data: a.buffer.at(a.offset, a.dtype.size()),
-                rows: a.rows,
-                len: a.len,
-                ordered_low_bits: a.ordered_low_bits,
-                positions: None,
-            };
-            self.enqueue(&[], &[a.buffer], |stream| {
-                sort::run(self.kernels(), stream, &job)
-            })
-        })();
-        r.map_err(|e| self.err(e))
+        self.sort_inner(a).map_err(|e| self.err(e))
     }
 
     /// Fused in the onesweep sort's last pass (rows long enough for it).
@@ -386,69 +370,16 @@ impl Backend for HipBackend {
         positions: &HipBuffer,
         positions_offset: usize,
     ) -> Result<bool> {
-        let r = (|| {
-            let n = a.rows * a.len;
-            let job = sort::SortJob {
-                dtype: a.dtype,
-                data: a.buffer.at(a.offset, a.dtype.size()),
-                rows: a.rows,
-                len: a.len,
-                ordered_low_bits: a.ordered_low_bits,
-                positions: Some(positions.at(positions_offset, 8)),
-            };
-            if !sort::positions_fused(self.kernels(), &job) {
-                return Ok(false);
-            }
-            check_run(a.buffer, a.dtype, a.offset, n, "sort")?;
-            check_run(positions, DType::I64, positions_offset, n, "sort positions")?;
-            sort::prepare(self.kernels(), a.dtype, a.rows, a.len)?;
-            self.enqueue(&[], &[a.buffer, positions], |stream| {
-                sort::run(self.kernels(), stream, &job)
-            })?;
-            Ok(true)
-        })();
-        r.map_err(|e| self.err(e))
+        self.sort_into_positions_inner(a, positions, positions_offset)
+            .map_err(|e| self.err(e))
     }
 
     fn find(&self, a: &FindArgs<'_, HipBuffer>) -> Result<(HipBuffer, usize)> {
-        let r = (|| {
-            check_run(a.input, DType::Bool, a.offset, a.len, "find")?;
-            find::prepare(self.kernels())?;
-            let mask = a.input.at(a.offset, 1);
-            let (buf, count) = self.enqueue(&[a.input], &[], |stream| {
-                find::run(self.kernels(), stream, mask, a.len)
-            })?;
-            Ok((HipBuffer::new(buf), count))
-        })();
-        r.map_err(|e| self.err(e))
+        self.find_inner(a).map_err(|e| self.err(e))
     }
 
     fn search_sorted(&self, a: &SearchArgs<'_, HipBuffer>) -> Result<()> {
-        let r = (|| {
-            check_run(
-                a.table,
-                a.dtype,
-                a.table_offset,
-                a.table_len,
-                "searchsorted",
-            )?;
-            check_run(a.values, a.dtype, a.values_offset, a.len, "searchsorted")?;
-            check_run(a.output, DType::I64, a.output_offset, a.len, "searchsorted")?;
-            search::prepare(self.kernels(), a.dtype)?;
-            let job = search::SearchJob {
-                dtype: a.dtype,
-                side: a.side,
-                table: a.table.at(a.table_offset, a.dtype.size()),
-                table_len: a.table_len,
-                values: a.values.at(a.values_offset, a.dtype.size()),
-                out: a.output.at(a.output_offset, 8),
-                len: a.len,
-            };
-            self.enqueue(&[a.table, a.values], &[a.output], |stream| {
-                search::run(self.kernels(), stream, &job)
-            })
-        })();
-        r.map_err(|e| self.err(e))
+        self.search_inner(a).map_err(|e| self.err(e))
     }
 
     fn gather(&self, args: &GatherArgs<'_, HipBuffer>) -> Result<()> {

@@ -24,6 +24,7 @@ mod external;
 mod hip_buffer;
 mod indexing;
 mod matmul_plan;
+mod ordering;
 mod support;
 mod timer;
 
