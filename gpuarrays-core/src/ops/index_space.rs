@@ -218,8 +218,9 @@ pub(crate) fn gather<B: Backend>(
     ensure_supported(backend, source.array.dtype, OpKind::Gather)?;
     let out = RawArray::alloc(backend, source.array.dtype, out_dims)?;
     let report = if mode == IndexMode::Raise && backend.reports_gather_range() {
+        // The report is the first 4 bytes of its buffer (`GatherArgs::out_of_range`).
         let r = RawArray::alloc(backend, DType::U32, &[1])?;
-        backend.write(&*r.buffer()?, r.offset * 4, &0u32.to_ne_bytes())?;
+        backend.write(&*r.buffer()?, 0, &0u32.to_ne_bytes())?;
         Some(r)
     } else {
         None
@@ -243,7 +244,7 @@ pub(crate) fn gather<B: Backend>(
     drop((s, i, o, r));
     if let Some(report) = report {
         let mut word = [0u8; 4];
-        backend.read(&*report.buffer()?, report.offset * 4, &mut word)?;
+        backend.read(&*report.buffer()?, 0, &mut word)?;
         if word != [0; 4] {
             // The kernel saw an index out of range: find it, for the error's message. (If
             // another thread changed the indices since, the pass may find none.)
