@@ -155,7 +155,7 @@ pub(crate) fn sort_last_axis<B: Backend>(
         sort_rows(&packed, len)?;
         let keys = Some((Expr::array(&packed) >> Scalar::U64(32)).eval_raw()?);
         return Ok(Permutation {
-            perm: low_positions(&packed)?,
+            perm: low_positions(&packed).eval_raw()?,
             keys,
         });
     }
@@ -188,48 +188,45 @@ fn sorted_positions<B: Backend>(a: &RawArray<B>, len: usize) -> Result<RawArray<
     let fused = {
         let (buf, ob) = (a.buffer()?, out.buffer()?);
         let _span = crate::profiling::kernel("sort", a.dtype);
-        a.backend.sort_into_positions(
-            &SortArgs {
-                dtype: a.dtype,
-                buffer: &buf,
-                offset: a.offset,
-                rows: a.len() / len,
-                len,
-                ordered_low_bits: 32,
-            },
-            &ob,
-            out.offset,
-        )?
+        a.backend
+            .sort_into_positions(&packed_rows(a, &buf, len), &ob, out.offset)?
     };
-    if fused {
-        return Ok(out);
+    if !fused {
+        sort_rows(a, len)?;
+        low_positions(a).eval_into_raw(&out)?;
     }
-    drop(out);
-    sort_rows(a, len)?;
-    low_positions(a)
+    Ok(out)
 }
 
 /// The low halves of the u64 words of `a` as i64.
-fn low_positions<B: Backend>(a: &RawArray<B>) -> Result<RawArray<B>> {
-    (Expr::array(a) & Scalar::U64(LOW32))
-        .cast(DType::I64)
-        .eval_raw()
+fn low_positions<B: Backend>(a: &RawArray<B>) -> Expr<B> {
+    (Expr::array(a) & Scalar::U64(LOW32)).cast(DType::I64)
 }
 
-/// Sorts the rows of `len` elements of the dense u64 array `a` in place.
-fn sort_rows<B: Backend>(a: &RawArray<B>, len: usize) -> Result<()> {
-    let buf = a.buffer()?;
-    let _span = crate::profiling::kernel("sort", a.dtype);
-    a.backend.sort(&SortArgs {
+/// The sort of the rows of `len` packed words of the dense u64 array `a`, whose buffer is
+/// `buf`.
+fn packed_rows<'a, B: Backend>(
+    a: &RawArray<B>,
+    buf: &'a B::Buffer,
+    len: usize,
+) -> SortArgs<'a, B::Buffer> {
+    SortArgs {
         dtype: a.dtype,
-        buffer: &buf,
+        buffer: buf,
         offset: a.offset,
         rows: a.len() / len,
         len,
         // Every packed word holds its position (first pass) or its rank after the first
         // pass (second) in the low half: increasing along the row.
         ordered_low_bits: 32,
-    })
+    }
+}
+
+/// Sorts the rows of `len` elements of the dense u64 array `a` in place.
+fn sort_rows<B: Backend>(a: &RawArray<B>, len: usize) -> Result<()> {
+    let buf = a.buffer()?;
+    let _span = crate::profiling::kernel("sort", a.dtype);
+    a.backend.sort(&packed_rows(a, &buf, len))
 }
 
 /// `out[r][j] = src[r][idx[r][j]]` along the last axis, for indices known to be in range
