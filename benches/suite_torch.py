@@ -204,7 +204,37 @@ def torch_workload(torch, p):
         if p["kind"] == "r2c":
             return lambda: torch.fft.rfftn(x, dim=axes)
         return lambda: torch.fft.fftn(x, dim=axes)
+    if op == "chain":
+        x, n = data(dims), p["ops"]
+
+        def chain():
+            z = x.clone()
+            for i in range(n):
+                z = z * 0.999 if i % 2 == 0 else z + 0.001
+            return z
+        return torch_graphed(torch, chain) if p.get("graph") else chain
+    if op == "mlp_step":
+        a, b = data(p["a"]), data(p["b"])
+
+        def step():
+            return torch.relu(a @ b).sum(dim=1)
+        return torch_graphed(torch, step) if p.get("graph") else step
     return None
+
+
+def torch_graphed(torch, fn):
+    """`fn` captured into a `torch.cuda.CUDAGraph` (warmed up on a side stream first, as
+    PyTorch asks); the callable replays it."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn()
+    return lambda: (graph.replay(), out)
 
 
 def run_torch(rows, samples):

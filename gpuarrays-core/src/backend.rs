@@ -17,6 +17,7 @@ use crate::capability::{OpKind, Support};
 use crate::device::DeviceInfo;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::graph::GraphReplay;
 use crate::host;
 use crate::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
@@ -249,6 +250,23 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// `supports` should answer [`host::supports_fft`]).
     fn fft(&self, args: &FftArgs<'_, Self::Buffer>) -> Result<()> {
         host::fft(self, args)
+    }
+
+    /// Runs `record` once on the calling thread and records the work it enqueues into a
+    /// graph that can be launched again and again ([`crate::graph`] gives the rules every
+    /// backend keeps). `record` returns an error to abandon the capture; the backend then
+    /// returns that error, records nothing and leaves no capture running. Default:
+    /// [`Error::NotCapturable`] (the backend records no graphs).
+    fn capture_graph(
+        &self,
+        record: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Box<dyn GraphReplay>> {
+        let _ = record;
+        Err(Error::NotCapturable {
+            what: "a graph capture".into(),
+            backend: self.name().into(),
+            reason: "this backend records no graphs; run the operations eagerly".into(),
+        })
     }
 }
 

@@ -187,6 +187,16 @@ pub enum Error {
         hint: Option<String>,
     },
 
+    /// Work that cannot be recorded into a graph capture ([`crate::graph`]): something that
+    /// needs the host now (a read back to the host, a synchronisation, a host write), a
+    /// capture inside a capture, or a backend that records no graphs.
+    #[error("{what} cannot be recorded into a graph on {backend}: {reason}")]
+    NotCapturable {
+        what: String,
+        backend: String,
+        reason: String,
+    },
+
     /// An error reported by a backend (driver, compiler, runtime library).
     #[error("{backend}: {source}")]
     Backend {
@@ -237,6 +247,7 @@ impl Error {
             Error::ScalarOutOfRange { .. } => ErrorKind::ScalarOutOfRange,
             Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
             Error::OutOfMemory { .. } => ErrorKind::OutOfMemory,
+            Error::NotCapturable { .. } => ErrorKind::NotCapturable,
             Error::Backend { .. } => ErrorKind::Backend,
         }
     }
@@ -363,6 +374,11 @@ mod tests {
                 requested: Some(1),
                 free: None,
                 hint: None,
+            },
+            Error::NotCapturable {
+                what: "a read".into(),
+                backend: "b".into(),
+                reason: "r".into(),
             },
             Error::backend("test", std::io::Error::other("driver")),
         ];

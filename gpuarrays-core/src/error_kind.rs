@@ -29,12 +29,13 @@ pub enum ErrorKind {
     ScalarOutOfRange,
     InvalidArgument,
     OutOfMemory,
+    NotCapturable,
     Backend,
 }
 
 impl ErrorKind {
     /// Every kind, in the order of [`Error`](crate::Error)'s variants.
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         ErrorKind::Unsupported,
         ErrorKind::InvalidDType,
         ErrorKind::DTypeMismatch,
@@ -55,6 +56,7 @@ impl ErrorKind {
         ErrorKind::ScalarOutOfRange,
         ErrorKind::InvalidArgument,
         ErrorKind::OutOfMemory,
+        ErrorKind::NotCapturable,
         ErrorKind::Backend,
     ];
 
@@ -81,6 +83,7 @@ impl ErrorKind {
             ErrorKind::ScalarOutOfRange => "ScalarOutOfRange",
             ErrorKind::InvalidArgument => "InvalidArgument",
             ErrorKind::OutOfMemory => "OutOfMemory",
+            ErrorKind::NotCapturable => "NotCapturable",
             ErrorKind::Backend => "Backend",
         }
     }

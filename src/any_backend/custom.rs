@@ -14,7 +14,9 @@ use gpuarrays_core::kernel::{
     ElementwiseArgs, FftArgs, FindArgs, GatherArgs, MatmulArgs, Program, ReduceArgs, ScanArgs,
     ScatterArgs, SearchArgs, SortArgs,
 };
-use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, Result, Support};
+use gpuarrays_core::{
+    Backend, DType, DeviceInfo, Error, GraphReplay, MemoryTracker, OpKind, Result, Support,
+};
 
 use super::variant::{BackendVariant, BufferSlot, SourceError};
 use super::{AnyBackend, AnyBuffer, BackendKind};
@@ -65,6 +67,8 @@ pub trait DynBackend: Send + Sync + 'static {
         n: usize,
     ) -> Result<()>;
     fn synchronize(&self) -> Result<()>;
+    fn capture_graph(&self, record: &mut dyn FnMut() -> Result<()>)
+    -> Result<Box<dyn GraphReplay>>;
     fn memory_tracker(&self) -> Option<&MemoryTracker>;
     fn cached_bytes(&self) -> usize;
     fn empty_cache(&self) -> Result<()>;
@@ -152,6 +156,12 @@ impl<B: Backend> DynBackend for B {
     }
     fn synchronize(&self) -> Result<()> {
         Backend::synchronize(self)
+    }
+    fn capture_graph(
+        &self,
+        record: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Box<dyn GraphReplay>> {
+        Backend::capture_graph(self, record)
     }
     fn memory_tracker(&self) -> Option<&MemoryTracker> {
         Backend::memory_tracker(self)
@@ -277,6 +287,12 @@ impl Backend for CustomBackend {
     }
     fn synchronize(&self) -> Result<()> {
         self.0.synchronize()
+    }
+    fn capture_graph(
+        &self,
+        record: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Box<dyn GraphReplay>> {
+        self.0.capture_graph(record)
     }
     fn memory_tracker(&self) -> Option<&MemoryTracker> {
         self.0.memory_tracker()

@@ -116,6 +116,13 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.synchronize())
     }
 
+    fn capture_graph(
+        &self,
+        record: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Box<dyn gpuarrays_core::GraphReplay>> {
+        match_variant!(self, b => b.capture_graph(record))
+    }
+
     fn memory_tracker(&self) -> Option<&MemoryTracker> {
         match_variant!(self, b => b.memory_tracker())
     }

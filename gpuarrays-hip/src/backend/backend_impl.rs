@@ -346,6 +346,13 @@ impl Backend for HipBackend {
             .map_err(|e| self.err(e))
     }
 
+    fn capture_graph(
+        &self,
+        record: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Box<dyn gpuarrays_core::GraphReplay>> {
+        Ok(Box::new(self.capture(record)?))
+    }
+
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, HipBuffer>) -> Result<()> {
         self.elementwise_inner(program, args)
             .map_err(|e| self.err(e))

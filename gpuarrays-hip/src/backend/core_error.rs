@@ -63,6 +63,15 @@ pub fn to_core(device: &DeviceInfo, e: HipError) -> Error {
             limit,
             ..
         } => limit_exceeded(device.to_string(), requested, in_use, limit),
+        HipError::StreamCapturing { stream, what } => Error::NotCapturable {
+            what: what.into(),
+            backend: "hip".into(),
+            reason: format!(
+                "stream {stream:#x} is capturing a graph (this thread's capture, or the one \
+                 whose stream the work would join), and this must happen now, not when the \
+                 graph is launched; do it before or after the capture"
+            ),
+        },
         other => Error::from(other),
     }
 }

@@ -21,6 +21,7 @@ mod backend_impl;
 mod checks;
 mod core_error;
 mod external;
+mod graph;
 mod hip_buffer;
 mod indexing;
 mod matmul_plan;
@@ -30,6 +31,7 @@ mod timer;
 
 pub use core_error::to_core;
 pub use external::{DLPACK_CUDA, DLPACK_ROCM};
+pub use graph::HipGraph;
 pub use hip_buffer::HipBuffer;
 pub use support::supports;
 pub use timer::HipTimer;

@@ -21,7 +21,9 @@ pub struct DeviceBuffer {
     ptr: DevicePtr,
     len: usize,
     device: Arc<DeviceState>,
-    uses: Mutex<BufferUses>,
+    /// Shared with the recordings of graphs that use the buffer, so their launches are
+    /// recorded where the buffer's later work and its free look (`stream/recording.rs`).
+    uses: Arc<Mutex<BufferUses>>,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -41,7 +43,7 @@ impl DeviceBuffer {
             len: alloc.len(),
             alloc: Some(alloc),
             device,
-            uses: Mutex::new(BufferUses::written_by(stream)),
+            uses: Arc::new(Mutex::new(BufferUses::written_by(stream))),
         }
     }
 
@@ -55,7 +57,7 @@ impl DeviceBuffer {
             ptr,
             len,
             device,
-            uses: Mutex::new(BufferUses::default()),
+            uses: Arc::new(Mutex::new(BufferUses::default())),
         }
     }
 
@@ -108,6 +110,12 @@ impl DeviceBuffer {
         self.uses.lock()
     }
 
+    /// The shared use record (the ordering protocol's lock-order key is its address).
+    #[inline]
+    pub(crate) fn uses_record(&self) -> &Arc<Mutex<BufferUses>> {
+        &self.uses
+    }
+
     /// Copy `src` into the buffer (ordered on `caller` after every use, and finished when
     /// this returns). Large copies are staged through pinned memory (`staged_copy.rs`).
     pub fn copy_from_host(&self, caller: &Stream, src: &[u8]) -> Result<()> {
@@ -122,10 +130,8 @@ impl DeviceBuffer {
     /// Free now, `caller` being the freeing thread's stream, reporting errors. The memory is
     /// reused only after every recorded use.
     pub fn free_on(mut self, caller: &Stream) -> Result<()> {
-        let alloc = self.alloc.take();
-        let uses = std::mem::take(self.uses.get_mut());
-        match alloc {
-            Some(a) => self.device.memory().free(a, uses, caller),
+        match self.alloc.take() {
+            Some(a) => self.device.memory().release(a, &self.uses, Some(caller)),
             None => Ok(()),
         }
     }
@@ -155,11 +161,11 @@ impl Drop for DeviceBuffer {
         let Some(alloc) = self.alloc.take() else {
             return;
         };
-        let uses = std::mem::take(self.uses.get_mut());
-        let result = match self.device.thread_stream() {
-            Ok(caller) => self.device.memory().free(alloc, uses, &caller),
-            Err(_) => self.device.memory().free_without_caller(alloc, uses),
-        };
+        let caller = self.device.thread_stream().ok();
+        let result = self
+            .device
+            .memory()
+            .release(alloc, &self.uses, caller.as_ref());
         if let Err(e) = result {
             tracing::warn!(device = %self.device.id(), error = %e, "freeing a device buffer failed; its memory leaks");
         }

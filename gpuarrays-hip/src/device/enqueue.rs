@@ -7,7 +7,7 @@
 //!
 //! **The step.** [`DeviceState::enqueue`] takes the caller's stream, the operands with their
 //! role (read or write) and a `launch` closure that enqueues the work on the stream:
-//! 1. operands are sorted by address and deduplicated (a buffer both read and written is a
+//! 1. operands are sorted by the address of their use record and deduplicated (a buffer both read and written is a
 //!    write) — one global lock order, so two operations locking overlapping operands never
 //!    deadlock;
 //! 2. each operand's use record is locked;
@@ -37,10 +37,12 @@
 
 use super::{DeviceBuffer, DeviceState};
 use crate::error::{HipError, Result};
+use crate::platform::DevicePtr;
 use crate::platform::access_declarations::{DeclaredAccess, with_declared};
-use crate::stream::{BufferUses, OwnerToken, Stream, Waited};
-use crate::sync::MutexGuard;
+use crate::stream::{BufferUses, OwnerToken, Stream, Touched, Waited};
+use crate::sync::{Mutex, MutexGuard};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// How an operation uses an operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,8 +79,12 @@ impl<'a> Access<'a> {
     }
 }
 
+/// One operand as the protocol handles it: lock-order key (the address of its use record),
+/// the record, whether it is written, and its memory (for the test double's checks).
+type Operand<'a> = (usize, &'a Mutex<BufferUses>, bool, DevicePtr, usize);
+
 /// Operands of one operation, inline up to 8.
-type Operands<'a> = SmallVec<[(usize, &'a DeviceBuffer, bool); 8]>;
+type Operands<'a> = SmallVec<[Operand<'a>; 8]>;
 
 impl DeviceState {
     /// Order `accesses` for `stream`, run `launch` to enqueue the work on it, and record the
@@ -89,6 +95,61 @@ impl DeviceState {
         accesses: &[Access<'_>],
         launch: impl FnOnce(&Stream) -> Result<R>,
     ) -> Result<R> {
+        // Filled by plain pushes, as the backend's operand lists are: with `collect` through
+        // iterator adapters, `Backend::elementwise` of `a*x + y` took ~3,000 host
+        // instructions of ours instead of ~2,740 (`host_path` bench, callgrind).
+        let mut ops: Operands<'_> = SmallVec::new();
+        for a in accesses {
+            let record = a.buffer.uses_record();
+            let key = Arc::as_ptr(record) as usize;
+            let write = a.kind == AccessKind::Write;
+            ops.push((key, &**record, write, a.buffer.ptr(), a.buffer.len()));
+            if a.buffer.device() != stream.device() || a.buffer.device() != self.id() {
+                return Err(HipError::InvalidArgument(format!(
+                    "a buffer of device {} used on a stream of device {} (runtime device {}); \
+                     copy it to the stream's device first",
+                    a.buffer.device(),
+                    stream.device(),
+                    self.id()
+                )));
+            }
+        }
+        if let Some(recording) = stream.recording() {
+            // A user capture: the graph keeps what its work touches (`stream/recording.rs`).
+            for a in accesses {
+                let b = a.buffer;
+                recording.touch(
+                    b.uses_record(),
+                    a.kind == AccessKind::Write,
+                    b.ptr(),
+                    b.len(),
+                );
+            }
+        }
+        self.enqueue_ordered(stream, ops, launch)
+    }
+
+    /// Launch a graph made by a user capture on `stream`, ordered like one operation over
+    /// every buffer its recording touched.
+    pub(crate) fn enqueue_recorded<R>(
+        &self,
+        stream: &Stream,
+        touched: &[Touched],
+        launch: impl FnOnce(&Stream) -> Result<R>,
+    ) -> Result<R> {
+        let mut ops: Operands<'_> = SmallVec::new();
+        for t in touched {
+            ops.push((t.key(), &*t.uses, t.write, t.ptr, t.len));
+        }
+        self.enqueue_ordered(stream, ops, launch)
+    }
+
+    fn enqueue_ordered<R>(
+        &self,
+        stream: &Stream,
+        mut ops: Operands<'_>,
+        launch: impl FnOnce(&Stream) -> Result<R>,
+    ) -> Result<R> {
         stream.check_valid()?;
         if !stream.usable_by(OwnerToken::current()) {
             return Err(HipError::InvalidArgument(
@@ -96,14 +157,6 @@ impl DeviceState {
                  thread uses its own stream; create an explicit stream to share one"
                     .into(),
             ));
-        }
-        // Filled by plain pushes, as the backend's operand lists are: with `collect` through
-        // iterator adapters, `Backend::elementwise` of `a*x + y` took ~3,000 host
-        // instructions of ours instead of ~2,740 (`host_path` bench, callgrind).
-        let mut ops: Operands<'_> = SmallVec::new();
-        for a in accesses {
-            let addr = a.buffer as *const DeviceBuffer as usize;
-            ops.push((addr, a.buffer, a.kind == AccessKind::Write));
         }
         ops.sort_unstable_by_key(|o| o.0);
         ops.dedup_by(|later, kept| {
@@ -113,24 +166,13 @@ impl DeviceState {
             }
             same
         });
-        for &(_, buffer, _) in &ops {
-            if buffer.device() != stream.device() || buffer.device() != self.id() {
-                return Err(HipError::InvalidArgument(format!(
-                    "a buffer of device {} used on a stream of device {} (runtime device {}); \
-                     copy it to the stream's device first",
-                    buffer.device(),
-                    stream.device(),
-                    self.id()
-                )));
-            }
-        }
         let mut records: SmallVec<[MutexGuard<'_, BufferUses>; 8]> = SmallVec::new();
         for o in &ops {
-            records.push(o.1.uses_lock());
+            records.push(o.1.lock());
         }
         let mut waited = Waited::new();
-        for (uses, &(_, _, write)) in records.iter().zip(&ops) {
-            if write {
+        for (uses, o) in records.iter().zip(&ops) {
+            if o.2 {
                 uses.order_write(stream, self.events(), &mut waited)?;
             } else {
                 uses.order_read(stream, self.events(), &mut waited)?;
@@ -139,18 +181,18 @@ impl DeviceState {
         let result = if self.checks_ordering() {
             let declared: SmallVec<[DeclaredAccess; 8]> = ops
                 .iter()
-                .map(|&(_, b, write)| DeclaredAccess {
-                    ptr: b.ptr(),
-                    bytes: b.len(),
-                    write,
+                .map(|o| DeclaredAccess {
+                    ptr: o.3,
+                    bytes: o.4,
+                    write: o.2,
                 })
                 .collect();
             with_declared(&declared, || launch(stream))
         } else {
             launch(stream)
         };
-        for (uses, &(_, _, write)) in records.iter_mut().zip(&ops) {
-            if write {
+        for (uses, o) in records.iter_mut().zip(&ops) {
+            if o.2 {
                 uses.record_write(stream);
             } else {
                 uses.record_read(stream);

@@ -167,6 +167,7 @@ impl DeviceKernels {
 
     /// Reads one little-endian u64 at `ptr` after the work enqueued on `stream` (blocks).
     pub fn read_u64(&self, ptr: DevicePtr, stream: &Stream) -> Result<u64> {
+        crate::device::refuse_capture(stream, "a read back to the host")?;
         let mut word = [0u8; 8];
         // SAFETY: `word` is a live local buffer of 8 bytes, and we synchronise before it
         // goes out of scope; the caller passes an address inside a live allocation.

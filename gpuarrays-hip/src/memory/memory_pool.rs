@@ -25,6 +25,9 @@
 //!   bytes released. While a graph capture runs (on the allocating stream, or begun through
 //!   this crate anywhere in the process) the device is not synchronised: that would
 //!   invalidate the capture.
+//! - User graphs (`memory_pool/graph_pins.rs`): what a graph made by
+//!   `HipBackend::capture_graph` uses is kept for it; the memory of a dropped buffer it
+//!   uses is freed when the graph drops.
 //! - Graph capture (`memory_pool/capture_frees.rs`): memory allocated while a stream captures
 //!   belongs to that capture (a graph allocation: never cached, never reused outside the
 //!   graph). Freed while the capture still runs, by the capturing stream, it is freed inside
@@ -32,6 +35,7 @@
 //!   capture ends, and done when it ends.
 
 mod capture_frees;
+mod graph_pins;
 mod release;
 
 use super::block_cache::{Block, BlockCache, BlockEvents};
@@ -43,6 +47,7 @@ use crate::stream::{BufferUses, EventPool, OwnerToken, Stream, Use};
 use crate::sync::{AtomicUsize, Mutex};
 use capture_frees::{CaptureOwner, Deferred};
 use gpuarrays_core::MemoryTracker;
+use graph_pins::GraphPins;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -134,6 +139,8 @@ pub struct MemoryPool {
     deferred: Mutex<Vec<Deferred>>,
     max_cached: AtomicUsize,
     maintenance: Mutex<Option<Stream>>,
+    /// Memory kept for user graphs (`memory_pool/graph_pins.rs`).
+    pins: GraphPins,
     counters: Counters,
 }
 
@@ -192,6 +199,7 @@ impl MemoryPool {
             deferred: Mutex::new(Vec::new()),
             max_cached: AtomicUsize::new(max_cached),
             maintenance: Mutex::new(None),
+            pins: GraphPins::default(),
             counters: Counters::default(),
         }
     }
@@ -219,6 +227,10 @@ impl MemoryPool {
         self.platform.bind_device(self.device)?;
         stream.check_valid()?;
         self.flush_deferred();
+        if let Some(recording) = stream.recording() {
+            // A user capture: ordinary memory, kept for its graph (`graph_pins.rs`).
+            return self.alloc_recorded(bytes, &recording);
+        }
         if stream.is_capturing()? {
             // A graph allocation: it belongs to the capture (see `capture_frees.rs`).
             let block = bytes.max(1);

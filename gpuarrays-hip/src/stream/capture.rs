@@ -21,9 +21,10 @@
 //! until the capture ends; memory pools register here ([`on_capture_end`]) to be told when a
 //! capture on one of their device's streams ends, and do those frees then.
 
+use super::GraphRecording;
 use crate::platform::DeviceId;
-use std::sync::Weak;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 /// Captures begun through [`super::Stream::begin_capture`] and not yet over, in the process.
 static ACTIVE_CAPTURES: AtomicUsize = AtomicUsize::new(0);
@@ -47,16 +48,25 @@ pub fn active_captures() -> usize {
 #[derive(Debug)]
 pub(crate) struct ActiveCapture {
     id: u64,
+    /// What a user capture (`HipBackend::capture_graph`) records; `None` for a capture of
+    /// the stream API alone.
+    recording: Option<Arc<GraphRecording>>,
 }
 
 impl ActiveCapture {
     /// A capture about to begin, counted from now on (before the platform begins it, so no
     /// device synchronisation can start in between).
-    pub(crate) fn start() -> ActiveCapture {
+    pub(crate) fn start(recording: Option<Arc<GraphRecording>>) -> ActiveCapture {
         ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
         ActiveCapture {
             id: NEXT_CAPTURE_ID.fetch_add(1, Ordering::Relaxed),
+            recording,
         }
+    }
+
+    /// The user capture's recording, if this is one.
+    pub(crate) fn recording(&self) -> Option<&Arc<GraphRecording>> {
+        self.recording.as_ref()
     }
 
     /// Its id, unique in the process.

@@ -9,9 +9,9 @@
 //!   thread enqueues on a handle that was destroyed (and perhaps reused by the driver).
 //! - Identity is the object ([`Stream::same_as`]), never the raw handle value.
 
-use super::StreamPriority;
 use super::capture::{ActiveCapture, notify_capture_end};
 use super::owner::OwnerToken;
+use super::{GraphRecording, StreamPriority};
 use crate::error::{HipError, Result};
 use crate::platform::{
     CaptureMode, DeviceId, GraphHandle, Platform, StreamHandle, WorkStatus, codes,
@@ -192,6 +192,13 @@ impl Stream {
     /// Block until all queued work completed.
     pub fn synchronize(&self) -> Result<()> {
         self.check_valid()?;
+        if self.0.capturing.load(Ordering::Acquire) {
+            // The platform would end the capture as invalid: refuse before it can.
+            return Err(HipError::StreamCapturing {
+                stream: self.0.handle.0,
+                what: "a synchronisation",
+            });
+        }
         self.0.platform.synchronize_stream(self.0.handle)
     }
 
@@ -252,11 +259,28 @@ impl Stream {
     /// While it runs, nothing in this crate synchronises the device; it counts as running
     /// (see `stream/capture.rs`) until it ends, or its stream is destroyed or dropped.
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
+        self.begin(mode, None)
+    }
+
+    /// Begin a user capture (`HipBackend::capture_graph`): relaxed mode, so that the
+    /// capturing thread may allocate memory that outlives the graph's launches (see
+    /// `crate::memory`), and `recording` learns every buffer the captured work touches.
+    pub(crate) fn begin_recording(&self, recording: Arc<GraphRecording>) -> Result<()> {
+        self.begin(CaptureMode::Relaxed, Some(recording))
+    }
+
+    fn begin(&self, mode: CaptureMode, recording: Option<Arc<GraphRecording>>) -> Result<()> {
         self.check_valid()?;
         let _guard = self.0.foreign.lock();
+        if self.0.capturing.load(Ordering::Acquire) {
+            return Err(HipError::StreamCapturing {
+                stream: self.0.handle.0,
+                what: "a capture begun inside a running capture",
+            });
+        }
         // Counted first, so that no device synchronisation starts between the platform's
         // begin and the count; a failed begin drops it uncounted.
-        let capture = ActiveCapture::start();
+        let capture = ActiveCapture::start(recording);
         self.0.platform.begin_capture(self.0.handle, mode)?;
         *self.0.capture.lock() = Some(capture);
         self.0.capturing.store(true, Ordering::Release);
@@ -306,6 +330,19 @@ impl Stream {
             return None;
         }
         self.0.capture.lock().as_ref().map(ActiveCapture::id)
+    }
+
+    /// The recording of the user capture the stream runs, if any (one atomic load when the
+    /// stream does not capture).
+    pub(crate) fn recording(&self) -> Option<Arc<GraphRecording>> {
+        if !self.0.capturing.load(Ordering::Acquire) {
+            return None;
+        }
+        self.0
+            .capture
+            .lock()
+            .as_ref()
+            .and_then(|c| c.recording().cloned())
     }
 
     /// Take the stream's capture out (the caller drops it, which stops counting it).

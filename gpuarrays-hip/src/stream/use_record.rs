@@ -95,6 +95,12 @@ impl Use {
             |h| self.stream.0.platform.record_event(event, h),
         );
         let result = match recorded {
+            // A user capture waits on the host: a device-side wait would put an event of
+            // work outside the capture into the graph (relaxed capture mode allows the
+            // host wait; the graph's launches are ordered by their own enqueue).
+            Ok(Some(())) if caller.recording().is_some() => {
+                caller.0.platform.synchronize_event(event)
+            }
             Ok(Some(())) => caller.0.platform.stream_wait_event(caller.handle(), event),
             Ok(None) => self.check_errors(),
             Err(e) => Err(e),

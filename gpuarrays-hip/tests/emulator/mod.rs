@@ -65,6 +65,34 @@ struct State {
     allocs: HashMap<u64, Vec<u8>>,
     modules: HashMap<u64, libloading::Library>,
     used: usize,
+    /// The parameter sizes of each kernel (from its `ga_emu_sizes_` function), for captures.
+    param_sizes: HashMap<u64, Vec<usize>>,
+    /// Capturing streams and what they recorded so far.
+    captures: HashMap<u64, Vec<EmuOp>>,
+    /// Captured graphs and instantiated ones (the same recorded lists).
+    graphs: HashMap<u64, Arc<Vec<EmuOp>>>,
+}
+
+/// One operation of an emulated graph.
+#[derive(Debug, Clone)]
+enum EmuOp {
+    Kernel {
+        function: FunctionHandle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        /// Each parameter's bytes, copied at capture.
+        params: Vec<Vec<u8>>,
+    },
+    Copy {
+        dst: DevicePtr,
+        src: DevicePtr,
+        bytes: usize,
+    },
+    Memset {
+        dst: DevicePtr,
+        value: u8,
+        bytes: usize,
+    },
 }
 
 /// The emulated platform (one device).
@@ -104,6 +132,15 @@ impl EmuPlatform {
 
     fn handle(&self) -> u64 {
         self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Host copies and stream-ordered allocation are not captured by the emulator (the
+    /// runtime refuses the first and never captures the second in a user capture).
+    fn refuse_in_capture(&self, stream: StreamHandle, what: &str) -> Result<()> {
+        if self.state.lock().captures.contains_key(&stream.0) {
+            return Err(invalid(format!("{what} on a capturing stream")));
+        }
+        Ok(())
     }
 }
 
@@ -182,10 +219,18 @@ fn trampoline(name: &str, params: &[String]) -> String {
         .enumerate()
         .map(|(i, t)| format!("*(std::remove_cv_t<{t}>*)args[{i}]"))
         .collect();
+    let sizes: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("out[{i}] = sizeof(std::remove_cv_t<{t}>);"))
+        .collect();
     format!(
         "extern \"C\" void ga_emu_launch_{name}(void** args, const unsigned* grid, const unsigned* block) {{\n  \
-         (void)args;\n  std::function<void()> fn = [&]() {{ {name}({}); }};\n  ga_emu::run_grid(grid, block, GA_WARP, fn);\n}}\n",
-        args.join(", ")
+         (void)args;\n  std::function<void()> fn = [&]() {{ {name}({}); }};\n  ga_emu::run_grid(grid, block, GA_WARP, fn);\n}}\n\
+         extern \"C\" unsigned ga_emu_sizes_{name}(unsigned long* out) {{\n  (void)out;\n  {}\n  return {};\n}}\n",
+        args.join(", "),
+        sizes.join(" "),
+        params.len()
     )
 }
 
@@ -257,6 +302,7 @@ impl Platform for EmuPlatform {
         Ok(())
     }
     fn alloc_async(&self, bytes: usize, _stream: StreamHandle) -> Result<DevicePtr> {
+        self.refuse_in_capture(_stream, "a stream-ordered allocation")?;
         // Fresh device memory is not zero on a GPU either: fill it with a pattern.
         let v = vec![0xA5u8; bytes.max(1)];
         let ptr = v.as_ptr() as u64;
@@ -266,6 +312,7 @@ impl Platform for EmuPlatform {
         Ok(DevicePtr(ptr))
     }
     fn free_async(&self, ptr: DevicePtr, _stream: StreamHandle) -> Result<()> {
+        self.refuse_in_capture(_stream, "a stream-ordered free")?;
         let mut st = self.state.lock();
         let v = st
             .allocs
@@ -281,6 +328,7 @@ impl Platform for EmuPlatform {
         bytes: usize,
         _stream: StreamHandle,
     ) -> Result<()> {
+        self.refuse_in_capture(_stream, "a host-to-device copy")?;
         // SAFETY: the trait's contract: `src` readable and `dst` a live allocation, `bytes` long.
         unsafe { std::ptr::copy(src as *const u8, dst.0 as *mut u8, bytes) };
         Ok(())
@@ -292,6 +340,7 @@ impl Platform for EmuPlatform {
         bytes: usize,
         _stream: StreamHandle,
     ) -> Result<()> {
+        self.refuse_in_capture(_stream, "a device-to-host copy")?;
         // SAFETY: as above.
         unsafe { std::ptr::copy(src.0 as *const u8, dst as *mut u8, bytes) };
         Ok(())
@@ -303,6 +352,10 @@ impl Platform for EmuPlatform {
         bytes: usize,
         _stream: StreamHandle,
     ) -> Result<()> {
+        if let Some(ops) = self.state.lock().captures.get_mut(&_stream.0) {
+            ops.push(EmuOp::Copy { dst, src, bytes });
+            return Ok(());
+        }
         // SAFETY: as above; `copy` allows overlap.
         unsafe { std::ptr::copy(src.0 as *const u8, dst.0 as *mut u8, bytes) };
         Ok(())
@@ -321,6 +374,10 @@ impl Platform for EmuPlatform {
         bytes: usize,
         _stream: StreamHandle,
     ) -> Result<()> {
+        if let Some(ops) = self.state.lock().captures.get_mut(&_stream.0) {
+            ops.push(EmuOp::Memset { dst, value, bytes });
+            return Ok(());
+        }
         // SAFETY: as above.
         unsafe { std::ptr::write_bytes(dst.0 as *mut u8, value, bytes) };
         Ok(())

@@ -1,5 +1,7 @@
-//! `EmuPlatform`'s compilation (the host `g++` after `emu.h`) and launches, and its graph,
-//! BLAS and FFT calls, which the emulated kernels' tests never make.
+//! `EmuPlatform`'s compilation (the host `g++` after `emu.h`) and launches, its graphs (a
+//! captured stream records its kernels with their parameters' bytes, its device copies and
+//! fills; a launch runs them in order), and its BLAS and FFT calls, which the emulated
+//! kernels' tests never make.
 
 use super::*;
 
@@ -86,7 +88,20 @@ impl KernelModules for EmuPlatform {
         // SAFETY: the symbol is a trampoline generated with exactly this signature.
         let f: libloading::Symbol<'_, Trampoline> =
             unsafe { lib.get(symbol.as_bytes()) }.map_err(|e| invalid(format!("{symbol}: {e}")))?;
-        Ok(FunctionHandle(*f as usize as u64))
+        let sizes_symbol = format!("ga_emu_sizes_{name}");
+        // SAFETY: generated next to the trampoline with exactly this signature.
+        let sizes_fn: libloading::Symbol<'_, unsafe extern "C" fn(*mut u64) -> u32> =
+            unsafe { lib.get(sizes_symbol.as_bytes()) }
+                .map_err(|e| invalid(format!("{sizes_symbol}: {e}")))?;
+        let mut sizes = [0u64; 64];
+        // SAFETY: a kernel has far fewer than 64 parameters; the function writes one size
+        // per parameter.
+        let n = unsafe { sizes_fn(sizes.as_mut_ptr()) } as usize;
+        let handle = FunctionHandle(*f as usize as u64);
+        drop(st);
+        let sizes = sizes[..n].iter().map(|&b| b as usize).collect();
+        self.state.lock().param_sizes.insert(handle.0, sizes);
+        Ok(handle)
     }
     unsafe fn launch_kernel(
         &self,
@@ -101,6 +116,34 @@ impl KernelModules for EmuPlatform {
         let threads: u32 = config.block.iter().product();
         if threads == 0 || threads > 1024 {
             return Err(invalid(format!("{threads} threads per block")));
+        }
+        {
+            let mut st = self.state.lock();
+            if st.captures.contains_key(&_stream.0) {
+                let sizes = st.param_sizes.get(&function.0).cloned().unwrap_or_default();
+                if sizes.len() != args.len() {
+                    return Err(invalid("a captured kernel's parameters are unknown".into()));
+                }
+                let params = args
+                    .iter()
+                    .zip(&sizes)
+                    .map(|(&p, &n)| {
+                        // SAFETY: the trait's contract: each pointer points at its
+                        // parameter, of the declared type whose size the module reported.
+                        unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec()
+                    })
+                    .collect();
+                let op = EmuOp::Kernel {
+                    function,
+                    grid: config.grid,
+                    block: config.block,
+                    params,
+                };
+                if let Some(ops) = st.captures.get_mut(&_stream.0) {
+                    ops.push(op);
+                }
+                return Ok(());
+            }
         }
         // SAFETY: `function` came from `get_function` (a trampoline of this signature), whose
         // module stays loaded while the backend holds it.
@@ -119,25 +162,79 @@ impl KernelModules for EmuPlatform {
 }
 
 impl GraphCapture for EmuPlatform {
-    fn begin_capture(&self, _stream: StreamHandle, _mode: CaptureMode) -> Result<()> {
-        Err(invalid("graph capture is not emulated".into()))
-    }
-    fn end_capture(&self, _stream: StreamHandle) -> Result<GraphHandle> {
-        Err(invalid("graph capture is not emulated".into()))
-    }
-    fn is_capturing(&self, _stream: StreamHandle) -> Result<bool> {
-        Ok(false)
-    }
-    fn instantiate_graph(&self, _graph: GraphHandle) -> Result<GraphExecHandle> {
-        Err(invalid("graph capture is not emulated".into()))
-    }
-    fn launch_graph(&self, _graph: GraphExecHandle, _stream: StreamHandle) -> Result<()> {
-        Err(invalid("graph capture is not emulated".into()))
-    }
-    fn destroy_graph(&self, _graph: GraphHandle) -> Result<()> {
+    fn begin_capture(&self, stream: StreamHandle, _mode: CaptureMode) -> Result<()> {
+        let mut st = self.state.lock();
+        if st.captures.insert(stream.0, Vec::new()).is_some() {
+            return Err(invalid("the stream already captures".into()));
+        }
         Ok(())
     }
-    fn destroy_graph_exec(&self, _graph: GraphExecHandle) -> Result<()> {
+    fn end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        let h = self.handle();
+        let mut st = self.state.lock();
+        let ops = st
+            .captures
+            .remove(&stream.0)
+            .ok_or_else(|| invalid("the stream does not capture".into()))?;
+        st.graphs.insert(h, Arc::new(ops));
+        Ok(GraphHandle(h))
+    }
+    fn is_capturing(&self, stream: StreamHandle) -> Result<bool> {
+        Ok(self.state.lock().captures.contains_key(&stream.0))
+    }
+    fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let h = self.handle();
+        let mut st = self.state.lock();
+        let ops = st
+            .graphs
+            .get(&graph.0)
+            .cloned()
+            .ok_or_else(|| invalid("no such graph".into()))?;
+        st.graphs.insert(h, ops);
+        Ok(GraphExecHandle(h))
+    }
+    fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+        let ops = self.state.lock().graphs.get(&graph.0).cloned();
+        let ops = ops.ok_or_else(|| invalid("no such executable graph".into()))?;
+        for op in ops.iter() {
+            match op {
+                EmuOp::Kernel {
+                    function,
+                    grid,
+                    block,
+                    params,
+                } => {
+                    let mut copies = params.clone();
+                    let mut args: Vec<*mut c_void> =
+                        copies.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
+                    let config = LaunchConfig {
+                        grid: *grid,
+                        block: *block,
+                        shared_mem_bytes: 0,
+                    };
+                    // SAFETY: the parameters' bytes as captured, one buffer per parameter of
+                    // the kernel's declared size; the buffers they address are kept alive
+                    // by the runtime for the graph's life.
+                    unsafe { self.launch_kernel(*function, &config, stream, &mut args) }?;
+                }
+                EmuOp::Copy { dst, src, bytes } => {
+                    // SAFETY: addresses the runtime keeps alive for the graph's life.
+                    unsafe { self.copy_dtod_async(*dst, *src, *bytes, stream) }?
+                }
+                EmuOp::Memset { dst, value, bytes } => {
+                    // SAFETY: as above.
+                    unsafe { self.memset_async(*dst, *value, *bytes, stream) }?
+                }
+            }
+        }
+        Ok(())
+    }
+    fn destroy_graph(&self, graph: GraphHandle) -> Result<()> {
+        self.state.lock().graphs.remove(&graph.0);
+        Ok(())
+    }
+    fn destroy_graph_exec(&self, graph: GraphExecHandle) -> Result<()> {
+        self.state.lock().graphs.remove(&graph.0);
         Ok(())
     }
 }

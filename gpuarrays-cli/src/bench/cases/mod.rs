@@ -14,6 +14,7 @@
 mod array;
 mod fft;
 mod gemm;
+mod graph;
 mod indexing;
 mod inputs;
 mod misc;
@@ -106,6 +107,7 @@ pub fn all(sizes: Sizes) -> Vec<Case> {
     let mut cases = array::cases(sizes);
     cases.extend(gemm::cases(sizes));
     cases.extend(misc::cases(sizes));
+    cases.extend(graph::cases(sizes));
     cases.extend(fft::cases(sizes));
     cases
 }
@@ -131,6 +133,7 @@ mod tests {
                 c.name.starts_with("array/")
                     || c.name.starts_with("gemm/")
                     || c.name.starts_with("kernel/")
+                    || c.name.starts_with("graph/")
                     || c.name.starts_with("stream/")
                     || c.name.starts_with("fft/"),
                 "{}",

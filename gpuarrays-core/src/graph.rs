@@ -1,0 +1,109 @@
+//! Graph capture: record a sequence of array operations once, replay it many times.
+//!
+//! ```text
+//! let (graph, y) = gpuarrays_core::graph::capture(&hip, || (&x * 2.0)?.exp())?;
+//! for _ in 0..1000 {
+//!     graph.launch()?;      // the same kernels, on the same buffers, at a fraction of the cost
+//! }
+//! println!("{y}");          // the last launch's result
+//! ```
+//!
+//! **Why.** An eager operation costs the host several microseconds (checks, kernel lookup,
+//! ordering, the driver's launch); for small arrays that, not the device, is the run time.
+//! A captured graph replays the recorded device work with one driver call per launch.
+//!
+//! **Semantics** (the backend's [`Backend::capture_graph`] documents its own details):
+//! - `record` runs once, on the calling thread; the work it enqueues on that thread is
+//!   recorded, not run. Arrays it creates (its outputs, its temporaries) get their memory
+//!   when they are created and keep it for the graph's life: each [`Graph::launch`] computes
+//!   into the same buffers, so an output array returned by `record` holds the result of the
+//!   last launch (its contents before the first launch are unspecified).
+//! - Inputs are read at each launch: write new values into them (`assign`, `eval_into`,
+//!   `write`) between launches. Scalars are part of the recording: a different scalar needs
+//!   a new capture.
+//! - Work that needs the host now cannot be recorded: reading values back (`to_vec`,
+//!   `item`, operations whose result size depends on the data: `nonzero`, `unique`, masked
+//!   selection, a gather's out-of-range check), `synchronize`, writing host data into a
+//!   buffer. Each is [`Error::NotCapturable`] naming what was refused, and the capture fails
+//!   as a whole (no graph, nothing left recorded).
+//! - A buffer a graph uses is never freed before the graph: dropping an array whose buffer
+//!   the graph reads or writes hands the memory to the graph, which frees it when it drops.
+//! - Launches are ordered like any operation: after the work that earlier wrote the graph's
+//!   buffers (from any thread), and before later work on them.
+//! - Backends that record no graphs (today: the CPU reference and wgpu) return
+//!   [`Error::NotCapturable`] from `capture`; code that wants to run everywhere can fall back
+//!   to running `record` eagerly.
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+
+/// A backend's recorded work, ready to be launched again and again.
+pub trait GraphReplay: Send + Sync {
+    /// Enqueue the recorded work once more, on the calling thread's queue, ordered after the
+    /// earlier work on the graph's buffers.
+    fn launch(&self) -> Result<()>;
+    /// How many operations (kernels, copies, library calls) the graph holds, where the
+    /// backend knows it.
+    fn node_count(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// A recorded sequence of operations ([`capture`]).
+pub struct Graph {
+    replay: Box<dyn GraphReplay>,
+    backend: &'static str,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("backend", &self.backend)
+            .field("nodes", &self.replay.node_count())
+            .finish()
+    }
+}
+
+impl Graph {
+    /// Run the recorded work once more (asynchronously, like any operation).
+    pub fn launch(&self) -> Result<()> {
+        self.replay.launch()
+    }
+
+    /// The backend that recorded it.
+    pub fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// How many operations the graph holds, where the backend knows it.
+    pub fn node_count(&self) -> Option<usize> {
+        self.replay.node_count()
+    }
+}
+
+/// Record the work `record` enqueues on `backend` from the calling thread into a [`Graph`],
+/// and return it with `record`'s result (see the module documentation for the rules).
+pub fn capture<B: Backend, R>(
+    backend: &B,
+    record: impl FnOnce() -> Result<R>,
+) -> Result<(Graph, R)> {
+    let mut record = Some(record);
+    let mut result = None;
+    let replay = backend.capture_graph(&mut || {
+        let f = record.take().ok_or_else(|| {
+            Error::invalid_arg("capture", "the backend ran the recording closure twice")
+        })?;
+        result = Some(f()?);
+        Ok(())
+    })?;
+    let result = result.ok_or_else(|| {
+        Error::invalid_arg("capture", "the backend never ran the recording closure")
+    })?;
+    Ok((
+        Graph {
+            replay,
+            backend: backend.name(),
+        },
+        result,
+    ))
+}

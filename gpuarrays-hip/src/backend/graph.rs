@@ -1,0 +1,154 @@
+//! User graph capture on HIP: [`HipBackend::capture_graph`] records the work a closure
+//! enqueues on the calling thread's stream into a driver graph (`cuStreamBeginCapture` /
+//! `hipStreamBeginCapture`), and [`HipGraph`] launches it again and again.
+//!
+//! How each rule of `gpuarrays_core::graph` holds here:
+//! - **Recorded, not run.** The thread's pooled stream captures in relaxed mode; kernels,
+//!   copies between buffers, cuBLAS/rocBLAS and cuFFT/rocFFT calls (FFT work areas are the
+//!   capture's own) become graph nodes.
+//! - **Memory outlives the launches.** Allocations during the capture are ordinary pool
+//!   memory, waited for on the host before the allocation returns; every buffer the captured
+//!   work touches and every allocation made meanwhile is kept for the graph: dropping its
+//!   array hands the memory to the graph, freed when the graph drops
+//!   (`memory/memory_pool/graph_pins.rs`).
+//! - **Ordered launches.** A launch is enqueued like one operation over every buffer the
+//!   recording touched (`DeviceState::enqueue_recorded`): after earlier writes from any
+//!   thread, and recorded so later work and frees wait for it.
+//! - **Nothing synchronises or leaks into the capture.** Host copies and synchronisation are
+//!   refused before they reach the driver ([`HipError::StreamCapturing`], the core's
+//!   `NotCapturable`); a free whose fence would record into the capture waits for its end;
+//!   another thread's enqueue never lands on the capturing stream (its foreign-enqueue lock).
+//! - **All or nothing.** An error inside the closure, or a capture the driver invalidated,
+//!   ends the capture, destroys its graph and returns the error.
+//!
+//! Not done: updating a launched graph's scalars in place (`cuGraphExecUpdate`); a new
+//! scalar needs a new capture.
+
+use std::sync::Arc;
+
+use gpuarrays_core::{GraphReplay, Result as CoreResult};
+
+use super::HipBackend;
+use crate::device::DeviceState;
+use crate::error::{HipError, Result};
+use crate::platform::{GraphExecHandle, GraphHandle};
+use crate::stream::{GraphRecording, Use};
+use crate::sync::Mutex;
+
+/// A graph recorded by [`HipBackend::capture_graph`]: launch it with
+/// [`GraphReplay::launch`] (or core's `Graph::launch`).
+pub struct HipGraph {
+    backend: HipBackend,
+    exec: GraphExecHandle,
+    recording: Arc<GraphRecording>,
+    /// The last launch, waited for before the executable graph is destroyed.
+    last_launch: Mutex<Option<Use>>,
+}
+
+impl std::fmt::Debug for HipGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HipGraph")
+            .field("exec", &self.exec)
+            .field("recording", &self.recording)
+            .finish()
+    }
+}
+
+impl HipGraph {
+    fn state(&self) -> &Arc<DeviceState> {
+        self.backend.device_state()
+    }
+
+    /// Launch the graph on the calling thread's stream (see the module documentation).
+    pub fn launch(&self) -> Result<()> {
+        let state = self.state();
+        let stream = state.thread_stream()?;
+        if stream.is_capturing()? {
+            return Err(HipError::StreamCapturing {
+                stream: stream.handle().0,
+                what: "a graph launch",
+            });
+        }
+        let touched = self.recording.touched();
+        let platform = state.platform().clone();
+        state.enqueue_recorded(&stream, &touched, |s| {
+            platform.launch_graph(self.exec, s.handle())
+        })?;
+        *self.last_launch.lock() = Some(Use::new(&stream));
+        Ok(())
+    }
+
+    /// Buffers the graph reads or writes (kept for it while it lives).
+    pub fn buffer_count(&self) -> usize {
+        self.recording.touched().len()
+    }
+}
+
+impl GraphReplay for HipGraph {
+    fn launch(&self) -> CoreResult<()> {
+        HipGraph::launch(self).map_err(|e| self.backend.err(e))
+    }
+}
+
+impl Drop for HipGraph {
+    fn drop(&mut self) {
+        let state = self.backend.device_state().clone();
+        let platform = state.platform();
+        if let Some(last) = self.last_launch.get_mut().take()
+            && let Err(e) = platform
+                .bind_device(state.id())
+                .and_then(|()| last.synchronize(state.events()))
+        {
+            // Destroying an executable graph a launch may still run is not promised safe
+            // on every platform: leak it rather than risk that.
+            tracing::warn!(device = %state.id(), error = %e, "waiting for a graph's last launch failed; its executable graph is leaked");
+            return;
+        }
+        if let Err(e) = platform.destroy_graph_exec(self.exec) {
+            tracing::warn!(device = %state.id(), error = %e, "destroying an executable graph failed");
+        }
+    }
+}
+
+impl HipBackend {
+    /// Records the work `record` enqueues on the calling thread into a [`HipGraph`] (see the
+    /// module documentation).
+    pub fn capture(&self, record: &mut dyn FnMut() -> CoreResult<()>) -> CoreResult<HipGraph> {
+        let state = self.device_state().clone();
+        let stream = state.thread_stream().map_err(|e| self.err(e))?;
+        let memory: Arc<dyn crate::stream::RecordingMemory> = state.memory().clone();
+        let recording = GraphRecording::new(state.id(), memory);
+        stream
+            .begin_recording(recording.clone())
+            .map_err(|e| self.err(e))?;
+        let recorded = record();
+        let ended = stream.end_capture();
+        let graph = match (recorded, ended) {
+            (Ok(()), Ok(graph)) => graph,
+            (Err(e), ended) => {
+                if let Ok(graph) = ended {
+                    self.discard(graph);
+                }
+                return Err(e);
+            }
+            (Ok(()), Err(e)) => return Err(self.err(e)),
+        };
+        let platform = state.platform();
+        let exec = platform.instantiate_graph(graph);
+        self.discard(graph);
+        let exec = exec.map_err(|e| self.err(e))?;
+        tracing::debug!(device = %state.id(), recording = ?recording, "graph captured");
+        Ok(HipGraph {
+            backend: self.clone(),
+            exec,
+            recording,
+            last_launch: Mutex::new(None),
+        })
+    }
+
+    fn discard(&self, graph: GraphHandle) {
+        if let Err(e) = self.device_state().platform().destroy_graph(graph) {
+            tracing::warn!(error = %e, "destroying a captured graph failed");
+        }
+    }
+}
