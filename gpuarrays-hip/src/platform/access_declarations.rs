@@ -61,6 +61,14 @@ impl Drop for Restore {
     }
 }
 
+/// Every range the calling thread's current operation declared (a graph launch's operands:
+/// the platform cannot see them among kernel parameters).
+pub fn declared() -> SmallVec<[DeclaredAccess; 8]> {
+    DECLARED
+        .try_with(|d| d.try_borrow().map(|d| d.clone()).unwrap_or_default())
+        .unwrap_or_default()
+}
+
 /// How the calling thread's current operation declared the range holding `ptr`: `Some(true)`
 /// written, `Some(false)` only read, `None` not declared (or no declarations at all). Where
 /// declarations overlap, a write wins.

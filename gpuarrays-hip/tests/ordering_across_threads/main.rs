@@ -23,6 +23,7 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 mod frees_and_threads;
+mod graphs;
 mod held_launches;
 mod indexing;
 

@@ -256,7 +256,15 @@ impl GraphCapture for FakePlatform {
         if let Some(exec) = st.execs.get_mut(&graph.0) {
             exec.left_unfreed = unfreed;
         }
-        st.enqueue(FakeOp::LaunchGraph { stream }, self.config.kernel_time);
+        if !st.enqueue(FakeOp::LaunchGraph { stream }, self.config.kernel_time) {
+            // The graph's accesses: the ranges its launch declared (a user graph declares
+            // every buffer its recording touched).
+            for a in super::super::access_declarations::declared() {
+                if let Some(base) = Self::allocation_of(&st, a.ptr.0) {
+                    self.note(&mut st, stream, base, a.write, "graph launch");
+                }
+            }
+        }
         Ok(())
     }
 
