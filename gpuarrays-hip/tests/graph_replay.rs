@@ -262,3 +262,33 @@ fn a_graph_launched_from_another_thread_reads_the_latest_input() {
         assert_eq!(y.to_vec().expect("read"), vec![128.0]);
     }
 }
+
+/// A panic inside the recorded closure ends the capture on the way out: the thread's stream
+/// captures nothing afterwards and eager work runs.
+#[test]
+fn a_panic_while_recording_ends_the_capture() {
+    let _serial = serial();
+    for (name, hip) in backends() {
+        let x = F::from_slice(&hip, &[64], &values(64, 9)).expect("x");
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = capture(&hip, || -> Result<()> {
+                (x.ex() * 2.0f32).eval::<f32>()?;
+                panic!("inside the recording")
+            });
+        }));
+        assert!(caught.is_err(), "[{name}]");
+        assert_eq!(
+            active_captures(),
+            0,
+            "[{name}] the capture was left running"
+        );
+        let y = (x.ex() + 1.0f32)
+            .eval::<f32>()
+            .expect("eager after the panic");
+        assert_eq!(
+            y.to_vec().expect("read")[0],
+            values(64, 9)[0] + 1.0,
+            "[{name}]"
+        );
+    }
+}

@@ -69,9 +69,8 @@ impl HipGraph {
                 what: "a graph launch",
             });
         }
-        let touched = self.recording.touched();
         let platform = state.platform().clone();
-        state.enqueue_recorded(&stream, &touched, |s| {
+        state.enqueue_recorded(&stream, self.recording.touched(), |s| {
             platform.launch_graph(self.exec, s.handle())
         })?;
         *self.last_launch.lock() = Some(Use::new(&stream));
@@ -121,8 +120,12 @@ impl HipBackend {
         stream
             .begin_recording(recording.clone())
             .map_err(|e| self.err(e))?;
+        // A panic in `record` must not leave the thread's stream capturing.
+        let mut guard = EndOnUnwind(Some(&stream), state.platform().as_ref());
         let recorded = record();
+        guard.0 = None;
         let ended = stream.end_capture();
+        recording.freeze();
         let graph = match (recorded, ended) {
             (Ok(()), Ok(graph)) => graph,
             (Err(e), ended) => {
@@ -147,8 +150,28 @@ impl HipBackend {
     }
 
     fn discard(&self, graph: GraphHandle) {
-        if let Err(e) = self.device_state().platform().destroy_graph(graph) {
-            tracing::warn!(error = %e, "destroying a captured graph failed");
+        discard(self.device_state().platform().as_ref(), graph);
+    }
+}
+
+/// Ends the capture of the stream it holds when dropped armed (`record` panicked).
+struct EndOnUnwind<'a>(
+    Option<&'a crate::stream::Stream>,
+    &'a dyn crate::platform::Platform,
+);
+
+impl Drop for EndOnUnwind<'_> {
+    fn drop(&mut self) {
+        if let Some(stream) = self.0
+            && let Ok(graph) = stream.end_capture()
+        {
+            discard(self.1, graph);
         }
+    }
+}
+
+fn discard(platform: &dyn crate::platform::Platform, graph: GraphHandle) {
+    if let Err(e) = platform.destroy_graph(graph) {
+        tracing::warn!(error = %e, "destroying a captured graph failed");
     }
 }

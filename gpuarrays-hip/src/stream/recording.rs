@@ -16,8 +16,9 @@
 use super::BufferUses;
 use crate::platform::{DeviceId, DevicePtr};
 use crate::sync::Mutex;
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The memory side of recordings (implemented by the memory pool of the device).
 pub(crate) trait RecordingMemory: Send + Sync {
@@ -50,7 +51,10 @@ pub struct GraphRecording {
     id: u64,
     device: DeviceId,
     memory: Arc<dyn RecordingMemory>,
-    touched: Mutex<Vec<Touched>>,
+    /// While the capture runs: the buffers touched so far, by lock key.
+    touched: Mutex<HashMap<usize, Touched>>,
+    /// After it: the same, sorted by lock key, as every launch needs them.
+    frozen: OnceLock<Vec<Touched>>,
 }
 
 impl std::fmt::Debug for GraphRecording {
@@ -58,7 +62,7 @@ impl std::fmt::Debug for GraphRecording {
         f.debug_struct("GraphRecording")
             .field("id", &self.id)
             .field("device", &self.device)
-            .field("buffers", &self.touched.lock().len())
+            .field("buffers", &self.touched().len())
             .finish()
     }
 }
@@ -71,7 +75,8 @@ impl GraphRecording {
             id: NEXT_RECORDING.fetch_add(1, Ordering::Relaxed),
             device,
             memory,
-            touched: Mutex::new(Vec::new()),
+            touched: Mutex::new(HashMap::new()),
+            frozen: OnceLock::new(),
         })
     }
 
@@ -94,17 +99,21 @@ impl GraphRecording {
         ptr: DevicePtr,
         len: usize,
     ) {
+        let key = Arc::as_ptr(uses) as usize;
         let mut touched = self.touched.lock();
-        if let Some(t) = touched.iter_mut().find(|t| Arc::ptr_eq(&t.uses, uses)) {
+        if let Some(t) = touched.get_mut(&key) {
             t.write |= write;
             return;
         }
-        touched.push(Touched {
-            uses: uses.clone(),
-            write,
-            ptr,
-            len,
-        });
+        touched.insert(
+            key,
+            Touched {
+                uses: uses.clone(),
+                write,
+                ptr,
+                len,
+            },
+        );
         drop(touched);
         self.memory.pin(self, ptr);
     }
@@ -115,11 +124,17 @@ impl GraphRecording {
         self.memory.pin(self, ptr);
     }
 
-    /// The buffers touched so far, ordered by lock key (the protocol's global lock order).
-    pub(crate) fn touched(&self) -> Vec<Touched> {
-        let mut t = self.touched.lock().clone();
+    /// The capture ended: fix the touched buffers, sorted by lock key (the protocol's
+    /// global lock order), for the launches.
+    pub(crate) fn freeze(&self) {
+        let mut t: Vec<Touched> = self.touched.lock().drain().map(|(_, t)| t).collect();
         t.sort_unstable_by_key(Touched::key);
-        t
+        let _ = self.frozen.set(t);
+    }
+
+    /// The buffers the graph uses (empty before [`Self::freeze`]).
+    pub(crate) fn touched(&self) -> &[Touched] {
+        self.frozen.get().map_or(&[], Vec::as_slice)
     }
 }
 
