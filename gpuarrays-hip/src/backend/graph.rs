@@ -116,7 +116,7 @@ impl HipBackend {
         let state = self.device_state().clone();
         let stream = state.thread_stream().map_err(|e| self.err(e))?;
         let memory: Arc<dyn crate::stream::RecordingMemory> = state.memory().clone();
-        let recording = GraphRecording::new(state.id(), memory);
+        let recording = GraphRecording::new(state.id(), memory, &stream);
         stream
             .begin_recording(recording.clone())
             .map_err(|e| self.err(e))?;

@@ -13,7 +13,7 @@
 //! A recording lives as long as its capture (held by the stream's capture) and the graph
 //! made from it; when the last holder lets go, the memory pool frees what it kept for it.
 
-use super::BufferUses;
+use super::{BufferUses, Stream};
 use crate::platform::{DeviceId, DevicePtr};
 use crate::sync::Mutex;
 use std::collections::HashMap;
@@ -55,6 +55,8 @@ pub struct GraphRecording {
     touched: Mutex<HashMap<usize, Touched>>,
     /// After it: the same, sorted by lock key, as every launch needs them.
     frozen: OnceLock<Vec<Touched>>,
+    /// The capturing stream while the capture runs (`None` after [`Self::freeze`]).
+    stream: Mutex<Option<Stream>>,
 }
 
 impl std::fmt::Debug for GraphRecording {
@@ -70,8 +72,13 @@ impl std::fmt::Debug for GraphRecording {
 static NEXT_RECORDING: AtomicU64 = AtomicU64::new(1);
 
 impl GraphRecording {
-    pub(crate) fn new(device: DeviceId, memory: Arc<dyn RecordingMemory>) -> Arc<GraphRecording> {
+    pub(crate) fn new(
+        device: DeviceId,
+        memory: Arc<dyn RecordingMemory>,
+        stream: &Stream,
+    ) -> Arc<GraphRecording> {
         Arc::new(GraphRecording {
+            stream: Mutex::new(Some(stream.clone())),
             id: NEXT_RECORDING.fetch_add(1, Ordering::Relaxed),
             device,
             memory,
@@ -127,9 +134,15 @@ impl GraphRecording {
     /// The capture ended: fix the touched buffers, sorted by lock key (the protocol's
     /// global lock order), for the launches.
     pub(crate) fn freeze(&self) {
+        self.stream.lock().take();
         let mut t: Vec<Touched> = self.touched.lock().drain().map(|(_, t)| t).collect();
         t.sort_unstable_by_key(Touched::key);
         let _ = self.frozen.set(t);
+    }
+
+    /// The capturing stream, while the capture runs.
+    pub(crate) fn capturing_stream(&self) -> Option<Stream> {
+        self.stream.lock().clone()
     }
 
     /// The buffers the graph uses (empty before [`Self::freeze`]).

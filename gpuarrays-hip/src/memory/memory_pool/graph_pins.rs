@@ -18,6 +18,7 @@
 //!
 //! Cost when no graph exists: one atomic load per free.
 
+use super::super::size_class::class_size;
 use super::{DeviceAllocation, MemoryPool};
 use crate::error::Result;
 use crate::platform::DevicePtr;
@@ -43,6 +44,12 @@ pub(super) struct GraphPins {
     by_ptr: Mutex<HashMap<u64, Holders>>,
     /// Recording id → the allocations handed to it.
     kept: Mutex<HashMap<u64, Vec<Kept>>>,
+    /// Recording id → allocations made and freed during its capture, every use of them on
+    /// the capturing stream: later allocations of the same capture reuse them (stream order
+    /// inside the graph puts the new use after the old ones, at every launch).
+    spare: Mutex<HashMap<u64, Vec<Kept>>>,
+    /// Recording id → the addresses allocated during its capture.
+    allocated: Mutex<HashMap<u64, Vec<u64>>>,
 }
 
 impl GraphPins {
@@ -65,6 +72,17 @@ impl MemoryPool {
         bytes: usize,
         recording: &Arc<GraphRecording>,
     ) -> Result<DeviceAllocation> {
+        let class = class_size(bytes).ok_or_else(|| self.unsatisfiable(bytes))?;
+        let reused = {
+            let mut spare = self.pins.spare.lock();
+            let list = spare.entry(recording.id()).or_default();
+            let at = list.iter().position(|k| k.0.block_bytes == class);
+            at.map(|i| list.swap_remove(i))
+        };
+        if let Some((old, _uses)) = reused {
+            tracing::trace!(ptr = %old.ptr, "a block freed earlier in the capture reused");
+            return Ok(self.handed_out(old.ptr, bytes, old.block_bytes, None));
+        }
         let side = self.maintenance()?;
         let alloc = self.alloc(bytes, &side)?;
         if let Err(e) = side.synchronize() {
@@ -72,6 +90,12 @@ impl MemoryPool {
             return Err(e);
         }
         recording.keep(alloc.ptr);
+        self.pins
+            .allocated
+            .lock()
+            .entry(recording.id())
+            .or_default()
+            .push(alloc.ptr.0);
         Ok(alloc)
     }
 
@@ -84,10 +108,13 @@ impl MemoryPool {
         caller: Option<&Stream>,
     ) -> Result<()> {
         if let Some(holder) = self.pins.holder(alloc.ptr) {
-            tracing::debug!(ptr = %alloc.ptr, graph = holder.id(), "memory of a dropped buffer kept for a graph that uses it");
-            self.pins
-                .kept
-                .lock()
+            let list = if self.reusable_in_capture(&holder, &alloc, uses) {
+                &self.pins.spare
+            } else {
+                tracing::debug!(ptr = %alloc.ptr, graph = holder.id(), "memory of a dropped buffer kept for a graph that uses it");
+                &self.pins.kept
+            };
+            list.lock()
                 .entry(holder.id())
                 .or_default()
                 .push((alloc, uses.clone()));
@@ -98,6 +125,29 @@ impl MemoryPool {
             Some(c) => self.free(alloc, uses, c),
             None => self.free_without_caller(alloc, uses),
         }
+    }
+}
+
+impl MemoryPool {
+    /// Whether `alloc`, freed while `recording`'s capture runs, can serve a later
+    /// allocation of the same capture: it was allocated during the capture and every live
+    /// use of it is on the capturing stream.
+    fn reusable_in_capture(
+        &self,
+        recording: &GraphRecording,
+        alloc: &DeviceAllocation,
+        uses: &Mutex<BufferUses>,
+    ) -> bool {
+        let Some(stream) = recording.capturing_stream() else {
+            return false;
+        };
+        let allocated = self
+            .pins
+            .allocated
+            .lock()
+            .get(&recording.id())
+            .is_some_and(|a| a.contains(&alloc.ptr.0));
+        allocated && uses.lock().live().iter().all(|u| u.is_by(&stream))
     }
 }
 
@@ -124,7 +174,9 @@ impl RecordingMemory for MemoryPool {
             });
             self.pins.pinned.fetch_sub(unpinned, Ordering::AcqRel);
         }
-        let kept = self.pins.kept.lock().remove(&id).unwrap_or_default();
+        self.pins.allocated.lock().remove(&id);
+        let mut kept = self.pins.kept.lock().remove(&id).unwrap_or_default();
+        kept.extend(self.pins.spare.lock().remove(&id).unwrap_or_default());
         for (alloc, uses) in kept {
             if let Err(e) = self.release(alloc, &uses, None) {
                 tracing::warn!(device = %self.device, error = %e, "freeing memory a graph kept failed");
