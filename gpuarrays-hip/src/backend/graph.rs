@@ -1,4 +1,4 @@
-//! User graph capture on HIP: [`HipBackend::capture_graph`] records the work a closure
+//! User graph capture on HIP: [`HipBackend::capture`] records the work a closure
 //! enqueues on the calling thread's stream into a driver graph (`cuStreamBeginCapture` /
 //! `hipStreamBeginCapture`), and [`HipGraph`] launches it again and again.
 //!
@@ -35,7 +35,7 @@ use crate::platform::{GraphExecHandle, GraphHandle};
 use crate::stream::{GraphRecording, Use};
 use crate::sync::Mutex;
 
-/// A graph recorded by [`HipBackend::capture_graph`]: launch it with
+/// A graph recorded by [`HipBackend::capture`]: launch it with
 /// [`GraphReplay::launch`] (or core's `Graph::launch`).
 pub struct HipGraph {
     backend: HipBackend,
