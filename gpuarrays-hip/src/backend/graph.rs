@@ -15,7 +15,7 @@
 //!   recording touched (`DeviceState::enqueue_recorded`): after earlier writes from any
 //!   thread, and recorded so later work and frees wait for it.
 //! - **Nothing synchronises or leaks into the capture.** Host copies and synchronisation are
-//!   refused before they reach the driver ([`HipError::StreamCapturing`], the core's
+//!   refused before they reach the driver (`HipError::StreamCapturing`, the core's
 //!   `NotCapturable`); a free whose fence would record into the capture waits for its end;
 //!   another thread's enqueue never lands on the capturing stream (its foreign-enqueue lock).
 //! - **All or nothing.** An error inside the closure, or a capture the driver invalidated,
@@ -29,8 +29,8 @@ use std::sync::Arc;
 use gpuarrays_core::{GraphReplay, Result as CoreResult};
 
 use super::HipBackend;
-use crate::device::DeviceState;
-use crate::error::{HipError, Result};
+use crate::device::refuse_capture;
+use crate::error::Result;
 use crate::platform::{GraphExecHandle, GraphHandle};
 use crate::stream::{GraphRecording, Use};
 use crate::sync::Mutex;
@@ -55,31 +55,17 @@ impl std::fmt::Debug for HipGraph {
 }
 
 impl HipGraph {
-    fn state(&self) -> &Arc<DeviceState> {
-        self.backend.device_state()
-    }
-
     /// Launch the graph on the calling thread's stream (see the module documentation).
     pub fn launch(&self) -> Result<()> {
-        let state = self.state();
+        let state = self.backend.device_state();
         let stream = state.thread_stream()?;
-        if stream.is_capturing()? {
-            return Err(HipError::StreamCapturing {
-                stream: stream.handle().0,
-                what: "a graph launch",
-            });
-        }
-        let platform = state.platform().clone();
+        refuse_capture(&stream, "a graph launch")?;
+        let platform = state.platform();
         state.enqueue_recorded(&stream, self.recording.touched(), |s| {
             platform.launch_graph(self.exec, s.handle())
         })?;
         *self.last_launch.lock() = Some(Use::new(&stream));
         Ok(())
-    }
-
-    /// Buffers the graph reads or writes (kept for it while it lives).
-    pub fn buffer_count(&self) -> usize {
-        self.recording.touched().len()
     }
 }
 
@@ -130,7 +116,7 @@ impl HipBackend {
             (Ok(()), Ok(graph)) => graph,
             (Err(e), ended) => {
                 if let Ok(graph) = ended {
-                    self.discard(graph);
+                    discard(state.platform().as_ref(), graph);
                 }
                 return Err(e);
             }
@@ -138,7 +124,7 @@ impl HipBackend {
         };
         let platform = state.platform();
         let exec = platform.instantiate_graph(graph);
-        self.discard(graph);
+        discard(platform.as_ref(), graph);
         let exec = exec.map_err(|e| self.err(e))?;
         tracing::debug!(device = %state.id(), recording = ?recording, "graph captured");
         Ok(HipGraph {
@@ -147,10 +133,6 @@ impl HipBackend {
             recording,
             last_launch: Mutex::new(None),
         })
-    }
-
-    fn discard(&self, graph: GraphHandle) {
-        discard(self.device_state().platform().as_ref(), graph);
     }
 }
 

@@ -7,8 +7,8 @@
 //!
 //! **The step.** [`DeviceState::enqueue`] takes the caller's stream, the operands with their
 //! role (read or write) and a `launch` closure that enqueues the work on the stream:
-//! 1. operands are sorted by the address of their use record and deduplicated (a buffer both read and written is a
-//!    write) — one global lock order, so two operations locking overlapping operands never
+//! 1. operands are sorted by the address of their use record and deduplicated (a buffer
+//!    both read and written is a write) — one global lock order, so two operations locking overlapping operands never
 //!    deadlock;
 //! 2. each operand's use record is locked;
 //! 3. the caller's stream is made to wait, device-side, for what the rules require: a read

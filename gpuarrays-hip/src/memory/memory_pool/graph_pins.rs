@@ -25,7 +25,7 @@ use crate::platform::DevicePtr;
 use crate::stream::{BufferUses, GraphRecording, RecordingMemory, Stream};
 use crate::sync::{AtomicUsize, Mutex};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
@@ -48,8 +48,9 @@ pub(super) struct GraphPins {
     /// the capturing stream: later allocations of the same capture reuse them (stream order
     /// inside the graph puts the new use after the old ones, at every launch).
     spare: Mutex<HashMap<u64, Vec<Kept>>>,
-    /// Recording id → the addresses allocated during its capture.
-    allocated: Mutex<HashMap<u64, Vec<u64>>>,
+    /// Recording id → the addresses allocated during its capture (asked at every free
+    /// during the capture).
+    allocated: Mutex<HashMap<u64, HashSet<u64>>>,
 }
 
 impl GraphPins {
@@ -95,7 +96,7 @@ impl MemoryPool {
             .lock()
             .entry(recording.id())
             .or_default()
-            .push(alloc.ptr.0);
+            .insert(alloc.ptr.0);
         Ok(alloc)
     }
 
