@@ -5,17 +5,24 @@
 //! type-level pairing of `DType` and Rust type: it shares no behaviour with any backend, so
 //! the oracle stays independent of what it checks.
 
-use gpuarrays_core::{Complex32, Complex64, DType, Element, Error, Result, Scalar, dispatch_dtype};
+use gpuarrays_core::{
+    Complex32, Complex64, DType, Element, Error, Result, Scalar, bf16, dispatch_dtype, f16,
+};
 
 /// One `Vec` per element type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
     Bool(Vec<bool>),
+    I8(Vec<i8>),
     U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
     I32(Vec<i32>),
     U32(Vec<u32>),
     I64(Vec<i64>),
     U64(Vec<u64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     C32(Vec<Complex32>),
@@ -144,11 +151,16 @@ macro_rules! host_element {
 }
 
 host_element!(bool, Bool);
+host_element!(i8, I8);
 host_element!(u8, U8);
+host_element!(i16, I16);
+host_element!(u16, U16);
 host_element!(i32, I32);
 host_element!(u32, U32);
 host_element!(i64, I64);
 host_element!(u64, U64);
+host_element!(f16, F16);
+host_element!(bf16, BF16);
 host_element!(f32, F32);
 host_element!(f64, F64);
 host_element!(Complex32, C32);

@@ -13,7 +13,7 @@
 //! all of them in a fixed order (every unary operation sees each one; a binary operation
 //! over a broadcast column and row sees every pair).
 
-use gpuarrays_core::{Complex32, Complex64, DType, Scalar};
+use gpuarrays_core::{Complex32, Complex64, DType, Scalar, bf16, f16};
 
 macro_rules! float_specials {
     ($t:ident, $bits:ty, $payload:expr, $exp_over:expr, $exp_under:expr) => {{
@@ -75,6 +75,90 @@ pub fn f64_specials() -> Vec<f64> {
     float_specials!(f64, u64, 0x7ff8_0000_0000_1234u64, 709.5f64, -745.5f64)
 }
 
+/// The special real values of f16 and bf16 (`bf` true), as f64 values that [`half_specials`]
+/// rounds into the type (NaNs aside, which it adds by their bits): the float list's classes
+/// at the format's own limits, and the limits of casts to the narrow integers.
+fn half_values(bf: bool) -> Vec<f64> {
+    // The smallest subnormal, the smallest normal, ε, MAX; ln MAX and ln(smallest subnormal).
+    let (sub, tiny, eps, max, exp_over, exp_under) = if bf {
+        (2f64.powi(-133), 2f64.powi(-126), 2f64.powi(-7), 3.3895313892515355e38, 89.0, -93.0)
+    } else {
+        (2f64.powi(-24), 2f64.powi(-14), 2f64.powi(-10), 65504.0, 11.125, -17.5)
+    };
+    let mut v = vec![
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.5,
+        3.0,
+        sub,
+        -sub,
+        // The largest subnormal, and one in the middle of the range.
+        tiny - sub,
+        -tiny / 2.0,
+        tiny,
+        -tiny,
+        eps,
+        max,
+        -max,
+        // Squares overflow (both formats: 2^8 · 2^(emax/2) is far below MAX).
+        if bf { 3.6893488147419103e19 } else { 512.0 },
+        -max / 2.0,
+        exp_over,
+        exp_under,
+        // The narrow integer casts' limits, and the wider ones the format reaches.
+        127.5,
+        128.0,
+        -128.5,
+        -129.0,
+        255.5,
+        256.0,
+        32768.0,
+        -40000.0,
+        -1.5,
+    ];
+    if bf {
+        v.extend([2147483648.0, -2147483648.0, 4294967296.0, 9223372036854775808.0]);
+    } else {
+        // Where consecutive f16 values are 2 apart (integers stop being exact).
+        v.extend([2048.0, 2050.0]);
+    }
+    v
+}
+
+/// The special values of f16 or bf16 (`dtype`).
+fn half_specials(dtype: DType) -> Vec<Scalar> {
+    let bf = dtype == DType::BF16;
+    // NaN of both signs and with a payload, by their bits.
+    let nans: [u16; 3] = if bf {
+        [0x7fc0, 0xffc0, 0x7f91]
+    } else {
+        [0x7e00, 0xfe00, 0x7d12]
+    };
+    let of_bits = |b: u16| {
+        if bf {
+            Scalar::BF16(bf16::from_bits(b))
+        } else {
+            Scalar::F16(f16::from_bits(b))
+        }
+    };
+    let of_value = |x: f64| {
+        if bf {
+            Scalar::BF16(bf16::from_f64(x))
+        } else {
+            Scalar::F16(f16::from_f64(x))
+        }
+    };
+    nans.into_iter()
+        .map(of_bits)
+        .chain(half_values(bf).into_iter().map(of_value))
+        .collect()
+}
+
 /// Parts of the special complex values, for a complex type whose parts are `real`.
 fn complex_parts(real: DType) -> Vec<f64> {
     let (sub, max, huge) = match real {
@@ -108,7 +192,7 @@ pub fn complex(dtype: DType, re: f64, im: f64) -> Scalar {
 }
 
 /// Integers of every width, taken modulo 2^bits of the target (as `as` does).
-const INTEGERS: [i128; 22] = [
+const INTEGERS: [i128; 29] = [
     0,
     1,
     -1,
@@ -120,6 +204,13 @@ const INTEGERS: [i128; 22] = [
     128,
     255,
     256,
+    -128,
+    -129,
+    32767,
+    32768,
+    -32768,
+    65535,
+    65536,
     i32::MIN as i128,
     i32::MAX as i128,
     i32::MIN as i128 + 1,
@@ -138,6 +229,7 @@ const INTEGERS: [i128; 22] = [
 pub fn specials(dtype: DType) -> Vec<Scalar> {
     match dtype {
         DType::Bool => vec![Scalar::Bool(false), Scalar::Bool(true)],
+        DType::F16 | DType::BF16 => half_specials(dtype),
         DType::F32 => f32_specials().into_iter().map(Scalar::F32).collect(),
         DType::F64 => f64_specials().into_iter().map(Scalar::F64).collect(),
         DType::C32 | DType::C64 => {
@@ -166,7 +258,10 @@ pub fn specials(dtype: DType) -> Vec<Scalar> {
 /// An integer of `dtype` from `x` modulo 2^bits.
 fn wrap(x: i128, dtype: DType) -> Scalar {
     match dtype {
+        DType::I8 => Scalar::I8(x as i8),
         DType::U8 => Scalar::U8(x as u8),
+        DType::I16 => Scalar::I16(x as i16),
+        DType::U16 => Scalar::U16(x as u16),
         DType::I32 => Scalar::I32(x as i32),
         DType::U32 => Scalar::U32(x as u32),
         DType::I64 => Scalar::I64(x as i64),

@@ -213,6 +213,8 @@ fn lanes(a: Option<&HostArray>, axis: Option<usize>, mean: bool, extra: f64) -> 
 /// ε of the real type underlying `t`.
 pub fn epsilon(t: DType) -> f64 {
     match t.real() {
+        DType::F16 => 2f64.powi(-10),
+        DType::BF16 => 2f64.powi(-7),
         DType::F32 => f32::EPSILON as f64,
         _ => f64::EPSILON,
     }
@@ -221,6 +223,8 @@ pub fn epsilon(t: DType) -> f64 {
 /// The smallest positive normal of the real type underlying `t`.
 pub fn tiny(t: DType) -> f64 {
     match t.real() {
+        DType::F16 => 2f64.powi(-14),
+        DType::BF16 => 2f64.powi(-126),
         DType::F32 => f32::MIN_POSITIVE as f64,
         _ => f64::MIN_POSITIVE,
     }

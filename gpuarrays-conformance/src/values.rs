@@ -4,7 +4,7 @@
 //! operation's result may legitimately depend on (the order of a float sum), its profile
 //! keeps out; everything else is in.
 
-use gpuarrays_core::{Complex32, Complex64, DType, Scalar};
+use gpuarrays_core::{Complex32, Complex64, DType, Scalar, bf16, f16};
 
 use crate::host::HostData;
 use crate::rng::Rng;
@@ -105,7 +105,7 @@ pub fn generate(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Host
                 let j = k + rng.below(extent.saturating_sub(k).max(1));
                 pool.swap(k, j.min(extent.saturating_sub(1)));
                 let p = pool[k.min(extent.saturating_sub(1))] as i128;
-                let signed = matches!(dtype, DType::I32 | DType::I64);
+                let signed = dtype.is_signed_integer();
                 let v = if signed && rng.chance(0.5) {
                     p - extent as i128
                 } else {
@@ -150,7 +150,23 @@ pub fn value(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Scalar 
     }
     match dtype {
         DType::Bool => Scalar::Bool(rng.chance(0.5)),
-        DType::U8 | DType::I32 | DType::U32 | DType::I64 | DType::U64 => integer(dtype, rng),
+        DType::I8
+        | DType::U8
+        | DType::I16
+        | DType::U16
+        | DType::I32
+        | DType::U32
+        | DType::I64
+        | DType::U64 => integer(dtype, rng),
+        DType::F16 | DType::BF16 => {
+            let s = specials::specials(dtype);
+            let bf = dtype == DType::BF16;
+            match float(profile, n, rng, &Reals::half(bf)) {
+                Drawn::Special(i) => s[i],
+                Drawn::Value(x) if bf => Scalar::BF16(bf16::from_f64(x)),
+                Drawn::Value(x) => Scalar::F16(f16::from_f64(x)),
+            }
+        }
         DType::F32 => {
             let s = specials::f32_specials();
             let r = Reals::f32();
@@ -174,6 +190,8 @@ pub fn value(dtype: DType, n: usize, profile: Profile, rng: &mut Rng) -> Scalar 
 fn zero(dtype: DType, rng: &mut Rng) -> Scalar {
     let z = if rng.chance(0.5) { -0.0 } else { 0.0 };
     match dtype {
+        DType::F16 => Scalar::F16(f16::from_f64(z)),
+        DType::BF16 => Scalar::BF16(bf16::from_f64(z)),
         DType::F32 => Scalar::F32(z as f32),
         DType::F64 => Scalar::F64(z),
         DType::C32 | DType::C64 => complex(dtype, z, if rng.chance(0.5) { -0.0 } else { 0.0 }),
@@ -185,7 +203,12 @@ fn zero(dtype: DType, rng: &mut Rng) -> Scalar {
 fn wrap_i128(v: i128, dtype: DType) -> Scalar {
     match dtype {
         DType::Bool => Scalar::Bool(v != 0),
+        DType::I8 => Scalar::I8(v as i8),
         DType::U8 => Scalar::U8(v as u8),
+        DType::I16 => Scalar::I16(v as i16),
+        DType::U16 => Scalar::U16(v as u16),
+        DType::F16 => Scalar::F16(f16::from_f64(v as f64)),
+        DType::BF16 => Scalar::BF16(bf16::from_f64(v as f64)),
         DType::I32 => Scalar::I32(v as i32),
         DType::U32 => Scalar::U32(v as u32),
         DType::I64 => Scalar::I64(v as i64),
@@ -202,7 +225,7 @@ fn integer(dtype: DType, rng: &mut Rng) -> Scalar {
     if r < 0.15 {
         rng.pick(&specials::specials(dtype))
     } else if r < 0.6 {
-        let signed = matches!(dtype, DType::I32 | DType::I64);
+        let signed = dtype.is_signed_integer();
         wrap_i128(rng.below(41) as i128 - if signed { 20 } else { 0 }, dtype)
     } else {
         wrap_i128(rng.next_u64() as i128, dtype)
@@ -230,6 +253,21 @@ impl Reals {
                 f32::from_bits(1) as f64,
                 f32::from_bits(f32::MIN_POSITIVE.to_bits() - 1) as f64,
             ],
+        }
+    }
+
+    /// f16, or bf16 with `bf`.
+    fn half(bf: bool) -> Reals {
+        let (max, tiny, sub) = if bf {
+            (3.3895313892515355e38, 2f64.powi(-126), 2f64.powi(-133))
+        } else {
+            (65504.0, 2f64.powi(-14), 2f64.powi(-24))
+        };
+        Reals {
+            all: specials::specials(if bf { DType::BF16 } else { DType::F16 }).len(),
+            max,
+            tiny,
+            sub: [sub, tiny - sub],
         }
     }
 

@@ -126,6 +126,10 @@ impl OpKind {
                 reason: "FFTs transform floating-point data",
                 alternative: "cast to f32 or f64 (or c32/c64) first",
             }),
+            OpKind::Fft if dtype.is_half() => Some(TypeRule {
+                reason: "there is no complex half-precision type to hold a transform",
+                alternative: "cast to f32 (c32 results) first",
+            }),
             OpKind::Sort | OpKind::Scan | OpKind::Matmul | OpKind::Find | OpKind::Fft => None,
         }
     }

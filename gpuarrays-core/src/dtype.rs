@@ -7,11 +7,18 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    I8,
     U8,
+    I16,
+    U16,
     I32,
     U32,
     I64,
     U64,
+    /// IEEE binary16 ([`half::f16`]): 11 significant bits, up to 65504.
+    F16,
+    /// bfloat16 ([`half::bf16`]): f32's exponent range with 8 significant bits.
+    BF16,
     F32,
     F64,
     /// `Complex<f32>`: two f32, real part first.
@@ -32,13 +39,18 @@ pub enum DTypeKind {
 
 impl DType {
     /// Every element type, in a fixed order (used by the conformance suite and the CLI).
-    pub const ALL: [DType; 10] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
+        DType::I8,
         DType::U8,
+        DType::I16,
+        DType::U16,
         DType::I32,
         DType::U32,
         DType::I64,
         DType::U64,
+        DType::F16,
+        DType::BF16,
         DType::F32,
         DType::F64,
         DType::C32,
@@ -49,11 +61,16 @@ impl DType {
     pub const fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I8 => "i8",
             DType::U8 => "u8",
+            DType::I16 => "i16",
+            DType::U16 => "u16",
             DType::I32 => "i32",
             DType::U32 => "u32",
             DType::I64 => "i64",
             DType::U64 => "u64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
             DType::F32 => "f32",
             DType::F64 => "f64",
             DType::C32 => "c32",
@@ -70,7 +87,8 @@ impl DType {
     #[inline]
     pub const fn size(self) -> usize {
         match self {
-            DType::Bool | DType::U8 => 1,
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C32 => 8,
             DType::C64 => 16,
@@ -89,9 +107,9 @@ impl DType {
     pub const fn kind(self) -> DTypeKind {
         match self {
             DType::Bool => DTypeKind::Bool,
-            DType::U8 | DType::U32 | DType::U64 => DTypeKind::Unsigned,
-            DType::I32 | DType::I64 => DTypeKind::Signed,
-            DType::F32 | DType::F64 => DTypeKind::Float,
+            DType::U8 | DType::U16 | DType::U32 | DType::U64 => DTypeKind::Unsigned,
+            DType::I8 | DType::I16 | DType::I32 | DType::I64 => DTypeKind::Signed,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => DTypeKind::Float,
             DType::C32 | DType::C64 => DTypeKind::Complex,
         }
     }
@@ -106,9 +124,18 @@ impl DType {
     pub const fn is_signed_integer(self) -> bool {
         matches!(self.kind(), DTypeKind::Signed)
     }
-    /// f32 or f64.
+    /// f16, bf16, f32 or f64.
     pub const fn is_float(self) -> bool {
         matches!(self.kind(), DTypeKind::Float)
+    }
+    /// f16 or bf16: stored in 16 bits, computed in f32 and rounded once to the storage type
+    /// after every operation (see the guide's "Half precision").
+    pub const fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+    /// The type a value of this type is computed in: f32 for the half types, itself otherwise.
+    pub const fn compute(self) -> DType {
+        if self.is_half() { DType::F32 } else { self }
     }
     pub const fn is_complex(self) -> bool {
         matches!(self.kind(), DTypeKind::Complex)

@@ -6,9 +6,9 @@
 //! the conformance suite's host data, the NumPy cross-check's recorder), each repeating which
 //! Rust type a `DType` is. This macro is that pairing, written once:
 //!
-//! | `DType` | Bool | U8 | I32 | U32 | I64 | U64 | F32 | F64 | C32 | C64 |
-//! |---|---|---|---|---|---|---|---|---|---|---|
-//! | `T` | `bool` | `u8` | `i32` | `u32` | `i64` | `u64` | `f32` | `f64` | [`Complex32`](crate::Complex32) | [`Complex64`](crate::Complex64) |
+//! | `DType` | Bool | I8 | U8 | I16 | U16 | I32 | U32 | I64 | U64 | F16 | BF16 | F32 | F64 | C32 | C64 |
+//! |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+//! | `T` | `bool` | `i8` | `u8` | `i16` | `u16` | `i32` | `u32` | `i64` | `u64` | [`f16`](crate::f16) | [`bf16`](crate::bf16) | `f32` | `f64` | [`Complex32`](crate::Complex32) | [`Complex64`](crate::Complex64) |
 //!
 //! It is a type-level mapping and nothing else: it computes nothing and carries no
 //! semantics (no arithmetic, casts or NaN rules), which is why the conformance suite's
@@ -52,8 +52,9 @@
 ///
 /// // An enum with one variant per element type.
 /// enum Column {
-///     Bool(Vec<bool>), U8(Vec<u8>), I32(Vec<i32>), U32(Vec<u32>), I64(Vec<i64>),
-///     U64(Vec<u64>), F32(Vec<f32>), F64(Vec<f64>),
+///     Bool(Vec<bool>), I8(Vec<i8>), U8(Vec<u8>), I16(Vec<i16>), U16(Vec<u16>),
+///     I32(Vec<i32>), U32(Vec<u32>), I64(Vec<i64>), U64(Vec<u64>),
+///     F16(Vec<gpuarrays_core::f16>), BF16(Vec<gpuarrays_core::bf16>), F32(Vec<f32>), F64(Vec<f64>),
 ///     C32(Vec<gpuarrays_core::Complex32>), C64(Vec<gpuarrays_core::Complex64>),
 /// }
 /// impl Column {
@@ -91,11 +92,16 @@ macro_rules! dispatch_dtype {
     ($value:expr, $Enum:ident ($v:ident : $T:ident) => $body:expr $(,)?) => {
         match $value {
             $Enum::Bool($v) => $crate::dispatch_dtype!(@bind Bool, $T, $body),
+            $Enum::I8($v) => $crate::dispatch_dtype!(@bind I8, $T, $body),
             $Enum::U8($v) => $crate::dispatch_dtype!(@bind U8, $T, $body),
+            $Enum::I16($v) => $crate::dispatch_dtype!(@bind I16, $T, $body),
+            $Enum::U16($v) => $crate::dispatch_dtype!(@bind U16, $T, $body),
             $Enum::I32($v) => $crate::dispatch_dtype!(@bind I32, $T, $body),
             $Enum::U32($v) => $crate::dispatch_dtype!(@bind U32, $T, $body),
             $Enum::I64($v) => $crate::dispatch_dtype!(@bind I64, $T, $body),
             $Enum::U64($v) => $crate::dispatch_dtype!(@bind U64, $T, $body),
+            $Enum::F16($v) => $crate::dispatch_dtype!(@bind F16, $T, $body),
+            $Enum::BF16($v) => $crate::dispatch_dtype!(@bind BF16, $T, $body),
             $Enum::F32($v) => $crate::dispatch_dtype!(@bind F32, $T, $body),
             $Enum::F64($v) => $crate::dispatch_dtype!(@bind F64, $T, $body),
             $Enum::C32($v) => $crate::dispatch_dtype!(@bind C32, $T, $body),
@@ -115,11 +121,16 @@ macro_rules! dispatch_dtype {
     ($dtype:expr, $T:ident => $body:expr $(,)?) => {
         match $dtype {
             $crate::DType::Bool => $crate::dispatch_dtype!(@bind Bool, $T, $body),
+            $crate::DType::I8 => $crate::dispatch_dtype!(@bind I8, $T, $body),
             $crate::DType::U8 => $crate::dispatch_dtype!(@bind U8, $T, $body),
+            $crate::DType::I16 => $crate::dispatch_dtype!(@bind I16, $T, $body),
+            $crate::DType::U16 => $crate::dispatch_dtype!(@bind U16, $T, $body),
             $crate::DType::I32 => $crate::dispatch_dtype!(@bind I32, $T, $body),
             $crate::DType::U32 => $crate::dispatch_dtype!(@bind U32, $T, $body),
             $crate::DType::I64 => $crate::dispatch_dtype!(@bind I64, $T, $body),
             $crate::DType::U64 => $crate::dispatch_dtype!(@bind U64, $T, $body),
+            $crate::DType::F16 => $crate::dispatch_dtype!(@bind F16, $T, $body),
+            $crate::DType::BF16 => $crate::dispatch_dtype!(@bind BF16, $T, $body),
             $crate::DType::F32 => $crate::dispatch_dtype!(@bind F32, $T, $body),
             $crate::DType::F64 => $crate::dispatch_dtype!(@bind F64, $T, $body),
             $crate::DType::C32 => $crate::dispatch_dtype!(@bind C32, $T, $body),
@@ -140,8 +151,17 @@ macro_rules! __dtype_rust_type {
     (Bool) => {
         bool
     };
+    (I8) => {
+        i8
+    };
     (U8) => {
         u8
+    };
+    (I16) => {
+        i16
+    };
+    (U16) => {
+        u16
     };
     (I32) => {
         i32
@@ -154,6 +174,12 @@ macro_rules! __dtype_rust_type {
     };
     (U64) => {
         u64
+    };
+    (F16) => {
+        $crate::f16
+    };
+    (BF16) => {
+        $crate::bf16
     };
     (F32) => {
         f32
@@ -187,18 +213,28 @@ mod tests {
         let ints: Vec<DType> = DType::ALL
             .into_iter()
             .filter(|&d| {
-                dispatch_dtype!(d, [U8, I32, U32, I64, U64], T => T::DTYPE == d, else _ => false)
+                dispatch_dtype!(d, [I8, U8, I16, U16, I32, U32, I64, U64], T => T::DTYPE == d,
+                    else _ => false)
             })
             .collect();
         assert_eq!(
             ints,
-            [DType::U8, DType::I32, DType::U32, DType::I64, DType::U64]
+            [
+                DType::I8,
+                DType::U8,
+                DType::I16,
+                DType::U16,
+                DType::I32,
+                DType::U32,
+                DType::I64,
+                DType::U64
+            ]
         );
         let other = dispatch_dtype!(DType::C32, [Bool], T => None, else o => Some(o));
         assert_eq!(other, Some(DType::C32));
         // Listing every type leaves the "else" arm unreachable, which is allowed.
         let every = DType::ALL.iter().all(|&d| {
-            dispatch_dtype!(d, [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            dispatch_dtype!(d, [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
                 T => T::DTYPE == d, else _ => false)
         });
         assert!(every);

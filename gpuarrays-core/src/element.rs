@@ -78,11 +78,16 @@ macro_rules! pod_element {
     };
 }
 
+pod_element!(i8, I8, 1);
 pod_element!(u8, U8, 1);
+pod_element!(i16, I16, 1);
+pod_element!(u16, U16, 1);
 pod_element!(i32, I32, 1);
 pod_element!(u32, U32, 1);
 pod_element!(i64, I64, 1);
 pod_element!(u64, U64, 1);
+pod_element!(half::f16, F16, half::f16::ONE);
+pod_element!(half::bf16, BF16, half::bf16::ONE);
 pod_element!(f32, F32, 1.0);
 pod_element!(f64, F64, 1.0);
 pod_element!(Complex32, C32, Complex32::new(1.0, 0.0));

@@ -65,6 +65,7 @@ pub use dtype::DType;
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Graph, GraphReplay, capture};
+pub use half::{bf16, f16};
 pub use kernel::IndexMode;
 pub use memory::{MemoryStats, MemoryTracker};
 pub use num_complex::{Complex32, Complex64};

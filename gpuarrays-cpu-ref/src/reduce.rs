@@ -11,7 +11,7 @@ use gpuarrays_core::{DType, dispatch_dtype};
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
-use gpuarrays_core::host::semantics::{Arith, Bits, Ordered};
+use gpuarrays_core::host::semantics::{Accumulate, Arith, Bits, Ordered};
 
 /// Elements per block of a contiguous reduction.
 const BLOCK: usize = 1 << 14;
@@ -222,11 +222,12 @@ fn fold_strided<T, A, O>(
         });
 }
 
-fn sum<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.add(q), |p| p)
+/// Sums and products accumulate in [`Accumulate::Acc`] (f32 for the half types).
+fn sum<T: Accumulate>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T::Acc, T>(a, |x, _| x.widen(), |p, q| p.add(q), T::narrow)
 }
-fn prod<T: Arith>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T, T>(a, |x, _| x, |p, q| p.mul(q), |p| p)
+fn prod<T: Accumulate>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    fold::<T, T::Acc, T>(a, |x, _| x.widen(), |p, q| p.mul(q), T::narrow)
 }
 fn min<T: Ordered>(
     a: &ReduceArgs<'_, CpuBuffer>,
@@ -285,21 +286,21 @@ fn argmax<T: Ordered>(
 pub(crate) fn run(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     let name = a.op.name();
     match a.op {
-        ReduceOp::Sum => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+        ReduceOp::Sum => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T => sum::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::Prod => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+        ReduceOp::Prod => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T => prod::<Stored<T>>(a), else other => invalid_dtype(name, other)),
         ReduceOp::Min if a.dtype == DType::Bool => min::<u8>(a, bool_byte),
         ReduceOp::Max if a.dtype == DType::Bool => max::<u8>(a, bool_byte),
         ReduceOp::ArgMin if a.dtype == DType::Bool => argmin::<u8>(a, bool_byte),
         ReduceOp::ArgMax if a.dtype == DType::Bool => argmax::<u8>(a, bool_byte),
-        ReduceOp::Min => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        ReduceOp::Min => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
             T => min::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::Max => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        ReduceOp::Max => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
             T => max::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
             T => argmin::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
             T => argmax::<T>(a, same), else other => invalid_dtype(name, other)),
         ReduceOp::Any if a.dtype == DType::Bool => any::<u8>(a, bool_byte),
         ReduceOp::All if a.dtype == DType::Bool => all::<u8>(a, bool_byte),

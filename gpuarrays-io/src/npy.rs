@@ -112,7 +112,12 @@ pub(crate) fn write_npy_as<B: Backend>(
     format: Format,
 ) -> Result<()> {
     let bytes = download(array)?;
-    let descr: npyz::TypeStr = npy_descr_of(array.dtype())
+    let descr = npy_descr_of(array.dtype()).ok_or_else(|| Error::UnrepresentableDType {
+        format,
+        dtype: array.dtype(),
+        hint: "NumPy has no bfloat16 type: cast to f32 with .cast_dyn(DType::F32), or save as .safetensors (which has BF16)".to_string(),
+    })?;
+    let descr: npyz::TypeStr = descr
         .parse()
         .map_err(|e| Error::malformed(format, format!("descriptor table: {e}")))?;
     let shape: Vec<u64> = array.dims().iter().map(|&d| d as u64).collect();

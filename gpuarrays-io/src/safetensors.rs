@@ -5,8 +5,8 @@
 //! range matches its shape) before this module touches a tensor, so a corrupt file is
 //! [`Error::Malformed`]. Types map as in [`crate::dtype_map`]: safetensors has `C64`
 //! (`Complex<f32>`, gpuarrays' `C32`) but no 128-bit complex, so saving a `C64` array is
-//! [`Error::UnrepresentableDType`]; `F16`, `BF16`, `I8`, `I16` and the 8-bit floats load as
-//! [`Error::UnsupportedDType`] naming the type. Tensors load in file (offset) order.
+//! [`Error::UnrepresentableDType`]; the 8-bit floats and the other types gpuarrays lacks load
+//! as [`Error::UnsupportedDType`] naming the type. Tensors load in file (offset) order.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

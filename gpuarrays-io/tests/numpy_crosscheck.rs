@@ -58,7 +58,7 @@ fn hex(bytes: &[u8]) -> String {
 /// What Python should find: descriptor, shape and bytes of an array.
 fn expectation(a: &RawArray<CpuBackend>) -> Value {
     json!({
-        "descr": gpuarrays_io::dtype_map::npy_descr_of(a.dtype()),
+        "descr": gpuarrays_io::dtype_map::npy_descr_of(a.dtype()).expect("a NumPy type"),
         "shape": a.dims(),
         "hex": hex(&a.to_bytes().expect("bytes")),
     })
@@ -67,7 +67,7 @@ fn expectation(a: &RawArray<CpuBackend>) -> Value {
 fn assert_matches(a: &RawArray<CpuBackend>, want: &Value, what: &str) {
     let descr = want["descr"].as_str().expect("descr");
     assert_eq!(
-        gpuarrays_io::dtype_map::npy_descr_of(a.dtype()),
+        gpuarrays_io::dtype_map::npy_descr_of(a.dtype()).expect("a NumPy type"),
         descr,
         "{what}: dtype"
     );

@@ -57,7 +57,12 @@ fn upload_typed<T: Element>(cpu: &CpuBackend, dims: &[usize], bytes: &[u8]) -> R
 fn upload(cpu: &CpuBackend, dtype: DType, dims: &[usize], bytes: &[u8]) -> Result<Raw> {
     match dtype {
         DType::Bool => upload_typed::<bool>(cpu, dims, bytes),
+        DType::I8 => upload_typed::<i8>(cpu, dims, bytes),
         DType::U8 => upload_typed::<u8>(cpu, dims, bytes),
+        DType::I16 => upload_typed::<i16>(cpu, dims, bytes),
+        DType::U16 => upload_typed::<u16>(cpu, dims, bytes),
+        DType::F16 => upload_typed::<gpuarrays::f16>(cpu, dims, bytes),
+        DType::BF16 => upload_typed::<gpuarrays::bf16>(cpu, dims, bytes),
         DType::I32 => upload_typed::<i32>(cpu, dims, bytes),
         DType::U32 => upload_typed::<u32>(cpu, dims, bytes),
         DType::I64 => upload_typed::<i64>(cpu, dims, bytes),
@@ -77,7 +82,12 @@ fn slice_typed<T: Element>(a: &Raw, range: std::ops::Range<usize>) -> Result<Raw
 fn slice(a: &Raw, range: std::ops::Range<usize>) -> Result<Raw> {
     match a.dtype() {
         DType::Bool => slice_typed::<bool>(a, range),
+        DType::I8 => slice_typed::<i8>(a, range),
         DType::U8 => slice_typed::<u8>(a, range),
+        DType::I16 => slice_typed::<i16>(a, range),
+        DType::U16 => slice_typed::<u16>(a, range),
+        DType::F16 => slice_typed::<gpuarrays::f16>(a, range),
+        DType::BF16 => slice_typed::<gpuarrays::bf16>(a, range),
         DType::I32 => slice_typed::<i32>(a, range),
         DType::U32 => slice_typed::<u32>(a, range),
         DType::I64 => slice_typed::<i64>(a, range),

@@ -64,7 +64,8 @@ impl Expect {
 /// Bytes of one element (written out here, not taken from `DType::size`).
 pub fn size_of(d: DType) -> usize {
     match d {
-        DType::Bool | DType::U8 => 1,
+        DType::Bool | DType::I8 | DType::U8 => 1,
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
         DType::I32 | DType::U32 | DType::F32 => 4,
         DType::I64 | DType::U64 | DType::F64 | DType::C32 => 8,
         DType::C64 => 16,
@@ -72,13 +73,18 @@ pub fn size_of(d: DType) -> usize {
 }
 
 /// Every element type the model knows.
-pub const DTYPES: [DType; 10] = [
+pub const DTYPES: [DType; 15] = [
     DType::Bool,
+    DType::I8,
     DType::U8,
+    DType::I16,
+    DType::U16,
     DType::I32,
     DType::U32,
     DType::I64,
     DType::U64,
+    DType::F16,
+    DType::BF16,
     DType::F32,
     DType::F64,
     DType::C32,

@@ -10,6 +10,7 @@ mod elementwise;
 mod extras;
 mod fft;
 mod gather;
+mod half_format;
 mod index;
 mod join;
 mod magnitudes;

@@ -5,6 +5,8 @@
 
 use gpuarrays_core::{Complex32, Complex64, DType, Scalar};
 
+use super::half_format::{bf16_value, f16_value, round_half, to_bf16, to_f16};
+
 /// A value widened exactly.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Wide {
@@ -17,7 +19,12 @@ pub enum Wide {
 pub fn widen(s: Scalar) -> Wide {
     match s {
         Scalar::Bool(v) => Wide::Bool(v),
+        Scalar::I8(v) => Wide::Int(v as i128),
         Scalar::U8(v) => Wide::Int(v as i128),
+        Scalar::I16(v) => Wide::Int(v as i128),
+        Scalar::U16(v) => Wide::Int(v as i128),
+        Scalar::F16(v) => Wide::Real(f16_value(v)),
+        Scalar::BF16(v) => Wide::Real(bf16_value(v)),
         Scalar::I32(v) => Wide::Int(v as i128),
         Scalar::U32(v) => Wide::Int(v as i128),
         Scalar::I64(v) => Wide::Int(v as i128),
@@ -33,7 +40,12 @@ pub fn widen(s: Scalar) -> Wide {
 pub fn from_int(x: i128, to: DType) -> Scalar {
     match to {
         DType::Bool => Scalar::Bool(x != 0),
+        DType::I8 => Scalar::I8(x as i8),
         DType::U8 => Scalar::U8(x as u8),
+        DType::I16 => Scalar::I16(x as i16),
+        DType::U16 => Scalar::U16(x as u16),
+        DType::F16 => Scalar::F16(to_f16(int_to_half(x, false))),
+        DType::BF16 => Scalar::BF16(to_bf16(int_to_half(x, true))),
         DType::I32 => Scalar::I32(x as i32),
         DType::U32 => Scalar::U32(x as u32),
         DType::I64 => Scalar::I64(x as i64),
@@ -45,11 +57,32 @@ pub fn from_int(x: i128, to: DType) -> Scalar {
     }
 }
 
-/// A real converted to `to` with `as`.
+/// An integer rounded once to f16 (`bf` false) or bf16, as an f64: beyond 2^53, where the
+/// integer is no f64, its top bits are rounded in integer arithmetic first (to the format's
+/// precision, so the second rounding only checks the range).
+fn int_to_half(x: i128, bf: bool) -> f64 {
+    let m = x.unsigned_abs();
+    let bits = 128 - m.leading_zeros() as i32;
+    if bits <= 53 {
+        return round_half(bf, x as f64);
+    }
+    let shift = bits - if bf { 8 } else { 11 };
+    let (q, rem, tie) = (m >> shift, m & ((1 << shift) - 1), 1u128 << (shift - 1));
+    let q = if rem > tie || (rem == tie && q & 1 == 1) { q + 1 } else { q };
+    let v = q as f64 * 2f64.powi(shift);
+    round_half(bf, if x < 0 { -v } else { v })
+}
+
+/// A real converted to `to` with `as` (to f16 and bf16: rounded once to nearest).
 pub fn from_real(x: f64, to: DType) -> Scalar {
     match to {
         DType::Bool => Scalar::Bool(x != 0.0),
+        DType::I8 => Scalar::I8(x as i8),
         DType::U8 => Scalar::U8(x as u8),
+        DType::I16 => Scalar::I16(x as i16),
+        DType::U16 => Scalar::U16(x as u16),
+        DType::F16 => Scalar::F16(to_f16(x)),
+        DType::BF16 => Scalar::BF16(to_bf16(x)),
         DType::I32 => Scalar::I32(x as i32),
         DType::U32 => Scalar::U32(x as u32),
         DType::I64 => Scalar::I64(x as i64),
@@ -233,12 +266,14 @@ impl Product {
     }
 }
 
-/// `x` rounded to the real type of `t` (f32 for f32 and c32; f64 unchanged).
+/// `x` rounded to the real type of `t` (f32 for f32 and c32, f16 and bf16 for themselves;
+/// f64 unchanged).
 pub fn round_to(t: DType, x: f64) -> f64 {
-    if t.real() == DType::F32 {
-        x as f32 as f64
-    } else {
-        x
+    match t.real() {
+        DType::F32 => x as f32 as f64,
+        DType::F16 => round_half(false, x),
+        DType::BF16 => round_half(true, x),
+        _ => x,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::host::values::{binary, unary};
 use crate::kernel::{ElementwiseArgs, Node, Operand, Program, random};
 use crate::scalar::Scalar;
-use crate::{Complex32, Complex64};
+use crate::element::Element;
 
 /// One input's bytes: its span, and the element position the span starts at.
 struct Span {
@@ -48,60 +48,17 @@ fn read_span<B: HostStorage>(
 
 /// The element at byte `at` of `b` as a value of `dtype` (a bool byte other than 0 is true).
 fn load(b: &[u8], at: usize, dtype: DType) -> Scalar {
-    let n = dtype.size();
-    let mut w = [0u8; 16];
-    w[..n].copy_from_slice(&b[at..at + n]);
-    let f32_at = |i: usize| f32::from_le_bytes([w[i], w[i + 1], w[i + 2], w[i + 3]]);
-    let u64_at = |i: usize| {
-        u64::from_le_bytes([
-            w[i],
-            w[i + 1],
-            w[i + 2],
-            w[i + 3],
-            w[i + 4],
-            w[i + 5],
-            w[i + 6],
-            w[i + 7],
-        ])
-    };
-    let u32_at = |i: usize| u32::from_le_bytes([w[i], w[i + 1], w[i + 2], w[i + 3]]);
-    match dtype {
-        DType::Bool => Scalar::Bool(w[0] != 0),
-        DType::U8 => Scalar::U8(w[0]),
-        DType::I32 => Scalar::I32(u32_at(0) as i32),
-        DType::U32 => Scalar::U32(u32_at(0)),
-        DType::I64 => Scalar::I64(u64_at(0) as i64),
-        DType::U64 => Scalar::U64(u64_at(0)),
-        DType::F32 => Scalar::F32(f32_at(0)),
-        DType::F64 => Scalar::F64(f64::from_bits(u64_at(0))),
-        DType::C32 => Scalar::C32(Complex32::new(f32_at(0), f32_at(4))),
-        DType::C64 => Scalar::C64(Complex64::new(
-            f64::from_bits(u64_at(0)),
-            f64::from_bits(u64_at(8)),
-        )),
-    }
+    let bytes = &b[at..at + dtype.size()];
+    // Only bool's decoding can fail, and it does not (any byte is a bool).
+    crate::dispatch_dtype!(dtype, T => T::from_bytes(bytes)
+        .ok()
+        .and_then(|v| v.first().copied())
+        .map_or(Scalar::Bool(false), T::to_scalar))
 }
 
 /// Appends `v`'s little-endian bytes (bool as 0 or 1).
 fn store(v: Scalar, out: &mut Vec<u8>) {
-    match v {
-        Scalar::Bool(x) => out.push(x as u8),
-        Scalar::U8(x) => out.push(x),
-        Scalar::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::C32(x) => {
-            out.extend_from_slice(&x.re.to_le_bytes());
-            out.extend_from_slice(&x.im.to_le_bytes());
-        }
-        Scalar::C64(x) => {
-            out.extend_from_slice(&x.re.to_le_bytes());
-            out.extend_from_slice(&x.im.to_le_bytes());
-        }
-    }
+    out.extend_from_slice(&v.to_le_bytes());
 }
 
 /// Random draw of `dist` in `dtype` for output element `index` (the recipe of

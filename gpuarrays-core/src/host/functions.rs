@@ -3,6 +3,7 @@
 //! semantics of `gpuarrays_core::kernel::operators`, computed with Rust's own functions (the
 //! C library's) in the element type. Re-exported by [`crate::host::semantics`].
 
+use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
 /// Real floating-point library functions beyond [`super::semantics::FloatFns`].
@@ -72,7 +73,7 @@ macro_rules! int_rounding {
         }
     )*};
 }
-int_rounding!(u8, i32, u32, i64, u64);
+int_rounding!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 macro_rules! float_rounding {
     ($($t:ty),*) => {$(
@@ -105,7 +106,7 @@ macro_rules! classify_exact {
         }
     )*};
 }
-classify_exact!(bool, u8, i32, u32, i64, u64);
+classify_exact!(bool, i8, u8, i16, u16, i32, u32, i64, u64);
 
 macro_rules! classify_float {
     ($($t:ty),*) => {$(
@@ -150,11 +151,16 @@ macro_rules! real_parts {
 }
 real_parts!(
     bool = false,
+    i8 = 0,
     u8 = 0,
+    i16 = 0,
+    u16 = 0,
     i32 = 0,
     u32 = 0,
     i64 = 0,
     u64 = 0,
+    f16 = f16::ZERO,
+    bf16 = bf16::ZERO,
     f32 = 0.0,
     f64 = 0.0
 );
@@ -223,7 +229,7 @@ macro_rules! int_remainder {
         }
     )*};
 }
-int_remainder!(u8, i32, u32, i64, u64);
+int_remainder!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 macro_rules! float_remainder {
     ($($t:ty),*) => {$(
@@ -273,4 +279,4 @@ macro_rules! shifts {
         }
     )*};
 }
-shifts!(u8, i32, u32, i64, u64);
+shifts!(i8, u8, i16, u16, i32, u32, i64, u64);

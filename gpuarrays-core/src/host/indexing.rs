@@ -88,7 +88,7 @@ pub fn scatter<B: HostStorage>(backend: &B, a: &ScatterArgs<'_, B::Buffer>) -> R
     match a.op {
         ScatterOp::Assign => scatter_with(backend, a, |dst, src| dst.copy_from_slice(src)),
         ScatterOp::Add => {
-            crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T => scatter_with(backend, a, add_bytes::<Stored<T>>),
             else other => Err(Error::invalid_dtype(
                 "scatter_add",

@@ -42,7 +42,7 @@ fn matmul_typed<T: Pod + Arith, B: HostStorage>(
 
 /// Runs a (batched) matrix product on the host.
 pub fn matmul<B: HostStorage>(backend: &B, a: &MatmulArgs<'_, B::Buffer>) -> Result<()> {
-    crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+    crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
     T => matmul_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(
         "matmul",

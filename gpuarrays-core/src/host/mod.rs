@@ -17,6 +17,7 @@
 //! | file | what |
 //! |---|---|
 //! | `semantics.rs` | per-type arithmetic, order, casts; how host memory holds each type |
+//! | `half_types.rs` | f16 and bf16: every per-element function computed in f32 and rounded once |
 //! | `functions.rs` | rounding, library functions, classification, complex parts, remainder, shifts (re-exported by `semantics`) |
 //! | `storage.rs` | [`HostStorage`]: the storage calls the kit makes (every `Backend` has them) |
 //! | `io.rs` | typed host vectors from and to a backend's buffers |
@@ -29,6 +30,7 @@ mod elementwise;
 #[cfg(feature = "host-fft")]
 pub mod fft;
 mod functions;
+pub(crate) mod half_types;
 mod indexing;
 mod io;
 mod matmul;

@@ -11,7 +11,7 @@ use super::storage::HostStorage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
-use crate::host::semantics::{Arith, Bits, Ordered, Stored};
+use crate::host::semantics::{Accumulate, Arith, Bits, Ordered, Stored};
 use crate::kernel::{ReduceArgs, ReduceOp};
 
 /// Independent accumulators of [`fold_run`], so the compiler can vectorise.
@@ -148,20 +148,20 @@ pub fn reduce<B: HostStorage>(backend: &B, a: &ReduceArgs<'_, B::Buffer>) -> Res
     }
     match a.op {
         ReduceOp::Sum => {
-            crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x, |p, q| p.add(q), same),
+            crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.widen(), |p, q| p.add(q), Accumulate::narrow),
             else other => bad_type(name, other))
         }
         ReduceOp::Prod => {
-            crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x, |p, q| p.mul(q), same),
+            crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.widen(), |p, q| p.mul(q), Accumulate::narrow),
             else other => bad_type(name, other))
         }
         ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax => {
             if a.dtype == DType::Bool {
                 ordered!(bool_byte, u8)
             } else {
-                crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+                crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
                     T => ordered!(|x: T| x, T), else other => bad_type(name, other))
             }
         }

@@ -82,7 +82,7 @@ fn scan_with<T: Pod + Arith, B: HostStorage>(
 /// Runs an inclusive scan on the host: reads the input, scans, writes the output.
 pub fn scan<B: HostStorage>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<()> {
     if matches!(a.op, ScanOp::Max | ScanOp::Min) {
-        return crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64],
+        return crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
         T => scan_ordered::<Stored<T>, B>(backend, a),
         else other => Err(Error::invalid_dtype(
             a.op.name(),
@@ -90,7 +90,7 @@ pub fn scan<B: HostStorage>(backend: &B, a: &ScanArgs<'_, B::Buffer>) -> Result<
             "complex numbers have no order; core's type rules exclude it",
         )));
     }
-    crate::dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+    crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
     T => scan_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(
         "scan",

@@ -7,7 +7,10 @@
 //! with the reference by construction rather than by a second copy kept in step. The
 //! conformance suite's oracle does not use them: it is the independent check of both.
 
+use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
+
+use super::half_types::half_from_exact;
 
 pub use super::functions::{Angle, Classify, MoreFloatFns, Parts, Remainder, Rounding, Shifts};
 
@@ -36,7 +39,9 @@ macro_rules! stored_as_itself {
         }
     )*};
 }
-stored_as_itself!(u8, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
+stored_as_itself!(
+    i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64
+);
 
 /// Arithmetic of numeric types.
 pub trait Arith: Copy + Send + Sync + 'static {
@@ -60,7 +65,7 @@ macro_rules! int_arith {
         }
     )*};
 }
-int_arith!(u8, i32, u32, i64, u64);
+int_arith!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 macro_rules! float_arith {
     ($($t:ty),*) => {$(
@@ -93,6 +98,37 @@ macro_rules! complex_arith {
     )*};
 }
 complex_arith!(Complex32, Complex64);
+
+/// The type a reduction (sum, prod) accumulates a numeric type in: itself, except f16 and
+/// bf16, which accumulate in f32 and are rounded once at the end (as PyTorch does, and as
+/// NumPy's pairwise float16 sums do).
+pub trait Accumulate: Arith {
+    type Acc: Arith;
+    fn widen(self) -> Self::Acc;
+    fn narrow(acc: Self::Acc) -> Self;
+}
+
+macro_rules! accumulate_as_itself {
+    ($($t:ty),*) => {$(
+        impl Accumulate for $t {
+            type Acc = $t;
+            #[inline(always)] fn widen(self) -> $t { self }
+            #[inline(always)] fn narrow(acc: $t) -> $t { acc }
+        }
+    )*};
+}
+accumulate_as_itself!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
+
+macro_rules! accumulate_in_f32 {
+    ($($t:ty),*) => {$(
+        impl Accumulate for $t {
+            type Acc = f32;
+            #[inline(always)] fn widen(self) -> f32 { self.to_f32() }
+            #[inline(always)] fn narrow(acc: f32) -> $t { <$t>::from_f32(acc) }
+        }
+    )*};
+}
+accumulate_in_f32!(f16, bf16);
 
 /// Ordered types: min/max (NaN-propagating for floats) and NaN detection.
 pub trait Ordered: Copy + PartialOrd + Send + Sync + 'static {
@@ -170,8 +206,8 @@ macro_rules! ordered {
         }
     } )*};
 }
-ordered!(int: bool, u8, i32, u32, i64, u64);
-ordered!(float: f32, f64);
+ordered!(int: bool, i8, u8, i16, u16, i32, u32, i64, u64);
+ordered!(float: f16, bf16, f32, f64);
 
 /// Logical (bool) or bitwise (integer) operations.
 pub trait Bits: Copy + Send + Sync + 'static {
@@ -191,7 +227,7 @@ macro_rules! bits {
         }
     )*};
 }
-bits!(bool, u8, i32, u32, i64, u64);
+bits!(bool, i8, u8, i16, u16, i32, u32, i64, u64);
 
 /// Absolute value with the type rules of `UnaryOp::Abs`.
 pub trait Abs: Copy + Send + Sync + 'static {
@@ -204,8 +240,8 @@ macro_rules! abs_impl {
     (unsigned: $($t:ty),*) => {$( impl Abs for $t { type Out = $t; #[inline] fn abs_(self) -> $t { self } } )*};
     (float: $($t:ty),*) => {$( impl Abs for $t { type Out = $t; #[inline] fn abs_(self) -> $t { self.abs() } } )*};
 }
-abs_impl!(signed: i32, i64);
-abs_impl!(unsigned: u8, u32, u64);
+abs_impl!(signed: i8, i16, i32, i64);
+abs_impl!(unsigned: u8, u16, u32, u64);
 abs_impl!(float: f32, f64);
 impl Abs for Complex32 {
     type Out = f32;
@@ -249,11 +285,18 @@ float_fns!(f32, f64);
 /// Conversion to every element type with the cast rules of `gpuarrays_core::scalar`.
 pub trait Castable: Copy + Send + Sync + 'static {
     fn to_bool(self) -> bool;
+    fn to_i8(self) -> i8;
     fn to_u8(self) -> u8;
+    fn to_i16(self) -> i16;
+    fn to_u16(self) -> u16;
     fn to_i32(self) -> i32;
     fn to_u32(self) -> u32;
     fn to_i64(self) -> i64;
     fn to_u64(self) -> u64;
+    /// Rounded once from the exact value (see [`crate::scalar`]).
+    fn to_f16(self) -> f16;
+    /// Rounded once from the exact value.
+    fn to_bf16(self) -> bf16;
     fn to_f32(self) -> f32;
     fn to_f64(self) -> f64;
     fn to_c32(self) -> Complex32;
@@ -264,7 +307,12 @@ macro_rules! castable_prim {
     ($($t:ty),*) => {$(
         impl Castable for $t {
             #[inline] fn to_bool(self) -> bool { self != (0 as $t) }
+            #[inline] fn to_i8(self) -> i8 { self as i8 }
             #[inline] fn to_u8(self) -> u8 { self as u8 }
+            #[inline] fn to_i16(self) -> i16 { self as i16 }
+            #[inline] fn to_u16(self) -> u16 { self as u16 }
+            #[inline] fn to_f16(self) -> f16 { half_from_exact!(self, $t, f16) }
+            #[inline] fn to_bf16(self) -> bf16 { half_from_exact!(self, $t, bf16) }
             #[inline] fn to_i32(self) -> i32 { self as i32 }
             #[inline] fn to_u32(self) -> u32 { self as u32 }
             #[inline] fn to_i64(self) -> i64 { self as i64 }
@@ -276,14 +324,29 @@ macro_rules! castable_prim {
         }
     )*};
 }
-castable_prim!(u8, i32, u32, i64, u64, f32, f64);
+castable_prim!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
 impl Castable for bool {
     fn to_bool(self) -> bool {
         self
     }
+    fn to_i8(self) -> i8 {
+        self as i8
+    }
     fn to_u8(self) -> u8 {
         self as u8
+    }
+    fn to_i16(self) -> i16 {
+        self as i16
+    }
+    fn to_u16(self) -> u16 {
+        self as u16
+    }
+    fn to_f16(self) -> f16 {
+        f16::from_f32(self as u8 as f32)
+    }
+    fn to_bf16(self) -> bf16 {
+        bf16::from_f32(self as u8 as f32)
     }
     fn to_i32(self) -> i32 {
         self as i32
@@ -317,8 +380,23 @@ macro_rules! castable_complex {
             fn to_bool(self) -> bool {
                 self.re != 0.0 || self.im != 0.0
             }
+            fn to_i8(self) -> i8 {
+                self.re as i8
+            }
             fn to_u8(self) -> u8 {
                 self.re as u8
+            }
+            fn to_i16(self) -> i16 {
+                self.re as i16
+            }
+            fn to_u16(self) -> u16 {
+                self.re as u16
+            }
+            fn to_f16(self) -> f16 {
+                self.re.to_f16()
+            }
+            fn to_bf16(self) -> bf16 {
+                self.re.to_bf16()
             }
             fn to_i32(self) -> i32 {
                 self.re as i32

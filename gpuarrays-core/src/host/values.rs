@@ -26,11 +26,16 @@ fn undefined(op: &str, x: Scalar) -> Error {
 macro_rules! numeric {
     ($x:expr, $op:expr, |$a:ident| $body:expr) => {
         match $x {
+            Scalar::I8($a) => Scalar::I8($body),
             Scalar::U8($a) => Scalar::U8($body),
+            Scalar::I16($a) => Scalar::I16($body),
+            Scalar::U16($a) => Scalar::U16($body),
             Scalar::I32($a) => Scalar::I32($body),
             Scalar::U32($a) => Scalar::U32($body),
             Scalar::I64($a) => Scalar::I64($body),
             Scalar::U64($a) => Scalar::U64($body),
+            Scalar::F16($a) => Scalar::F16($body),
+            Scalar::BF16($a) => Scalar::BF16($body),
             Scalar::F32($a) => Scalar::F32($body),
             Scalar::F64($a) => Scalar::F64($body),
             Scalar::C32($a) => Scalar::C32($body),
@@ -44,11 +49,16 @@ macro_rules! numeric {
 macro_rules! numeric2 {
     ($x:expr, $y:expr, $op:expr, |$a:ident, $b:ident| $body:expr) => {
         match ($x, $y) {
+            (Scalar::I8($a), Scalar::I8($b)) => Scalar::I8($body),
             (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+            (Scalar::I16($a), Scalar::I16($b)) => Scalar::I16($body),
+            (Scalar::U16($a), Scalar::U16($b)) => Scalar::U16($body),
             (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
             (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
             (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
             (Scalar::U64($a), Scalar::U64($b)) => Scalar::U64($body),
+            (Scalar::F16($a), Scalar::F16($b)) => Scalar::F16($body),
+            (Scalar::BF16($a), Scalar::BF16($b)) => Scalar::BF16($body),
             (Scalar::F32($a), Scalar::F32($b)) => Scalar::F32($body),
             (Scalar::F64($a), Scalar::F64($b)) => Scalar::F64($body),
             (Scalar::C32($a), Scalar::C32($b)) => Scalar::C32($body),
@@ -64,11 +74,16 @@ macro_rules! ordered2 {
     ($x:expr, $y:expr, $op:expr, $wrap:ident, |$a:ident, $b:ident| $body:expr) => {
         match ($x, $y) {
             (Scalar::Bool($a), Scalar::Bool($b)) => ordered2!(@wrap $wrap, Bool, $body),
+            (Scalar::I8($a), Scalar::I8($b)) => ordered2!(@wrap $wrap, I8, $body),
             (Scalar::U8($a), Scalar::U8($b)) => ordered2!(@wrap $wrap, U8, $body),
+            (Scalar::I16($a), Scalar::I16($b)) => ordered2!(@wrap $wrap, I16, $body),
+            (Scalar::U16($a), Scalar::U16($b)) => ordered2!(@wrap $wrap, U16, $body),
             (Scalar::I32($a), Scalar::I32($b)) => ordered2!(@wrap $wrap, I32, $body),
             (Scalar::U32($a), Scalar::U32($b)) => ordered2!(@wrap $wrap, U32, $body),
             (Scalar::I64($a), Scalar::I64($b)) => ordered2!(@wrap $wrap, I64, $body),
             (Scalar::U64($a), Scalar::U64($b)) => ordered2!(@wrap $wrap, U64, $body),
+            (Scalar::F16($a), Scalar::F16($b)) => ordered2!(@wrap $wrap, F16, $body),
+            (Scalar::BF16($a), Scalar::BF16($b)) => ordered2!(@wrap $wrap, BF16, $body),
             (Scalar::F32($a), Scalar::F32($b)) => ordered2!(@wrap $wrap, F32, $body),
             (Scalar::F64($a), Scalar::F64($b)) => ordered2!(@wrap $wrap, F64, $body),
             (other, _) => return Err(undefined($op, other)),
@@ -83,7 +98,10 @@ macro_rules! bits2 {
     ($x:expr, $y:expr, $op:expr, |$a:ident, $b:ident| $body:expr) => {
         match ($x, $y) {
             (Scalar::Bool($a), Scalar::Bool($b)) => Scalar::Bool($body),
+            (Scalar::I8($a), Scalar::I8($b)) => Scalar::I8($body),
             (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+            (Scalar::I16($a), Scalar::I16($b)) => Scalar::I16($body),
+            (Scalar::U16($a), Scalar::U16($b)) => Scalar::U16($body),
             (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
             (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
             (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
@@ -97,6 +115,8 @@ macro_rules! bits2 {
 macro_rules! float {
     ($x:expr, $op:expr, |$a:ident| $body:expr) => {
         match $x {
+            Scalar::F16($a) => Scalar::F16($body),
+            Scalar::BF16($a) => Scalar::BF16($body),
             Scalar::F32($a) => Scalar::F32($body),
             Scalar::F64($a) => Scalar::F64($body),
             other => return Err(undefined($op, other)),
@@ -108,11 +128,16 @@ macro_rules! float {
 macro_rules! int_or_float {
     ($x:expr, $op:expr, |$a:ident| $body:expr) => {
         match $x {
+            Scalar::I8($a) => Scalar::I8($body),
             Scalar::U8($a) => Scalar::U8($body),
+            Scalar::I16($a) => Scalar::I16($body),
+            Scalar::U16($a) => Scalar::U16($body),
             Scalar::I32($a) => Scalar::I32($body),
             Scalar::U32($a) => Scalar::U32($body),
             Scalar::I64($a) => Scalar::I64($body),
             Scalar::U64($a) => Scalar::U64($body),
+            Scalar::F16($a) => Scalar::F16($body),
+            Scalar::BF16($a) => Scalar::BF16($body),
             Scalar::F32($a) => Scalar::F32($body),
             Scalar::F64($a) => Scalar::F64($body),
             other => return Err(undefined($op, other)),
@@ -126,11 +151,16 @@ macro_rules! any_type {
     ($x:expr, bool, |$a:ident| $body:expr) => {
         match $x {
             Scalar::Bool($a) => Scalar::Bool($body),
+            Scalar::I8($a) => Scalar::Bool($body),
             Scalar::U8($a) => Scalar::Bool($body),
+            Scalar::I16($a) => Scalar::Bool($body),
+            Scalar::U16($a) => Scalar::Bool($body),
             Scalar::I32($a) => Scalar::Bool($body),
             Scalar::U32($a) => Scalar::Bool($body),
             Scalar::I64($a) => Scalar::Bool($body),
             Scalar::U64($a) => Scalar::Bool($body),
+            Scalar::F16($a) => Scalar::Bool($body),
+            Scalar::BF16($a) => Scalar::Bool($body),
             Scalar::F32($a) => Scalar::Bool($body),
             Scalar::F64($a) => Scalar::Bool($body),
             Scalar::C32($a) => Scalar::Bool($body),
@@ -140,11 +170,16 @@ macro_rules! any_type {
     ($x:expr, real, |$a:ident| $body:expr) => {
         match $x {
             Scalar::Bool($a) => Scalar::Bool($body),
+            Scalar::I8($a) => Scalar::I8($body),
             Scalar::U8($a) => Scalar::U8($body),
+            Scalar::I16($a) => Scalar::I16($body),
+            Scalar::U16($a) => Scalar::U16($body),
             Scalar::I32($a) => Scalar::I32($body),
             Scalar::U32($a) => Scalar::U32($body),
             Scalar::I64($a) => Scalar::I64($body),
             Scalar::U64($a) => Scalar::U64($body),
+            Scalar::F16($a) => Scalar::F16($body),
+            Scalar::BF16($a) => Scalar::BF16($body),
             Scalar::F32($a) => Scalar::F32($body),
             Scalar::F64($a) => Scalar::F64($body),
             Scalar::C32($a) => Scalar::F32($body),
@@ -182,6 +217,8 @@ fn unary_more(op: UnaryOp, x: Scalar) -> Result<Scalar> {
             other => other,
         },
         UnaryOp::Angle => match x {
+            Scalar::F16(a) => Scalar::F16(a.angle_()),
+            Scalar::BF16(a) => Scalar::BF16(a.angle_()),
             Scalar::F32(a) => Scalar::F32(a.angle_()),
             Scalar::F64(a) => Scalar::F64(a.angle_()),
             Scalar::C32(a) => Scalar::F32(a.angle_()),
@@ -198,11 +235,16 @@ fn binary_more(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
     macro_rules! int_or_float2 {
         (|$a:ident, $b:ident| $body:expr) => {
             match (x, y) {
+                (Scalar::I8($a), Scalar::I8($b)) => Scalar::I8($body),
                 (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+                (Scalar::I16($a), Scalar::I16($b)) => Scalar::I16($body),
+                (Scalar::U16($a), Scalar::U16($b)) => Scalar::U16($body),
                 (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
                 (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
                 (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
                 (Scalar::U64($a), Scalar::U64($b)) => Scalar::U64($body),
+                (Scalar::F16($a), Scalar::F16($b)) => Scalar::F16($body),
+                (Scalar::BF16($a), Scalar::BF16($b)) => Scalar::BF16($body),
                 (Scalar::F32($a), Scalar::F32($b)) => Scalar::F32($body),
                 (Scalar::F64($a), Scalar::F64($b)) => Scalar::F64($body),
                 (other, _) => return Err(undefined(name, other)),
@@ -212,7 +254,10 @@ fn binary_more(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
     macro_rules! ints2 {
         (|$a:ident, $b:ident| $body:expr) => {
             match (x, y) {
+                (Scalar::I8($a), Scalar::I8($b)) => Scalar::I8($body),
                 (Scalar::U8($a), Scalar::U8($b)) => Scalar::U8($body),
+                (Scalar::I16($a), Scalar::I16($b)) => Scalar::I16($body),
+                (Scalar::U16($a), Scalar::U16($b)) => Scalar::U16($body),
                 (Scalar::I32($a), Scalar::I32($b)) => Scalar::I32($body),
                 (Scalar::U32($a), Scalar::U32($b)) => Scalar::U32($body),
                 (Scalar::I64($a), Scalar::I64($b)) => Scalar::I64($body),
@@ -224,6 +269,8 @@ fn binary_more(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
     macro_rules! floats2 {
         (|$a:ident, $b:ident| $body:expr) => {
             match (x, y) {
+                (Scalar::F16($a), Scalar::F16($b)) => Scalar::F16($body),
+                (Scalar::BF16($a), Scalar::BF16($b)) => Scalar::BF16($body),
                 (Scalar::F32($a), Scalar::F32($b)) => Scalar::F32($body),
                 (Scalar::F64($a), Scalar::F64($b)) => Scalar::F64($body),
                 (other, _) => return Err(undefined(name, other)),
@@ -251,11 +298,16 @@ pub(crate) fn unary(op: UnaryOp, x: Scalar) -> Result<Scalar> {
             Scalar::C32(a) => Scalar::F32(a.abs_()),
             Scalar::C64(a) => Scalar::F64(a.abs_()),
             _ => match x {
+                Scalar::I8(a) => Scalar::I8(a.abs_()),
                 Scalar::U8(a) => Scalar::U8(a.abs_()),
+                Scalar::I16(a) => Scalar::I16(a.abs_()),
+                Scalar::U16(a) => Scalar::U16(a.abs_()),
                 Scalar::I32(a) => Scalar::I32(a.abs_()),
                 Scalar::U32(a) => Scalar::U32(a.abs_()),
                 Scalar::I64(a) => Scalar::I64(a.abs_()),
                 Scalar::U64(a) => Scalar::U64(a.abs_()),
+                Scalar::F16(a) => Scalar::F16(a.abs_()),
+                Scalar::BF16(a) => Scalar::BF16(a.abs_()),
                 Scalar::F32(a) => Scalar::F32(a.abs_()),
                 Scalar::F64(a) => Scalar::F64(a.abs_()),
                 other => return Err(undefined(name, other)),
@@ -283,6 +335,8 @@ pub(crate) fn binary(op: BinaryOp, x: Scalar, y: Scalar) -> Result<Scalar> {
         BinaryOp::Mul => numeric2!(x, y, name, |a, b| a.mul(b)),
         BinaryOp::Div => numeric2!(x, y, name, |a, b| a.div(b)),
         BinaryOp::Pow => match (x, y) {
+            (Scalar::F16(a), Scalar::F16(b)) => Scalar::F16(a.pow_(b)),
+            (Scalar::BF16(a), Scalar::BF16(b)) => Scalar::BF16(a.pow_(b)),
             (Scalar::F32(a), Scalar::F32(b)) => Scalar::F32(a.pow_(b)),
             (Scalar::F64(a), Scalar::F64(b)) => Scalar::F64(a.pow_(b)),
             (other, _) => return Err(undefined(name, other)),

@@ -49,24 +49,24 @@ pub(crate) fn unary(op: UnaryOp, a: DType) -> Compiled {
         UnaryOp::Neg => map_arms!(
             a,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T,
             |x| x.neg()
         ),
         UnaryOp::Abs => map_arms!(
             a,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             <T as Abs>::Out,
             |x| x.abs_()
         ),
-        UnaryOp::Not => map_arms!(a, op, [Bool, U8, I32, U32, I64, U64], T, |x| x.not()),
-        UnaryOp::Sqrt => map_arms!(a, op, [F32, F64], T, |x| x.sqrt_()),
-        UnaryOp::Exp => map_arms!(a, op, [F32, F64], T, |x| x.exp_()),
-        UnaryOp::Log => map_arms!(a, op, [F32, F64], T, |x| x.ln_()),
-        UnaryOp::Sin => map_arms!(a, op, [F32, F64], T, |x| x.sin_()),
-        UnaryOp::Cos => map_arms!(a, op, [F32, F64], T, |x| x.cos_()),
-        UnaryOp::Tanh => map_arms!(a, op, [F32, F64], T, |x| x.tanh_()),
+        UnaryOp::Not => map_arms!(a, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x| x.not()),
+        UnaryOp::Sqrt => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.sqrt_()),
+        UnaryOp::Exp => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.exp_()),
+        UnaryOp::Log => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.ln_()),
+        UnaryOp::Sin => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.sin_()),
+        UnaryOp::Cos => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.cos_()),
+        UnaryOp::Tanh => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.tanh_()),
         other => more::unary(other, a),
     }
 }
@@ -78,7 +78,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T,
             |x, y| x.add(y)
         ),
@@ -86,7 +86,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T,
             |x, y| x.sub(y)
         ),
@@ -94,7 +94,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T,
             |x, y| x.mul(y)
         ),
@@ -102,16 +102,16 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T,
             |x, y| x.div(y)
         ),
-        BinaryOp::Pow => zip_arms!(a, b, op, [F32, F64], T, |x, y| x.pow_(y)),
+        BinaryOp::Pow => zip_arms!(a, b, op, [F16, BF16, F32, F64], T, |x, y| x.pow_(y)),
         BinaryOp::Min => zip_arms!(
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             T,
             |x, y| x.min_(y)
         ),
@@ -119,7 +119,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             T,
             |x, y| x.max_(y)
         ),
@@ -127,7 +127,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
             bool,
             |x, y| x == y
         ),
@@ -135,7 +135,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64, C32, C64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
             bool,
             |x, y| x != y
         ),
@@ -143,7 +143,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             bool,
             |x, y| x < y
         ),
@@ -151,7 +151,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             bool,
             |x, y| x <= y
         ),
@@ -159,7 +159,7 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             bool,
             |x, y| x > y
         ),
@@ -167,13 +167,13 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, U8, I32, U32, I64, U64, F32, F64],
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             bool,
             |x, y| x >= y
         ),
-        BinaryOp::And => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.and(y)),
-        BinaryOp::Or => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.or(y)),
-        BinaryOp::Xor => zip_arms!(a, b, op, [Bool, U8, I32, U32, I64, U64], T, |x, y| x.xor(y)),
+        BinaryOp::And => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.and(y)),
+        BinaryOp::Or => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.or(y)),
+        BinaryOp::Xor => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.xor(y)),
         other => more::binary(other, a, b),
     }
 }
@@ -184,11 +184,16 @@ pub(crate) fn cast(a: DType, to: DType) -> Compiled {
         ($T:ty) => {
             match to {
                 DType::Bool => kernel!(map $T => bool, |x| x.to_bool()),
+                DType::I8 => kernel!(map $T => i8, |x| x.to_i8()),
                 DType::U8 => kernel!(map $T => u8, |x| x.to_u8()),
+                DType::I16 => kernel!(map $T => i16, |x| x.to_i16()),
+                DType::U16 => kernel!(map $T => u16, |x| x.to_u16()),
                 DType::I32 => kernel!(map $T => i32, |x| x.to_i32()),
                 DType::U32 => kernel!(map $T => u32, |x| x.to_u32()),
                 DType::I64 => kernel!(map $T => i64, |x| x.to_i64()),
                 DType::U64 => kernel!(map $T => u64, |x| x.to_u64()),
+                DType::F16 => kernel!(map $T => gpuarrays_core::f16, |x| x.to_f16()),
+                DType::BF16 => kernel!(map $T => gpuarrays_core::bf16, |x| x.to_bf16()),
                 DType::F32 => kernel!(map $T => f32, |x| x.to_f32()),
                 DType::F64 => kernel!(map $T => f64, |x| x.to_f64()),
                 DType::C32 => kernel!(map $T => gpuarrays_core::Complex32, |x| x.to_c32()),

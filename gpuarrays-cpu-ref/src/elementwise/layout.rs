@@ -206,7 +206,8 @@ pub(crate) unsafe fn gather(
             }
         };
     }
-    arms!(U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64,
+    arms!(I8: i8, U8: u8, I16: i16, U16: u16, I32: i32, U32: u32, I64: i64, U64: u64,
+        F16: gpuarrays_core::f16, BF16: gpuarrays_core::bf16, F32: f32, F64: f64,
         C32: Complex32, C64: Complex64);
     Ok(())
 }
@@ -300,6 +301,7 @@ pub(crate) unsafe fn scatter(
             }
         };
     }
-    arms!(U8: u8, I32: i32, U32: u32, I64: i64, U64: u64, F32: f32, F64: f64,
+    arms!(I8: i8, U8: u8, I16: i16, U16: u16, I32: i32, U32: u32, I64: i64, U64: u64,
+        F16: gpuarrays_core::f16, BF16: gpuarrays_core::bf16, F32: f32, F64: f64,
         C32: Complex32, C64: Complex64);
 }

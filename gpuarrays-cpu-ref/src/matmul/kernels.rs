@@ -162,7 +162,7 @@ macro_rules! int_kernel {
         }
     )*};
 }
-int_kernel!(u8, i32, u32, i64, u64);
+int_kernel!(i8, u8, i16, u16, i32, u32, i64, u64);
 
 /// Independent partial sums of a dot product: two AVX registers of f32, which the compiler
 /// keeps in registers and vectorises. Lane `l` sums the products at `l, l + LANES, …`; the

@@ -12,7 +12,8 @@ mod kernels;
 use gpuarrays_core::kernel::MatmulArgs;
 use rayon::prelude::*;
 
-use gpuarrays_core::dispatch_dtype;
+use gpuarrays_core::host::semantics::Accumulate;
+use gpuarrays_core::{DType, bf16, dispatch_dtype, f16};
 
 use crate::buffer::{CpuBuffer, Stored, distinct};
 use crate::error::{CpuError, invalid_dtype};
@@ -63,7 +64,17 @@ fn tiles(m: usize, n: usize) -> Vec<(usize, usize, usize, usize)> {
     }
 }
 
-fn matmul<T: TileKernel>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+fn matmul<T: TileKernel + bytemuck::Pod>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
+    let (lhs, rhs, out) = operands::<T>(a)?;
+    compute(a, lhs, rhs, out);
+    Ok(())
+}
+
+/// The operands of `a` as slices of `T`, checked distinct from the output.
+#[allow(clippy::type_complexity)]
+fn operands<'a, T: bytemuck::Pod>(
+    a: &'a MatmulArgs<'_, CpuBuffer>,
+) -> Result<(&'a [T], &'a [T], &'a mut [T]), CpuError> {
     distinct(a.a, a.output)?;
     distinct(a.b, a.output)?;
     let (m, n, k) = (a.m, a.n, a.k);
@@ -74,9 +85,32 @@ fn matmul<T: TileKernel>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> 
     let rhs: &[T] = unsafe { a.b.slice(a.b_offset, span(a.b_batch_stride, k * n))? };
     // SAFETY: as above.
     let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, a.batch * m * n)? };
+    Ok((lhs, rhs, out))
+}
+
+/// f16 and bf16: the operands widened to f32 (exact), multiplied and summed in f32, each
+/// result rounded once, as cuBLAS's and rocBLAS's half products with f32 accumulation do.
+fn matmul_half<H: Accumulate<Acc = f32> + bytemuck::Pod>(
+    a: &MatmulArgs<'_, CpuBuffer>,
+) -> Result<(), CpuError> {
+    let (lhs, rhs, out) = operands::<H>(a)?;
+    let widen = |x: &[H]| -> Vec<f32> { x.par_iter().map(|&v| v.widen()).collect() };
+    let (lhs, rhs) = (widen(lhs), widen(rhs));
+    let mut wide = vec![0f32; out.len()];
+    compute(a, &lhs, &rhs, &mut wide);
+    out.par_iter_mut()
+        .zip(&wide)
+        .with_min_len(crate::parallel::min_len())
+        .for_each(|(o, &w)| *o = H::narrow(w));
+    Ok(())
+}
+
+/// `out = lhs · rhs` for the dimensions of `a`, in parallel over tiles.
+fn compute<T: TileKernel>(a: &MatmulArgs<'_, CpuBuffer>, lhs: &[T], rhs: &[T], out: &mut [T]) {
+    let (m, n, k) = (a.m, a.n, a.k);
     if k == 0 {
         out.fill(T::ZERO);
-        return Ok(());
+        return;
     }
     let per_matrix = tiles(m, n);
     let jobs: Vec<(usize, (usize, usize, usize, usize))> = (0..a.batch)
@@ -112,12 +146,15 @@ fn matmul<T: TileKernel>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> 
             // `n == 1` (the matrix-vector kernel) `ldb` is 1.
             unsafe { kernel(tile, at, bt, c.add(b * m * n + i0 * n + j0)) };
         });
-    Ok(())
 }
 
 pub(crate) fn run(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    dispatch_dtype!(a.dtype, [U8, I32, U32, I64, U64, F32, F64, C32, C64],
-        T => matmul::<Stored<T>>(a), else other => invalid_dtype("matmul", other))
+    match a.dtype {
+        DType::F16 => matmul_half::<f16>(a),
+        DType::BF16 => matmul_half::<bf16>(a),
+        _ => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            T => matmul::<Stored<T>>(a), else other => invalid_dtype("matmul", other)),
+    }
 }
 
 #[cfg(test)]

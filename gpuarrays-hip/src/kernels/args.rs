@@ -97,7 +97,12 @@ impl KernelArgs {
     pub fn scalar(&mut self, s: &Scalar) -> &mut Self {
         match *s {
             Scalar::Bool(v) => self.word(u64::from(v)),
+            Scalar::I8(v) => self.word(u64::from(v as u8)),
             Scalar::U8(v) => self.word(u64::from(v)),
+            Scalar::I16(v) => self.word(u64::from(v as u16)),
+            Scalar::U16(v) => self.word(u64::from(v)),
+            Scalar::F16(v) => self.word(u64::from(v.to_bits())),
+            Scalar::BF16(v) => self.word(u64::from(v.to_bits())),
             Scalar::I32(v) => self.word(u64::from(v as u32)),
             Scalar::U32(v) => self.word(u64::from(v)),
             Scalar::I64(v) => self.word(v as u64),

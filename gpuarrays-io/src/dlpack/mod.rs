@@ -81,7 +81,12 @@ pub trait DlpackBackend: Backend {
 pub(crate) fn dl_dtype(dtype: DType) -> DLDataType {
     let (code, bits) = match dtype {
         DType::Bool => (KDL_BOOL, 8),
+        DType::I8 => (KDL_INT, 8),
         DType::U8 => (KDL_UINT, 8),
+        DType::I16 => (KDL_INT, 16),
+        DType::U16 => (KDL_UINT, 16),
+        DType::F16 => (KDL_FLOAT, 16),
+        DType::BF16 => (KDL_BFLOAT, 16),
         DType::I32 => (KDL_INT, 32),
         DType::U32 => (KDL_UINT, 32),
         DType::I64 => (KDL_INT, 64),
@@ -102,7 +107,12 @@ pub(crate) fn dl_dtype(dtype: DType) -> DLDataType {
 pub(crate) fn from_dl_dtype(t: DLDataType) -> Result<DType> {
     let dtype = match (t.code, t.bits, t.lanes) {
         (KDL_BOOL, 8, 1) => Some(DType::Bool),
+        (KDL_INT, 8, 1) => Some(DType::I8),
         (KDL_UINT, 8, 1) => Some(DType::U8),
+        (KDL_INT, 16, 1) => Some(DType::I16),
+        (KDL_UINT, 16, 1) => Some(DType::U16),
+        (KDL_FLOAT, 16, 1) => Some(DType::F16),
+        (KDL_BFLOAT, 16, 1) => Some(DType::BF16),
         (KDL_INT, 32, 1) => Some(DType::I32),
         (KDL_UINT, 32, 1) => Some(DType::U32),
         (KDL_INT, 64, 1) => Some(DType::I64),

@@ -11,7 +11,16 @@ pub fn sample_element(dtype: DType, i: usize) -> Vec<u8> {
     let k = i as i64;
     match dtype {
         DType::Bool => vec![u8::from(i % 3 == 0)],
+        DType::I8 => vec![(i * 37 % 256) as u8],
         DType::U8 => vec![(i * 37 % 256) as u8],
+        DType::I16 => ((k * 7919 % 65536 - 32768) as i16).to_le_bytes().to_vec(),
+        DType::U16 => ((k * 40503 % 65536) as u16).to_le_bytes().to_vec(),
+        DType::F16 => gpuarrays_core::f16::from_f64(k as f64 * 0.37 - 3.5)
+            .to_le_bytes()
+            .to_vec(),
+        DType::BF16 => gpuarrays_core::bf16::from_f64(k as f64 * -1.5e5 + 0.125)
+            .to_le_bytes()
+            .to_vec(),
         DType::I32 => ((k * 7919 - 50_000) as i32).to_le_bytes().to_vec(),
         DType::U32 => ((k * 2_654_435_761 % 4_294_967_296) as u32)
             .to_le_bytes()

@@ -94,6 +94,9 @@ pub const fn ty(d: DType) -> &'static str {
         DType::F64 => "f64",
         DType::C32 => "vec2<f32>",
         DType::C64 => "vec2<f64>",
+        // `capability::supports` refuses every kernel of these types; a name no WGSL
+        // type has makes a shader that reaches here fail validation instead of running.
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => "no_wgsl_type_for_this_dtype",
     }
 }
 
@@ -108,6 +111,7 @@ pub fn load(d: DType, b: &str, i: &str) -> String {
         DType::I64 => format!("bitcast<i64>({b}[{i}])"),
         DType::C32 => format!("vec2<f32>(bitcast<f32>({b}[{i}]), bitcast<f32>({b}[({i}) + 1u]))"),
         DType::C64 => format!("vec2<f64>({b}[{i}], {b}[({i}) + 1u])"),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_load_for_{}({b}[{i}])", d.name()),
     }
 }
 
@@ -127,6 +131,7 @@ pub fn store(d: DType, b: &str, i: &str, v: &str) -> String {
         // Callers pack bytes into words themselves.
         DType::Bool => format!("/* byte store */ {b}[{i}] = select(0u, 1u, {v});"),
         DType::U8 => format!("/* byte store */ {b}[{i}] = {v};"),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_store_for_{}({b}[{i}], {v});", d.name()),
     }
 }
 
@@ -157,6 +162,7 @@ pub fn lit(d: DType, v: i64) -> String {
         DType::F64 => format!("f64({v}.0lf)"),
         DType::C32 => format!("vec2<f32>({v}.0, 0.0)"),
         DType::C64 => format!("vec2<f64>({v}.0lf, 0.0lf)"),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_literal_for_{}({v})", d.name()),
     }
 }
 

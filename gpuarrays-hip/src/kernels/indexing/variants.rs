@@ -71,7 +71,13 @@ fn lanes(dtype: DType) -> Option<(&'static str, usize, &'static str, &'static st
         DType::C32 => ("f32", 2, f32_id, f32_is),
         DType::F64 => ("f64", 1, f64_id, f64_is),
         DType::C64 => ("f64", 2, f64_id, f64_is),
-        DType::Bool | DType::U8 => return None,
+        DType::Bool
+        | DType::I8
+        | DType::U8
+        | DType::I16
+        | DType::U16
+        | DType::F16
+        | DType::BF16 => return None,
     })
 }
 

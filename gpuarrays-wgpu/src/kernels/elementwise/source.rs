@@ -109,6 +109,10 @@ fn scalar_expr(d: DType, w: usize) -> String {
         ),
         DType::F64 => format!("pf[{}u]", w / 2),
         DType::C64 => format!("vec2<f64>(pf[{}u], pf[{}u])", w / 2, w / 2 + 1),
+        // Refused by `capability::supports`; an unknown name fails validation.
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            format!("no_wgsl_scalar_for_{}({w}u)", d.name())
+        }
     }
 }
 

@@ -91,6 +91,14 @@ fn scheme(op: ScatterOp, dtype: DType) -> Result<Scheme, Error> {
         (ScatterOp::Add, DType::F32) => Scheme::Direct(Direct::AddF32),
         (ScatterOp::Add, DType::C32) => Scheme::Direct(Direct::AddC32),
         (ScatterOp::Add, DType::F64 | DType::C64) => Scheme::List,
+        (ScatterOp::Add, DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16) => {
+            return Err(Error::InvalidDType {
+                op: ScatterOp::Add.name().into(),
+                dtype,
+                hint: "the wgpu backend has no kernels for this type (its `supports` says so)"
+                    .into(),
+            });
+        }
         (ScatterOp::Add, DType::Bool) => {
             return Err(Error::InvalidDType {
                 op: ScatterOp::Add.name().into(),
