@@ -81,9 +81,23 @@ pub fn f64_specials() -> Vec<f64> {
 fn half_values(bf: bool) -> Vec<f64> {
     // The smallest subnormal, the smallest normal, ε, MAX; ln MAX and ln(smallest subnormal).
     let (sub, tiny, eps, max, exp_over, exp_under) = if bf {
-        (2f64.powi(-133), 2f64.powi(-126), 2f64.powi(-7), 3.3895313892515355e38, 89.0, -93.0)
+        (
+            2f64.powi(-133),
+            2f64.powi(-126),
+            2f64.powi(-7),
+            3.3895313892515355e38,
+            89.0,
+            -93.0,
+        )
     } else {
-        (2f64.powi(-24), 2f64.powi(-14), 2f64.powi(-10), 65504.0, 11.125, -17.5)
+        (
+            2f64.powi(-24),
+            2f64.powi(-14),
+            2f64.powi(-10),
+            65504.0,
+            11.125,
+            -17.5,
+        )
     };
     let mut v = vec![
         f64::INFINITY,
@@ -122,7 +136,12 @@ fn half_values(bf: bool) -> Vec<f64> {
         -1.5,
     ];
     if bf {
-        v.extend([2147483648.0, -2147483648.0, 4294967296.0, 9223372036854775808.0]);
+        v.extend([
+            2147483648.0,
+            -2147483648.0,
+            4294967296.0,
+            9223372036854775808.0,
+        ]);
     } else {
         // Where consecutive f16 values are 2 apart (integers stop being exact).
         v.extend([2048.0, 2050.0]);

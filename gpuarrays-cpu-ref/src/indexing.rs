@@ -135,8 +135,10 @@ fn scatter<T: Pod + Send + Sync>(
 pub(crate) fn run_scatter(a: &ScatterArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     match a.op {
         ScatterOp::Assign => dispatch_dtype!(a.dtype, T => scatter::<Stored<T>>(a, |t, v| *t = v)),
-        ScatterOp::Add => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+        ScatterOp::Add => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
             T => scatter::<Stored<T>>(a, |t, v| *t = t.add(v)),
-            else other => invalid_dtype("scatter_add", other)),
+            else other => invalid_dtype("scatter_add", other))
+        }
     }
 }

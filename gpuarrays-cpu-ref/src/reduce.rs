@@ -286,22 +286,34 @@ fn argmax<T: Ordered>(
 pub(crate) fn run(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     let name = a.op.name();
     match a.op {
-        ReduceOp::Sum => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
-            T => sum::<Stored<T>>(a), else other => invalid_dtype(name, other)),
-        ReduceOp::Prod => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
-            T => prod::<Stored<T>>(a), else other => invalid_dtype(name, other)),
+        ReduceOp::Sum => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            T => sum::<Stored<T>>(a), else other => invalid_dtype(name, other))
+        }
+        ReduceOp::Prod => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            T => prod::<Stored<T>>(a), else other => invalid_dtype(name, other))
+        }
         ReduceOp::Min if a.dtype == DType::Bool => min::<u8>(a, bool_byte),
         ReduceOp::Max if a.dtype == DType::Bool => max::<u8>(a, bool_byte),
         ReduceOp::ArgMin if a.dtype == DType::Bool => argmin::<u8>(a, bool_byte),
         ReduceOp::ArgMax if a.dtype == DType::Bool => argmax::<u8>(a, bool_byte),
-        ReduceOp::Min => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
-            T => min::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::Max => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
-            T => max::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMin => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
-            T => argmin::<T>(a, same), else other => invalid_dtype(name, other)),
-        ReduceOp::ArgMax => dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
-            T => argmax::<T>(a, same), else other => invalid_dtype(name, other)),
+        ReduceOp::Min => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T => min::<T>(a, same), else other => invalid_dtype(name, other))
+        }
+        ReduceOp::Max => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T => max::<T>(a, same), else other => invalid_dtype(name, other))
+        }
+        ReduceOp::ArgMin => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T => argmin::<T>(a, same), else other => invalid_dtype(name, other))
+        }
+        ReduceOp::ArgMax => {
+            dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T => argmax::<T>(a, same), else other => invalid_dtype(name, other))
+        }
         ReduceOp::Any if a.dtype == DType::Bool => any::<u8>(a, bool_byte),
         ReduceOp::All if a.dtype == DType::Bool => all::<u8>(a, bool_byte),
         ReduceOp::Any | ReduceOp::All => invalid_dtype(name, a.dtype),

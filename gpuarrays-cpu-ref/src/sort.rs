@@ -28,7 +28,7 @@ fn sort<T: Ordered>(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
 
 /// Sorts rows ascending, NaNs last (bool is sorted as its byte: false < true).
 pub(crate) fn run(a: &SortArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+    dispatch_dtype!(a.dtype, [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
         T => sort::<Stored<T>>(a), else other => invalid_dtype("sort", other))
 }
 

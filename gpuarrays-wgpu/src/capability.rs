@@ -58,7 +58,9 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
     ) && op != OpKind::Storage
     {
         return Support::no(
-            format!("the wgpu backend does not generate {op} kernels for {dtype} (WGSL has no 8- or 16-bit integers, and f16 needs SHADER_F16)"),
+            format!(
+                "the wgpu backend does not generate {op} kernels for {dtype} (WGSL has no 8- or 16-bit integers, and f16 needs SHADER_F16)"
+            ),
             Some("compute on the CPU backend (`to_backend`), or hold the data as i32 or f32"),
         );
     }

@@ -12,6 +12,7 @@ use crate::host::{HostArray, HostData};
 /// The value of a real float scalar, as f64.
 fn real(s: Scalar) -> f64 {
     match s {
+        Scalar::F16(_) | Scalar::BF16(_) => super::value::real(s),
         Scalar::F32(v) => f64::from(v),
         Scalar::F64(v) => v,
         _ => f64::NAN,

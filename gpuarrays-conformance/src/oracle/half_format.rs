@@ -40,7 +40,11 @@ impl Format {
         let frac = u32::from(bits) & ((1 << self.frac_bits) - 1);
         let frac_f = f64::from(frac) / f64::from(1u32 << self.frac_bits);
         if exp == self.max_exp_field() {
-            return if frac == 0 { sign * f64::INFINITY } else { f64::NAN };
+            return if frac == 0 {
+                sign * f64::INFINITY
+            } else {
+                f64::NAN
+            };
         }
         if exp == 0 {
             return sign * frac_f * 2f64.powi(self.emin());
@@ -161,13 +165,19 @@ mod tests {
     fn rounding_is_to_nearest_even_with_overflow_to_infinity() {
         // Ties between 1 and 1 + 2^-10 go to even (1); just above goes up.
         assert_eq!(F16.round(1.0 + 2f64.powi(-11)), 1.0);
-        assert_eq!(F16.round(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), 1.0 + 2f64.powi(-10));
+        assert_eq!(
+            F16.round(1.0 + 2f64.powi(-11) + 2f64.powi(-40)),
+            1.0 + 2f64.powi(-10)
+        );
         assert_eq!(F16.round(65519.0), 65504.0);
         assert_eq!(F16.round(65520.0), f64::INFINITY);
         assert_eq!(F16.round(-1e10), f64::NEG_INFINITY);
         // The smallest subnormal 2^-24; half of it ties to 0.
         assert_eq!(F16.round(2f64.powi(-25)), 0.0);
         assert_eq!(F16.round(1.5 * 2f64.powi(-25)), 2f64.powi(-24));
-        assert_eq!(BF16.round(1.0 + 2f64.powi(-8) + 2f64.powi(-30)), 1.0 + 2f64.powi(-7));
+        assert_eq!(
+            BF16.round(1.0 + 2f64.powi(-8) + 2f64.powi(-30)),
+            1.0 + 2f64.powi(-7)
+        );
     }
 }

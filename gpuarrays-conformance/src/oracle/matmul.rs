@@ -1,7 +1,8 @@
 //! The oracle of matrix products: three plain loops per output element, accumulating in
 //! i128 (integers, modulo 2^128), compensated f64 (reals) or compensated complex f64. Each
 //! product of two elements is rounded in the element type (so it overflows, or turns
-//! infinities into NaN, where the element type's arithmetic does); only the sum is wide.
+//! infinities into NaN, where the element type's arithmetic does), f16 and bf16 products in
+//! f32, the type their products are documented to accumulate in; only the sum is wide.
 
 use gpuarrays_core::{Complex64, DType};
 
@@ -70,10 +71,15 @@ pub(super) fn broadcast_batch(ba: usize, bb: usize) -> Option<usize> {
 pub(super) fn dot(terms: impl Iterator<Item = (Wide, Wide)>, t: DType) -> gpuarrays_core::Scalar {
     let mut int: i128 = 0;
     let (mut re, mut im) = (CompensatedSum::default(), CompensatedSum::default());
+    let product_type = if matches!(t, DType::F16 | DType::BF16) {
+        DType::F32
+    } else {
+        t
+    };
     for pair in terms {
         match pair {
             (Wide::Int(x), Wide::Int(y)) => int = int.wrapping_add(x.wrapping_mul(y)),
-            (Wide::Real(x), Wide::Real(y)) => re.add(round_to(t, x * y)),
+            (Wide::Real(x), Wide::Real(y)) => re.add(round_to(product_type, x * y)),
             (Wide::Complex(x), Wide::Complex(y)) => {
                 let p = complex_mul(x, y, t);
                 re.add(p.re);

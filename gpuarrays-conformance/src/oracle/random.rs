@@ -8,6 +8,7 @@ use gpuarrays_core::kernel::random::philox4x32_10;
 use gpuarrays_core::{DType, Scalar};
 
 use super::rules::{self, Expected};
+use super::value::from_real;
 use crate::host::{HostArray, HostData};
 
 const TWO_POW_24: f64 = 16_777_216.0;
@@ -31,7 +32,7 @@ fn words(seed: u64, draw: u64, per: u64) -> [u32; 4] {
 /// element, a normal draw the two elements of a Box–Muller pair.
 fn per_draw(dist: Distribution, dtype: DType) -> u64 {
     match (dist, dtype) {
-        (Distribution::Uniform, DType::F32) => 1,
+        (Distribution::Uniform, DType::F32 | DType::F16 | DType::BF16) => 1,
         (Distribution::Normal, DType::F64) => 4,
         _ => 2,
     }
@@ -49,7 +50,16 @@ fn draw(dist: Distribution, dtype: DType, r: [u32; 4], branch: u64) -> Scalar {
         (Distribution::Uniform, DType::F32) => {
             Scalar::F32(((r[0] >> 8) as f64 / TWO_POW_24) as f32)
         }
+        // The top 11 (f16) or 8 (bf16) bits: exact in the type.
+        (Distribution::Uniform, DType::F16) => from_real(f64::from(r[0] >> 21) / 2048.0, dtype),
+        (Distribution::Uniform, DType::BF16) => from_real(f64::from(r[0] >> 24) / 256.0, dtype),
         (Distribution::Uniform, _) => Scalar::F64(unit53(r[0], r[1])),
+        // The f32 pair, rounded once to the type.
+        (Distribution::Normal, DType::F16 | DType::BF16) => {
+            let u1 = ((r[0] >> 8) as f64 + 1.0) / TWO_POW_24;
+            let u2 = (r[1] >> 8) as f64 / TWO_POW_24;
+            from_real(box_muller(u1, u2, branch), dtype)
+        }
         (Distribution::Normal, DType::F32) => {
             let u1 = ((r[0] >> 8) as f64 + 1.0) / TWO_POW_24;
             let u2 = (r[1] >> 8) as f64 / TWO_POW_24;

@@ -24,11 +24,18 @@ fn numeric(t: DType) -> bool {
 fn integer(t: DType) -> bool {
     matches!(
         t,
-        DType::U8 | DType::I32 | DType::U32 | DType::I64 | DType::U64
+        DType::I8
+            | DType::U8
+            | DType::I16
+            | DType::U16
+            | DType::I32
+            | DType::U32
+            | DType::I64
+            | DType::U64
     )
 }
 fn float(t: DType) -> bool {
-    matches!(t, DType::F32 | DType::F64)
+    matches!(t, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
 }
 fn complex(t: DType) -> bool {
     matches!(t, DType::C32 | DType::C64)

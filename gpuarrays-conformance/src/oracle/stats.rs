@@ -18,6 +18,8 @@ use crate::host::{HostArray, HostData};
 fn moment_type(t: DType) -> Result<DType, Expected> {
     match t {
         DType::Bool => Err(INVALID_DTYPE),
+        DType::F16 => Ok(DType::F16),
+        DType::BF16 => Ok(DType::BF16),
         DType::F32 | DType::C32 => Ok(DType::F32),
         _ => Ok(DType::F64),
     }

@@ -68,7 +68,11 @@ fn int_to_half(x: i128, bf: bool) -> f64 {
     }
     let shift = bits - if bf { 8 } else { 11 };
     let (q, rem, tie) = (m >> shift, m & ((1 << shift) - 1), 1u128 << (shift - 1));
-    let q = if rem > tie || (rem == tie && q & 1 == 1) { q + 1 } else { q };
+    let q = if rem > tie || (rem == tie && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
     let v = q as f64 * 2f64.powi(shift);
     round_half(bf, if x < 0 { -v } else { v })
 }

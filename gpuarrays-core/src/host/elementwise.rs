@@ -8,11 +8,11 @@
 
 use super::storage::HostStorage;
 use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::host::values::{binary, unary};
 use crate::kernel::{ElementwiseArgs, Node, Operand, Program, random};
 use crate::scalar::Scalar;
-use crate::element::Element;
 
 /// One input's bytes: its span, and the element position the span starts at.
 struct Span {
@@ -79,11 +79,23 @@ fn draw(dist: random::Distribution, dtype: DType, seed: Scalar, index: u64) -> R
         (random::Distribution::Uniform, DType::F64) => Scalar::F64(random::uniform_f64(words)),
         (random::Distribution::Normal, DType::F32) => Scalar::F32(random::normal_f32(words)[k]),
         (random::Distribution::Normal, DType::F64) => Scalar::F64(random::normal_f64(words)[k]),
+        (random::Distribution::Uniform, DType::F16) => {
+            Scalar::F16(half::f16::from_f32(random::uniform_half(words, 11)))
+        }
+        (random::Distribution::Uniform, DType::BF16) => {
+            Scalar::BF16(half::bf16::from_f32(random::uniform_half(words, 8)))
+        }
+        (random::Distribution::Normal, DType::F16) => {
+            Scalar::F16(half::f16::from_f32(random::normal_f32(words)[k]))
+        }
+        (random::Distribution::Normal, DType::BF16) => {
+            Scalar::BF16(half::bf16::from_f32(random::normal_f32(words)[k]))
+        }
         _ => {
             return Err(Error::invalid_dtype(
                 "random",
                 dtype,
-                "random numbers are f32 or f64",
+                "random numbers are floats",
             ));
         }
     })

@@ -91,10 +91,14 @@ impl ExactF64 for f64 {
 /// `v` (of a primitive type `$t`) rounded once to the half type `$h`.
 macro_rules! half_from_exact {
     ($v:expr, $t:ty, f16) => {
-        $crate::host::half_types::f16_from_f64(<$t as $crate::host::half_types::ExactF64>::exact_f64($v))
+        $crate::host::half_types::f16_from_f64(
+            <$t as $crate::host::half_types::ExactF64>::exact_f64($v),
+        )
     };
     ($v:expr, $t:ty, bf16) => {
-        $crate::host::half_types::bf16_from_f64(<$t as $crate::host::half_types::ExactF64>::exact_f64($v))
+        $crate::host::half_types::bf16_from_f64(
+            <$t as $crate::host::half_types::ExactF64>::exact_f64($v),
+        )
     };
 }
 pub(crate) use half_from_exact;

@@ -117,7 +117,9 @@ macro_rules! accumulate_as_itself {
         }
     )*};
 }
-accumulate_as_itself!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
+accumulate_as_itself!(
+    i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64
+);
 
 macro_rules! accumulate_in_f32 {
     ($($t:ty),*) => {$(

@@ -29,7 +29,7 @@ fn sort_typed<T: Pod + Ordered, B: HostStorage>(
 
 /// Sorts rows in place on the host (bool as its byte: false < true).
 pub fn sort<B: HostStorage>(backend: &B, a: &SortArgs<'_, B::Buffer>) -> Result<()> {
-    crate::dispatch_dtype!(a.dtype, [Bool, U8, I32, U32, I64, U64, F32, F64],
+    crate::dispatch_dtype!(a.dtype, [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
     T => sort_typed::<Stored<T>, B>(backend, a),
     else other => Err(Error::invalid_dtype(
         "sort",

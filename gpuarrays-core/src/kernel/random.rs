@@ -22,6 +22,10 @@
 //!    `ρ = sqrt(-2 ln u1)`, `θ = 2π · u2` (one rounded product in the output type), and the
 //!    pair is `(ρ · cos θ, ρ · sin θ)`: element `2k` the cosine, `2k + 1` the sine.
 //!
+//! 3. f16 and bf16 (`p` = 11 or 8 significant bits): a uniform takes one word,
+//!    `(r0 >> (32 − p)) · 2⁻ᵖ`, exact in the type and in [0, 1) (rounding an f32 uniform
+//!    could give 1); a normal pair is the f32 pair, each element rounded once to the type.
+//!
 //! Every step before the final `ln`/`sqrt`/`cos`/`sin` is exact integer or exactly-rounded
 //! float arithmetic (the product `θ` is one correctly rounded multiplication everywhere), so
 //! uniforms are bit-identical across backends and normals differ only by the rounding of
@@ -134,10 +138,11 @@ pub fn philox_words(seed: u64, counter: u64) -> [u32; 4] {
     )
 }
 
-/// Stream words one draw of `dist` in `dtype` takes (1, 2 or 4; f32 or f64 only).
+/// Stream words one draw of `dist` in `dtype` takes (1, 2 or 4; float types only).
 pub fn words_per_draw(dist: Distribution, dtype: DType) -> u32 {
     match (dist, dtype) {
-        (Distribution::Uniform, DType::F64) | (Distribution::Normal, DType::F32) => 2,
+        (Distribution::Uniform, DType::F64)
+        | (Distribution::Normal, DType::F32 | DType::F16 | DType::BF16) => 2,
         (Distribution::Normal, DType::F64) => 4,
         _ => 1,
     }
@@ -168,6 +173,11 @@ const TWO_POW_M53: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 pub fn uniform_f32(r: [u32; 4]) -> f32 {
     (r[0] >> 8) as f32 * TWO_POW_M24
+}
+
+/// A uniform f16 (`bits` 11) or bf16 (`bits` 8) draw, as the f32 that holds it exactly.
+pub fn uniform_half(r: [u32; 4], bits: u32) -> f32 {
+    (r[0] >> (32 - bits)) as f32 / (1u32 << bits) as f32
 }
 
 fn unit_f64(a: u32, b: u32) -> f64 {

@@ -47,7 +47,9 @@ pub enum SortOrder {
 const LOW32: u64 = 0xFFFF_FFFF;
 
 /// The order key of every element of `x` (any layout), as u32 for types of up to four
-/// bytes and u64 for eight-byte types.
+/// bytes and u64 for eight-byte types: unsigned integers whose order is the elements'
+/// (signed integers with the sign bit flipped; floats by their bits, negatives inverted,
+/// both zeros one key, every NaN the largest).
 pub(crate) fn order_key<B: Backend>(
     op: &str,
     x: &RawArray<B>,
@@ -63,7 +65,13 @@ pub(crate) fn order_key<B: Backend>(
             .select(max, val().eq(0.0).select(sign, finite))
     };
     let key = match x.dtype {
-        DType::Bool | DType::U8 => val().cast(DType::U32),
+        DType::Bool | DType::U8 | DType::U16 => val().cast(DType::U32),
+        DType::I8 => bits(DType::U8).cast(DType::U32) ^ Scalar::U32(1 << 7),
+        DType::I16 => bits(DType::U16).cast(DType::U32) ^ Scalar::U32(1 << 15),
+        // The 16-bit float keys, widened (a cast of an unsigned key keeps its order).
+        DType::F16 | DType::BF16 => {
+            float(DType::U16, Scalar::U16(1 << 15), Scalar::U16(u16::MAX)).cast(DType::U32)
+        }
         DType::U32 | DType::U64 => val(),
         DType::I32 => bits(DType::U32) ^ Scalar::U32(1 << 31),
         DType::I64 => bits(DType::U64) ^ Scalar::U64(1 << 63),

@@ -24,6 +24,8 @@ use crate::shape;
 /// The type of a mean, variance or standard deviation of `t`, or why there is none.
 pub fn moment_dtype(op: &str, t: DType) -> Result<DType> {
     match t {
+        // The half types stay themselves (as in NumPy); their sums accumulate in f32.
+        DType::F16 | DType::BF16 => Ok(t),
         DType::F32 | DType::C32 => Ok(DType::F32),
         DType::F64 | DType::C64 => Ok(DType::F64),
         DType::Bool => Err(Error::invalid_dtype(
@@ -135,9 +137,11 @@ impl<B: Backend> RawArray<B> {
     }
 }
 
-/// The value of a 0-d real (f32 or f64) array, as f64.
+/// The value of a 0-d real (f16, bf16, f32 or f64) array, as f64.
 pub(crate) fn real_item<B: Backend>(r: RawArray<B>) -> Result<f64> {
     match r.dtype {
+        DType::F16 => Ok(r.into_typed::<half::f16>()?.item()?.to_f64()),
+        DType::BF16 => Ok(r.into_typed::<half::bf16>()?.item()?.to_f64()),
         DType::F32 => Ok(r.into_typed::<f32>()?.item()? as f64),
         _ => r.into_typed::<f64>()?.item(),
     }

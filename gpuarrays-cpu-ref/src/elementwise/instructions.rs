@@ -9,7 +9,7 @@
 #![allow(clippy::bool_comparison)] // generic comparisons also instantiate for bool, where `a < b` is the definition
 
 use gpuarrays_core::kernel::{BinaryOp, Distribution, UnaryOp, random};
-use gpuarrays_core::{DType, Element, dispatch_dtype};
+use gpuarrays_core::{DType, Element, bf16, dispatch_dtype, f16};
 
 use super::kernel::Kernel;
 use super::multiversion::kernel;
@@ -49,18 +49,28 @@ pub(crate) fn unary(op: UnaryOp, a: DType) -> Compiled {
         UnaryOp::Neg => map_arms!(
             a,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x| x.neg()
         ),
         UnaryOp::Abs => map_arms!(
             a,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             <T as Abs>::Out,
             |x| x.abs_()
         ),
-        UnaryOp::Not => map_arms!(a, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x| x.not()),
+        UnaryOp::Not => map_arms!(
+            a,
+            op,
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x| x.not()
+        ),
         UnaryOp::Sqrt => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.sqrt_()),
         UnaryOp::Exp => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.exp_()),
         UnaryOp::Log => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.ln_()),
@@ -78,7 +88,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x, y| x.add(y)
         ),
@@ -86,7 +98,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x, y| x.sub(y)
         ),
@@ -94,7 +108,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x, y| x.mul(y)
         ),
@@ -102,7 +118,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+            [
+                I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x, y| x.div(y)
         ),
@@ -111,7 +129,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             T,
             |x, y| x.min_(y)
         ),
@@ -119,7 +139,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             T,
             |x, y| x.max_(y)
         ),
@@ -127,7 +149,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             bool,
             |x, y| x == y
         ),
@@ -135,7 +159,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             bool,
             |x, y| x != y
         ),
@@ -143,7 +169,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             bool,
             |x, y| x < y
         ),
@@ -151,7 +179,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             bool,
             |x, y| x <= y
         ),
@@ -159,7 +189,9 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             bool,
             |x, y| x > y
         ),
@@ -167,13 +199,36 @@ pub(crate) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             bool,
             |x, y| x >= y
         ),
-        BinaryOp::And => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.and(y)),
-        BinaryOp::Or => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.or(y)),
-        BinaryOp::Xor => zip_arms!(a, b, op, [Bool, I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.xor(y)),
+        BinaryOp::And => zip_arms!(
+            a,
+            b,
+            op,
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x, y| x.and(y)
+        ),
+        BinaryOp::Or => zip_arms!(
+            a,
+            b,
+            op,
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x, y| x.or(y)
+        ),
+        BinaryOp::Xor => zip_arms!(
+            a,
+            b,
+            op,
+            [Bool, I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x, y| x.xor(y)
+        ),
         other => more::binary(other, a, b),
     }
 }
@@ -248,6 +303,22 @@ pub(crate) fn random(dist: Distribution, dtype: DType, seed: DType) -> Compiled 
             draw!(f64, Uniform, F64, |r| [random::uniform_f64(r)])
         }
         (Distribution::Normal, DType::F32) => draw!(f32, Normal, F32, random::normal_f32),
+        (Distribution::Uniform, DType::F16) => {
+            draw!(f16, Uniform, F16, |r| [f16::from_f32(
+                random::uniform_half(r, 11)
+            )])
+        }
+        (Distribution::Uniform, DType::BF16) => {
+            draw!(bf16, Uniform, BF16, |r| [bf16::from_f32(
+                random::uniform_half(r, 8)
+            )])
+        }
+        (Distribution::Normal, DType::F16) => draw!(f16, Normal, F16, |r| {
+            random::normal_f32(r).map(f16::from_f32)
+        }),
+        (Distribution::Normal, DType::BF16) => draw!(bf16, Normal, BF16, |r| {
+            random::normal_f32(r).map(bf16::from_f32)
+        }),
         (Distribution::Normal, DType::F64) => draw!(f64, Normal, F64, random::normal_f64),
         _ => {
             return Err(invalid(format!(

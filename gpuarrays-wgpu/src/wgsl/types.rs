@@ -96,7 +96,9 @@ pub const fn ty(d: DType) -> &'static str {
         DType::C64 => "vec2<f64>",
         // `capability::supports` refuses every kernel of these types; a name no WGSL
         // type has makes a shader that reaches here fail validation instead of running.
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => "no_wgsl_type_for_this_dtype",
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            "no_wgsl_type_for_this_dtype"
+        }
     }
 }
 
@@ -111,7 +113,9 @@ pub fn load(d: DType, b: &str, i: &str) -> String {
         DType::I64 => format!("bitcast<i64>({b}[{i}])"),
         DType::C32 => format!("vec2<f32>(bitcast<f32>({b}[{i}]), bitcast<f32>({b}[({i}) + 1u]))"),
         DType::C64 => format!("vec2<f64>({b}[{i}], {b}[({i}) + 1u])"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_load_for_{}({b}[{i}])", d.name()),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            format!("no_wgsl_load_for_{}({b}[{i}])", d.name())
+        }
     }
 }
 
@@ -131,7 +135,9 @@ pub fn store(d: DType, b: &str, i: &str, v: &str) -> String {
         // Callers pack bytes into words themselves.
         DType::Bool => format!("/* byte store */ {b}[{i}] = select(0u, 1u, {v});"),
         DType::U8 => format!("/* byte store */ {b}[{i}] = {v};"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_store_for_{}({b}[{i}], {v});", d.name()),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            format!("no_wgsl_store_for_{}({b}[{i}], {v});", d.name())
+        }
     }
 }
 
@@ -162,7 +168,9 @@ pub fn lit(d: DType, v: i64) -> String {
         DType::F64 => format!("f64({v}.0lf)"),
         DType::C32 => format!("vec2<f32>({v}.0, 0.0)"),
         DType::C64 => format!("vec2<f64>({v}.0lf, 0.0lf)"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => format!("no_wgsl_literal_for_{}({v})", d.name()),
+        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            format!("no_wgsl_literal_for_{}({v})", d.name())
+        }
     }
 }
 

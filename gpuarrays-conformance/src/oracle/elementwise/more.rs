@@ -113,6 +113,8 @@ fn float_rem(x: f64, y: f64, out: DType) -> Scalar {
     if (m < 0.0) == (y < 0.0) {
         return from_real(m, out);
     }
+    // The addition rounded once to `out` (for f32 in f32 arithmetic; f64's sum of two f16
+    // or bf16 values is exact, so rounding it is the one rounding).
     if out == DType::F32 {
         Scalar::F32(m as f32 + y as f32)
     } else {

@@ -24,55 +24,102 @@ pub(super) fn unary(op: UnaryOp, a: DType) -> Compiled {
         UnaryOp::Sinh => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.sinh_()),
         UnaryOp::Cosh => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.cosh_()),
         UnaryOp::Sigmoid => map_arms!(a, op, [F16, BF16, F32, F64], T, |x| x.sigmoid_()),
-        UnaryOp::Floor => map_arms!(a, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x| x.floor_()),
-        UnaryOp::Ceil => map_arms!(a, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x| x.ceil_()),
-        UnaryOp::Round => map_arms!(a, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x| x.round_()),
-        UnaryOp::Trunc => map_arms!(a, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x| x.trunc_()),
-        UnaryOp::Sign => map_arms!(a, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x| x.sign_()),
+        UnaryOp::Floor => map_arms!(
+            a,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x| x.floor_()
+        ),
+        UnaryOp::Ceil => map_arms!(
+            a,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x| x.ceil_()
+        ),
+        UnaryOp::Round => map_arms!(
+            a,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x| x.round_()
+        ),
+        UnaryOp::Trunc => map_arms!(
+            a,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x| x.trunc_()
+        ),
+        UnaryOp::Sign => map_arms!(
+            a,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x| x.sign_()
+        ),
         UnaryOp::IsNan => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             bool,
             |x| x.is_nan_()
         ),
         UnaryOp::IsInf => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             bool,
             |x| x.is_inf_()
         ),
         UnaryOp::IsFinite => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             bool,
             |x| x.is_finite_()
         ),
         UnaryOp::Real => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             <T as Parts>::Real,
             |x| x.re_()
         ),
         UnaryOp::Imag => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             <T as Parts>::Real,
             |x| x.im_()
         ),
         UnaryOp::Conj => map_arms!(
             a,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64
+            ],
             T,
             |x| x.conj_()
         ),
-        UnaryOp::Angle => map_arms!(a, op, [F16, BF16, F32, F64, C32, C64], <T as Angle>::Real, |x| x
-            .angle_()),
+        UnaryOp::Angle => map_arms!(
+            a,
+            op,
+            [F16, BF16, F32, F64, C32, C64],
+            <T as Angle>::Real,
+            |x| x.angle_()
+        ),
         other => Err(invalid(format!("{other} on {a}"))),
     }
 }
@@ -80,17 +127,39 @@ pub(super) fn unary(op: UnaryOp, a: DType) -> Compiled {
 /// `op(a, b)` for the operations of this module.
 pub(super) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
     match op {
-        BinaryOp::Rem => zip_arms!(a, b, op, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64], T, |x, y| x
-            .rem_(y)),
-        BinaryOp::Shl => zip_arms!(a, b, op, [I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.shl_(y)),
-        BinaryOp::Shr => zip_arms!(a, b, op, [I8, U8, I16, U16, I32, U32, I64, U64], T, |x, y| x.shr_(y)),
+        BinaryOp::Rem => zip_arms!(
+            a,
+            b,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+            T,
+            |x, y| x.rem_(y)
+        ),
+        BinaryOp::Shl => zip_arms!(
+            a,
+            b,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x, y| x.shl_(y)
+        ),
+        BinaryOp::Shr => zip_arms!(
+            a,
+            b,
+            op,
+            [I8, U8, I16, U16, I32, U32, I64, U64],
+            T,
+            |x, y| x.shr_(y)
+        ),
         BinaryOp::Atan2 => zip_arms!(a, b, op, [F16, BF16, F32, F64], T, |x, y| x.atan2_(y)),
         BinaryOp::Hypot => zip_arms!(a, b, op, [F16, BF16, F32, F64], T, |x, y| x.hypot_(y)),
         BinaryOp::Fmin => zip_arms!(
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             T,
             |x, y| x.fmin_(y)
         ),
@@ -98,7 +167,9 @@ pub(super) fn binary(op: BinaryOp, a: DType, b: DType) -> Compiled {
             a,
             b,
             op,
-            [Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
+            [
+                Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64
+            ],
             T,
             |x, y| x.fmax_(y)
         ),
