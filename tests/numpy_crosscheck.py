@@ -23,7 +23,14 @@ is made to follow ours is marked "OURS:" below. In short:
   nan+nanj; ours is 6+infj): recomputed factor by factor with the textbook formula in the
   element type; a complex product of three or more factors with a non-finite part only has
   to have a non-finite part (which parts are NaN or infinite depends on the order);
-- a complex mean is the sum divided by n+0i with the naive formula.
+- a complex mean is the sum divided by n+0i with the naive formula;
+- f16 and bf16 (NumPy's float16; ml_dtypes' bfloat16) compute every elementwise operation
+  in float32 and round once, as NumPy's float16 loops and ml_dtypes' do; OURS: sums,
+  products and matrix products accumulate in float32 and round once at the end (NumPy's
+  float16 sum does too; its prod and ml_dtypes' bfloat16 reductions round every step),
+  cumulative sums and products round every running value (NumPy's cumsum does), and a
+  random draw is the top 11 (f16) or 8 (bf16) bits of a word (uniform) or the f32 normal
+  pair rounded once.
 
 FFTs, fftfreq and fftshift: see tests/numpy_crosscheck_fft.py. var, std, logsumexp, norm,
 dot, vdot and outer: see tests/numpy_crosscheck_stats.py.
@@ -53,6 +60,7 @@ import traceback
 import warnings
 import zlib
 
+import ml_dtypes
 import numpy as np
 
 import numpy_crosscheck_fft as fftcheck
@@ -62,11 +70,16 @@ warnings.filterwarnings("ignore")
 
 DT = {
     "bool": np.bool_,
+    "i8": np.int8,
     "u8": np.uint8,
+    "i16": np.int16,
+    "u16": np.uint16,
     "i32": np.int32,
     "u32": np.uint32,
     "i64": np.int64,
     "u64": np.uint64,
+    "f16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
     "f32": np.float32,
     "f64": np.float64,
     "c32": np.complex64,
@@ -74,9 +87,10 @@ DT = {
 }
 ALL = set(DT)
 NAME_OF = {np.dtype(v): k for k, v in DT.items()}
-INTS = {"u8", "i32", "u32", "i64", "u64"}
-SIGNED = {"i32", "i64"}
-FLOATS = {"f32", "f64"}
+INTS = {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}
+SIGNED = {"i8", "i16", "i32", "i64"}
+HALF = {"f16", "bf16"}
+FLOATS = {"f16", "bf16", "f32", "f64"}
 COMPLEX = {"c32", "c64"}
 NUMERIC = INTS | FLOATS | COMPLEX
 ORDERED = ALL - COMPLEX
@@ -153,12 +167,16 @@ def rdt(d):
     return REAL.get(d, d)
 
 
+def finfo(d):
+    return ml_dtypes.finfo(DT[d]) if d == "bf16" else np.finfo(DT[d])
+
+
 def eps(d):
-    return float(np.finfo(DT[rdt(d)]).eps)
+    return float(finfo(rdt(d)).eps)
 
 
 def tiny(d):
-    return float(np.finfo(DT[rdt(d)]).smallest_subnormal)
+    return float(finfo(rdt(d)).smallest_subnormal)
 
 
 def absf(x):
@@ -211,7 +229,7 @@ def float_ok(o, e, mode, tol):
     en = np.isnan(e)
     if mode == "exact":
         e = e.astype(o.dtype)
-        ubits = np.uint32 if o.dtype.itemsize == 4 else np.uint64
+        ubits = {2: np.uint16, 4: np.uint32}.get(o.dtype.itemsize, np.uint64)
         # (copies, not ascontiguousarray: that turns 0-d arrays into 1-d ones)
         same = np.array(o, copy=True).view(ubits) == np.array(e, copy=True).view(ubits)
     elif mode == "zeros":
@@ -360,20 +378,22 @@ def product_ours(a, axis, d, cumulative):
         axis = 0
     x = np.moveaxis(a, axis, 0)
     n = x.shape[0]
-    acc = x[0].copy()
+    # OURS: a half-precision product (not a cumulative one) accumulates in f32.
+    acc_type = np.float32 if d in HALF and not cumulative else DT[d]
+    acc = x[0].astype(acc_type)
     prefixes = [acc.copy()]
     for k in range(1, n):
         if d in COMPLEX:
             acc, _ = cmul(acc, x[k], d)
         else:
-            acc = (acc * x[k]).astype(DT[d])
+            acc = (acc * x[k].astype(acc_type)).astype(acc_type)
         prefixes.append(np.asarray(acc).copy())
     if cumulative:
         out = np.moveaxis(np.stack(prefixes), 0, axis)
         count = np.moveaxis(np.broadcast_to(
             np.arange(1, n + 1).reshape((n,) + (1,) * (x.ndim - 1)), x.shape), 0, axis)
         return out, count
-    return np.asarray(acc), np.full(np.shape(acc), n)
+    return np.asarray(acc).astype(DT[d]), np.full(np.shape(acc), n)
 
 
 def product_expect(a, axis, d, cumulative):
@@ -665,6 +685,13 @@ def op_scan(op, d, ins):
     k = axis_positions(a.shape, axis)
     if f == "cumprod" and kind in ("pairs", "alone", "tame_special"):
         return product_expect(a, axis, d, True)
+    if f == "cumsum" and d in HALF and kind not in ("pairs", "alone"):
+        # OURS: the running value rounded to the type at every step (NumPy's cumsum), so
+        # the reference is NumPy's own; tolerance for the order of a blocked scan.
+        ref = np.cumsum(a, axis=axis, dtype=T)
+        tol = (k + 1) * eps(d) * np.cumsum(absf(a), axis=axis)
+        return Expect(ref, d, "tol" if kind != "exact" else "zeros",
+                      None if kind == "exact" else tol)
     if f == "cumsum" and kind in ("pairs", "alone"):
         x = np.moveaxis(a, axis, 0)
         out = [x[0].copy()]
@@ -780,12 +807,19 @@ def draw_words(seed, n, per):
 
 
 def op_random(op, d, ins):
+    want = d
     shape = tuple(op["shape"])
     n = int(np.prod(shape, dtype=np.int64))
-    per = {("uniform", "f32"): 1, ("normal", "f64"): 4}.get((op["dist"], d), 2)
+    per = {("uniform", "f32"): 1, ("uniform", "f16"): 1, ("uniform", "bf16"): 1,
+           ("normal", "f64"): 4}.get((op["dist"], d), 2)
     T = DT[d]
     if op["dist"] == "uniform":
         r0, r1, r2, r3 = draw_words(int(op["seed"]), n, per)
+        if d in HALF:
+            # OURS: the top 11 (f16) or 8 (bf16) bits, exact in the type.
+            bits = 11 if d == "f16" else 8
+            v = (r0 >> np.uint64(32 - bits)).astype(np.float64) * 2.0**-bits
+            return Expect(v.astype(T).reshape(shape), d)
         if d == "f32":
             v = (r0 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
         else:
@@ -795,6 +829,10 @@ def op_random(op, d, ins):
     # 2k + 1 its rho*sin(theta).
     pairs = (n + 1) // 2
     r0, r1, r2, r3 = draw_words(int(op["seed"]), pairs, per)
+    half = d in HALF
+    if half:
+        # OURS: the f32 pair, rounded once to the type.
+        d, T = "f32", np.float32
     if d == "f32":
         u1 = ((r0 >> np.uint64(8)) + np.uint64(1)).astype(np.float32) * np.float32(2.0**-24)
         u2 = (r1 >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
@@ -809,6 +847,10 @@ def op_random(op, d, ins):
     s = np.repeat(rho, 2)[:n]
     z = s * cs
     tol = 4 * eps(d) * (absf(s) + absf(z))
+    if half:
+        d = want
+        z = z.astype(DT[d])
+        tol = tol + eps(d) * absf(z)
     return Expect(z.reshape(shape), d, "tol", tol.reshape(shape))
 
 

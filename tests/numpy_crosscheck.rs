@@ -10,7 +10,7 @@
 //! (from the documentation, not from our code) and checks that the others were rejected
 //! with the right error, and it mutates every result once to prove its comparison can fail.
 //!
-//! Without NumPy every check is reported as *ignored*, with the reason, in the test summary
+//! Without NumPy (and ml_dtypes, NumPy's bfloat16) every check is reported as *ignored*, with the reason, in the test summary
 //! (`0 passed; 0 failed; 13 ignored`: never a pass it did not earn), and it is a failure when
 //! `GPUARRAYS_REQUIRE_NUMPY=1` (as in CI). The checks run under `libtest-mimic` rather than
 //! the built-in harness, which cannot mark a test ignored at run time.
@@ -80,7 +80,10 @@ fn python_with_numpy() -> std::result::Result<String, String> {
     };
     let mut tried = Vec::new();
     for py in &candidates {
-        match Command::new(py).args(["-c", "import numpy"]).output() {
+        match Command::new(py)
+            .args(["-c", "import numpy, ml_dtypes"])
+            .output()
+        {
             Ok(out) if out.status.success() => return Ok(py.clone()),
             Ok(out) => tried.push(format!(
                 "{py}: {}",
@@ -93,7 +96,7 @@ fn python_with_numpy() -> std::result::Result<String, String> {
         }
     }
     Err(format!(
-        "NumPy is not available ({}); install it (pip install numpy) to run the cross-check",
+        "NumPy with ml_dtypes (for bfloat16) is not available ({}); install them (pip install numpy ml_dtypes) to run the cross-check",
         tried.join("; ")
     ))
 }

@@ -40,7 +40,7 @@ def accepted(op, all_types):
     if op["op"] == "fft":
         return FFT_TYPES[op["fn"]]
     if op["op"] == "fftfreq":
-        return FLOATS
+        return FLOATS | {"f16", "bf16"}
     return all_types
 
 

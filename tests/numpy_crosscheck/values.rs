@@ -135,6 +135,27 @@ pub fn specials(dtype: DType) -> Vec<Scalar> {
         DType::Bool => vec![Scalar::Bool(false), Scalar::Bool(true)],
         DType::F32 => float_specials!(f32).into_iter().map(Scalar::F32).collect(),
         DType::F64 => float_specials!(f64).into_iter().map(Scalar::F64).collect(),
+        // f32's specials rounded into the type (the large ones become ±inf), and the
+        // type's own limits: the smallest subnormal, the smallest normal, ε, MAX.
+        DType::F16 | DType::BF16 => {
+            let own = |bits: u16| {
+                if dtype == DType::F16 {
+                    Scalar::F16(gpuarrays_core::f16::from_bits(bits))
+                } else {
+                    Scalar::BF16(gpuarrays_core::bf16::from_bits(bits))
+                }
+            };
+            let limits: [u16; 6] = if dtype == DType::F16 {
+                [0x0001, 0x8001, 0x0400, 0x1400, 0x7bff, 0xfbff]
+            } else {
+                [0x0001, 0x8001, 0x0080, 0x3c00, 0x7f7f, 0xff7f]
+            };
+            float_specials!(f32)
+                .into_iter()
+                .map(|x| Scalar::F32(x).cast(dtype))
+                .chain(limits.into_iter().map(own))
+                .collect()
+        }
         DType::C32 | DType::C64 => {
             let parts = [
                 0.0,
@@ -266,7 +287,11 @@ fn one_value(rng: &mut Rng, dtype: DType, kind: Kind) -> Scalar {
     let float = dtype.is_float();
     match kind {
         Kind::Mixed if float => {
-            let exp = if dtype == DType::F32 { 60 } else { 300 };
+            let exp = match dtype {
+                DType::F16 => 14,
+                DType::BF16 | DType::F32 => 60,
+                _ => 300,
+            };
             real(dtype, mixed_float(rng, exp))
         }
         Kind::Mixed => {

@@ -6,7 +6,7 @@ use bytemuck::Pod;
 use super::storage::HostStorage;
 use crate::error::{Error, Result};
 use crate::host::io::{read_vec, write_slice};
-use crate::host::semantics::{Arith, Stored};
+use crate::host::semantics::{Accumulate, Arith, Stored};
 use crate::kernel::MatmulArgs;
 
 /// One output row: `row[j] = Σ_k a_row[k] · b[k·n + j]`, accumulated over `k` in order in
@@ -23,20 +23,34 @@ pub fn matmul_row<T: Arith>(row: &mut [T], a_row: &[T], b: &[T]) {
     }
 }
 
-fn matmul_typed<T: Pod + Arith, B: HostStorage>(
+/// The product in [`Accumulate::Acc`] (f32 for the half types, which round once at the end;
+/// every other type computes in itself).
+fn matmul_typed<T: Pod + Accumulate, B: HostStorage>(
     backend: &B,
     a: &MatmulArgs<'_, B::Buffer>,
 ) -> Result<()> {
     let (m, n, k) = (a.m, a.n, a.k);
     let span = |stride: usize, per: usize| (a.batch - 1) * stride + per;
-    let lhs: Vec<T> = read_vec(backend, a.a, a.a_offset, span(a.a_batch_stride, m * k))?;
-    let rhs: Vec<T> = read_vec(backend, a.b, a.b_offset, span(a.b_batch_stride, k * n))?;
-    let mut out = vec![T::ZERO; a.batch * m * n];
+    let wide = |v: Vec<T>| -> Vec<T::Acc> { v.into_iter().map(Accumulate::widen).collect() };
+    let lhs = wide(read_vec(
+        backend,
+        a.a,
+        a.a_offset,
+        span(a.a_batch_stride, m * k),
+    )?);
+    let rhs = wide(read_vec(
+        backend,
+        a.b,
+        a.b_offset,
+        span(a.b_batch_stride, k * n),
+    )?);
+    let mut out = vec![<T::Acc as Arith>::ZERO; a.batch * m * n];
     for (r, row) in out.chunks_mut(n).enumerate() {
         let (b, i) = (r / m, r % m);
         let a_row = &lhs[b * a.a_batch_stride + i * k..][..k];
         matmul_row(row, a_row, &rhs[b * a.b_batch_stride..]);
     }
+    let out: Vec<T> = out.into_iter().map(T::narrow).collect();
     write_slice(backend, a.output, a.output_offset, &out)
 }
 
