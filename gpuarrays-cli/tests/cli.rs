@@ -22,8 +22,9 @@ fn gpuarrays(args: &[&str]) -> Output {
 }
 
 /// The dtype names, in the order of the matrix columns.
-const DTYPES: [&str; 10] = [
-    "bool", "u8", "i32", "u32", "i64", "u64", "f32", "f64", "c32", "c64",
+const DTYPES: [&str; 15] = [
+    "bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32", "f64",
+    "c32", "c64",
 ];
 
 fn text(bytes: &[u8]) -> String {
@@ -159,7 +160,7 @@ fn validate_default_view_fits_a_screen() {
             "one line for {name} where it is compiled in, available or not:\n{stdout}"
         );
     }
-    // The matrix: a header with the ten element types, one line per operation.
+    // The matrix: a header with the fifteen element types, one line per operation.
     let header = lines
         .iter()
         .find(|l| l.starts_with("operation"))

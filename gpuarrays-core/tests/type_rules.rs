@@ -170,8 +170,8 @@ fn type_rules_give_the_same_error_on_every_backend_without_asking_it() {
     }
     assert_eq!(
         rules,
-        2 + 1 + 1 + 6,
-        "complex sort (2 types), bool scan, bool matmul, fft of bool and the 5 integer types"
+        2 + 1 + 1 + 9 + 2,
+        "complex sort (2 types), bool scan, bool matmul, fft of bool, the 8 integer types and the 2 half types"
     );
     let asked_with_a_rule: Vec<_> = refusing
         .asked()

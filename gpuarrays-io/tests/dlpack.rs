@@ -256,19 +256,21 @@ fn refusals_still_delete_once() {
         strides: None,
         deleted: &DELETED,
     };
-    let f16 = DLDataType {
+    // Types gpuarrays has no counterpart of: an 8-bit float, a 4-bit integer and a 32-bit
+    // "bfloat".
+    let f8 = DLDataType {
         code: KDL_FLOAT,
-        bits: 16,
-        lanes: 1,
-    };
-    let i8_ = DLDataType {
-        code: KDL_INT,
         bits: 8,
         lanes: 1,
     };
-    let bf16 = DLDataType {
+    let i4 = DLDataType {
+        code: KDL_INT,
+        bits: 4,
+        lanes: 1,
+    };
+    let bf32 = DLDataType {
         code: KDL_BFLOAT,
-        bits: 16,
+        bits: 32,
         lanes: 1,
     };
     let lanes = DLDataType {
@@ -281,9 +283,9 @@ fn refusals_still_delete_once() {
         device_id: 0,
     };
     let cases: Vec<(*mut DLManagedTensorVersioned, &str)> = vec![
-        (foreign(mk(vec![4]), f16, CPU, 0, 0), "UnsupportedDType"),
-        (foreign(mk(vec![4]), i8_, CPU, 0, 0), "UnsupportedDType"),
-        (foreign(mk(vec![4]), bf16, CPU, 0, 0), "UnsupportedDType"),
+        (foreign(mk(vec![4]), f8, CPU, 0, 0), "UnsupportedDType"),
+        (foreign(mk(vec![4]), i4, CPU, 0, 0), "UnsupportedDType"),
+        (foreign(mk(vec![4]), bf32, CPU, 0, 0), "UnsupportedDType"),
         (foreign(mk(vec![1]), lanes, CPU, 0, 0), "UnsupportedDType"),
         (foreign(mk(vec![4]), U64, cuda, 0, 0), "DeviceMismatch"),
         (

@@ -319,14 +319,14 @@ def numpy_imports(np, lib):
     code = import_call(lib, "ga_import_fill", v.__dlpack__(max_version=(1, 0)), -1.0)
     check(code == GA_OK and np.array_equal(base, want), f"strided view fill: {base}")
 
-    # Typed refusals; the deleter still runs.
+    # The 8- and 16-bit types import too (typed refusals of types gpuarrays lacks, which
+    # NumPy cannot export, are checked from Rust); the deleter runs once.
     for kind in ("float16", "int8", "int16", "uint16"):
-        a = np.ones(4, kind)
+        a = np.arange(4).astype(kind)
         refs = sys.getrefcount(a)
-        code, _ = ga_sum(lib, "ga_import_sum", a.__dlpack__(max_version=(1, 0)))
-        check(code == GA_UNSUPPORTED_DTYPE, f"{kind}: code {code}")
-        check(sys.getrefcount(a) == refs, f"{kind}: refused without deleting")
-    print("refusal message:", lib.ga_last_error().decode())
+        code, s = ga_sum(lib, "ga_import_sum", a.__dlpack__(max_version=(1, 0)))
+        check(code == GA_OK and s == 6, f"{kind}: code {code}, sum {s}")
+        check(sys.getrefcount(a) == refs, f"{kind}: NumPy's deleter did not run")
     ro = np.arange(4.0)
     ro.flags.writeable = False
     refs = sys.getrefcount(ro)
@@ -408,9 +408,13 @@ def run_torch(lib):
     code = import_call(lib, "ga_import_fill_hip", cap, 5.0)
     torch.cuda.synchronize()
     check(code == GA_OK and bool((x == 5).all()), f"our fill seen by torch: code {code}")
+    # float16 imports (the HIP backend holds it), but HIP has no f16 kernels yet: the sum,
+    # a cast to f64 on the device, is refused with core's Unsupported, naming the type.
     h = torch.ones(4, dtype=torch.float16, device="cuda")
     code, _ = ga_sum(lib, "ga_import_sum_hip", h.__dlpack__(stream=lib.ga_hip_stream()))
-    check(code == GA_UNSUPPORTED_DTYPE, f"float16 from torch: code {code}")
+    msg = lib.ga_last_error().decode()
+    check(code != GA_OK and "f16" in msg and "not supported" in msg,
+          f"float16 from torch: code {code}, {msg}")
     cpu = torch.arange(4.0)
     code, _ = ga_sum(lib, "ga_import_sum_hip", cpu.__dlpack__())
     check(code == GA_DEVICE_MISMATCH, f"a CPU tensor into the HIP import: code {code}")

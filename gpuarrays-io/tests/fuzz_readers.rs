@@ -281,18 +281,43 @@ fn safetensors_mutations() {
         r#"{"a":{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,16]}}"#,
         r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,18446744073709551615]}}"#,
         r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[18446744073709551600,18446744073709551615]}}"#,
-        r#"{"a":{"dtype":"F16","shape":[8],"data_offsets":[0,16]}}"#,
-        r#"{"a":{"dtype":"BF16","shape":[8],"data_offsets":[0,16]}}"#,
-        r#"{"a":{"dtype":"I8","shape":[16],"data_offsets":[0,16]}}"#,
+        r#"{"a":{"dtype":"F8_E4M3","shape":[16],"data_offsets":[0,16]}}"#,
+        r#"{"a":{"dtype":"F8_E5M2","shape":[16],"data_offsets":[0,16]}}"#,
     ];
     for json in cases {
         let r = read_safetensors(&cpu, &header(json));
         assert!(acceptable(&r), "{json}");
         let e = r.err().unwrap_or_else(|| panic!("{json} loaded"));
         eprintln!("{e}");
-        if json.contains("16\"") || json.contains("I8") {
+        if json.contains("F8_") {
             assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
         }
+    }
+    // The 16- and 8-bit types gpuarrays has load, with their values.
+    for (json, dtype) in [
+        (
+            r#"{"a":{"dtype":"F16","shape":[8],"data_offsets":[0,16]}}"#,
+            DType::F16,
+        ),
+        (
+            r#"{"a":{"dtype":"BF16","shape":[8],"data_offsets":[0,16]}}"#,
+            DType::BF16,
+        ),
+        (
+            r#"{"a":{"dtype":"I8","shape":[16],"data_offsets":[0,16]}}"#,
+            DType::I8,
+        ),
+    ] {
+        let (arrays, _) = read_safetensors(&cpu, &header(json)).expect(json);
+        assert_eq!(arrays[0].1.dtype(), dtype, "{json}");
+        assert!(
+            arrays[0]
+                .1
+                .to_bytes()
+                .expect("bytes")
+                .iter()
+                .all(|&b| b == 0)
+        );
     }
     for huge in [u64::MAX, u64::MAX - 7, 1 << 40, 100_000_001] {
         let mut b = huge.to_le_bytes().to_vec();

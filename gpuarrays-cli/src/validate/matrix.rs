@@ -165,8 +165,9 @@ impl Matrix {
     }
 }
 
-/// The widest label line before names wrap.
-const LABEL: usize = 30;
+/// The widest label line before names wrap: with fifteen type columns of five characters,
+/// a line stays within 100 columns.
+const LABEL: usize = 24;
 
 /// `names` joined by spaces in lines of at most `max` characters (a longer name alone);
 /// continuation lines are indented by two, so they are two shorter.

@@ -154,14 +154,16 @@ fn reduce_lanes(
 /// The typed `mean`/`mean_axis`: the sum (exact, then rounded to the element type, as a
 /// `sum` returns it) divided by `n` in the element type; complex means divide by `n + 0i`
 /// with the documented division formula, so an infinite part makes the other part NaN.
+/// f16 and bf16 take both steps in f32 and round the quotient once.
 pub fn mean(axis: Option<usize>, a: &HostArray) -> Result<HostArray, Expected> {
-    let t = rules::mean(a.dtype())?;
+    let out = rules::mean(a.dtype())?;
+    let t = super::stats::computed_in(out);
     let l = lanes(&a.dims, axis)?;
     if l.len == 0 {
         return Err(EMPTY_REDUCTION);
     }
     let n = round_to(t, l.len as f64);
-    Ok(per_lane(a, &l, t, |lane| {
+    Ok(per_lane(a, &l, out, |lane| {
         let (mut re, mut im) = (CompensatedSum::default(), CompensatedSum::default());
         for &x in lane {
             match widen(x) {
@@ -178,7 +180,7 @@ pub fn mean(axis: Option<usize>, a: &HostArray) -> Result<HostArray, Expected> {
             let q = complex_div(Complex64::new(re, im), Complex64::new(n, 0.0), t);
             from_complex(q, t)
         } else {
-            from_real(round_to(t, re / n), t)
+            from_real(round_to(t, re / n), out)
         }
     }))
 }

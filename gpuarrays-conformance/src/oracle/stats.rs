@@ -25,6 +25,17 @@ fn moment_type(t: DType) -> Result<DType, Expected> {
     }
 }
 
+/// The type every documented step of a statistic of result type `t` is rounded to: f32 for
+/// the half types (their statistics are computed in f32 and rounded once at the end), `t`
+/// itself otherwise.
+pub(super) fn computed_in(t: DType) -> DType {
+    if matches!(t, DType::F16 | DType::BF16) {
+        DType::F32
+    } else {
+        t
+    }
+}
+
 /// A value as complex f64 (reals with a zero imaginary part; integers converted).
 fn as_complex(s: Scalar) -> Complex64 {
     match widen(s) {
@@ -118,7 +129,8 @@ fn logsumexp(lane: &[Complex64], t: DType) -> f64 {
 }
 
 fn norm(a: &HostArray, ord: NormOrd) -> Result<HostArray, Expected> {
-    let t = moment_type(a.dtype())?;
+    let out = moment_type(a.dtype())?;
+    let t = computed_in(out);
     if ord != NormOrd::Two && a.dims.len() != 1 {
         return Err(RANK_MISMATCH);
     }
@@ -126,7 +138,7 @@ fn norm(a: &HostArray, ord: NormOrd) -> Result<HostArray, Expected> {
         return Err(EMPTY_REDUCTION);
     }
     let complex = a.dtype().is_complex();
-    per_lane(a, None, t, |lane| {
+    per_lane(a, None, out, |lane| {
         let abs = lane.iter().map(|z| {
             let (re, im) = (round_to(t, z.re), round_to(t, z.im));
             if complex {
@@ -231,15 +243,15 @@ pub fn evaluate(op: StatOp, a: &HostArray, b: Option<&HostArray>) -> Result<Host
     match op {
         StatOp::Var { axis, ddof, std } => {
             let t = moment_type(a.dtype())?;
-            let complex = a.dtype().is_complex();
+            let (ct, complex) = (computed_in(t), a.dtype().is_complex());
             per_lane(a, axis, t, |lane| {
-                let v = variance(lane, ddof, t, complex);
-                if std { round_to(t, v.sqrt()) } else { v }
+                let v = variance(lane, ddof, ct, complex);
+                if std { round_to(ct, v.sqrt()) } else { v }
             })
         }
         StatOp::LogSumExp(axis) => {
             let t = rules::float_only(a.dtype())?;
-            per_lane(a, axis, t, |lane| logsumexp(lane, t))
+            per_lane(a, axis, t, |lane| logsumexp(lane, computed_in(t)))
         }
         StatOp::Norm(ord) => norm(a, ord),
         StatOp::Dot => dot(a, b()?),

@@ -41,10 +41,14 @@ fn as_isize(d: &[usize]) -> Vec<isize> {
 
 impl<B: Backend> RawArray<B> {
     /// The vector norm `ord` as a 0-d array: f32 for f32 and c32 input, f64 for f64, c64
-    /// and integers (converted to f64 first, as NumPy); bool is refused. `One` and `Inf`
+    /// and integers (converted to f64 first, as NumPy), f16 and bf16 for themselves
+    /// (computed in f32, rounded once); bool is refused. `One` and `Inf`
     /// need a 1-D array (NumPy's matrix norms of those orders are not provided).
     pub fn norm(&self, ord: NormOrd) -> Result<RawArray<B>> {
         moment_dtype(ord.name(), self.dtype)?;
+        if self.dtype.is_half() {
+            return self.via_f32_if_half(|x| x.norm(ord));
+        }
         if ord != NormOrd::Two && self.ndim() != 1 {
             return Err(Error::RankMismatch {
                 op: ord.name().into(),

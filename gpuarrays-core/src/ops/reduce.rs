@@ -147,6 +147,10 @@ impl<T: Element, B: Backend> Array<T, B> {
             self.raw.ensure_alive()?;
             return Err(Error::EmptyReduction { op: "mean".into() });
         }
+        if T::DTYPE.is_half() {
+            // Computed in f32 and rounded once (the guide's "Half precision").
+            return Array::<T, B>::from_raw(self.raw.mean_of(None)?).item();
+        }
         let s = self.raw.reduce(ReduceOp::Sum, None)?;
         let m: Array<T, B> = (Array::<T, B>::from_raw(s).ex() / self.len() as f64).eval()?;
         m.item()
@@ -206,6 +210,9 @@ impl<T: Element, B: Backend> Array<T, B> {
         }
         if n == 0 {
             return Err(Error::EmptyReduction { op: "mean".into() });
+        }
+        if T::DTYPE.is_half() {
+            return Ok(Array::from_raw(self.raw.mean_of(Some(axis))?));
         }
         (self.sum_axis(axis)?.ex() / n as f64).eval()
     }

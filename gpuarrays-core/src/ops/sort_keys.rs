@@ -111,6 +111,9 @@ pub(crate) fn sort_last_axis<B: Backend>(
 ) -> Result<Permutation<B>> {
     let _span = crate::profiling::operation(op);
     ensure_type_rule(op, x.dtype, OpKind::Sort)?;
+    // The keys are computed from the elements' bits, which a backend may be able to read
+    // in a type it cannot compute in: ask about the type itself.
+    ensure_supported(&x.backend, x.dtype, OpKind::Sort)?;
     let key = order_key(op, x, order)?;
     let key_type = if x.dtype.size() == 8 {
         DType::U64

@@ -48,6 +48,20 @@ impl<B: Backend> RawArray<B> {
         }
     }
 
+    /// `f` of the array, computed in f32 and rounded once to the type for f16 and bf16 (the
+    /// documented rule of their statistics: no intermediate sum or square overflows at
+    /// 65504 or loses half-precision digits), `f` of the array itself for other types.
+    pub(crate) fn via_f32_if_half(
+        &self,
+        f: impl FnOnce(&RawArray<B>) -> Result<RawArray<B>>,
+    ) -> Result<RawArray<B>> {
+        if !self.dtype.is_half() {
+            return f(self);
+        }
+        let wide = Expr::array(self).cast(DType::F32).eval_raw()?;
+        Expr::array(&f(&wide)?).cast(self.dtype).eval_raw()
+    }
+
     /// The dimensions of a reduction over `axis` with that axis kept as 1 (for
     /// broadcasting against the input), and the number of elements per lane.
     pub(crate) fn kept_dims(&self, op: &str, axis: Option<usize>) -> Result<(Vec<isize>, usize)> {
@@ -65,6 +79,9 @@ impl<B: Backend> RawArray<B> {
     /// The mean over every element (`None`, a 0-d result) or along `axis` (removed), as
     /// NumPy's `mean`: integers give f64; an empty lane gives NaN (0 / 0).
     pub fn mean_of(&self, axis: Option<usize>) -> Result<RawArray<B>> {
+        if self.dtype.is_half() {
+            return self.via_f32_if_half(|x| x.mean_of(axis));
+        }
         let x = self.for_moments("mean")?;
         let (_, n) = self.kept_dims("mean", axis)?;
         let s = x.reduce(ReduceOp::Sum, axis)?;
@@ -76,6 +93,9 @@ impl<B: Backend> RawArray<B> {
     /// `n ≤ ddof` the divisor is 0, giving NaN when the deviations sum to zero (always the
     /// case for `n ≤ 1`) and +inf otherwise. Complex input gives a real variance.
     pub fn var(&self, axis: Option<usize>, ddof: usize) -> Result<RawArray<B>> {
+        if self.dtype.is_half() {
+            return self.via_f32_if_half(|x| x.var(axis, ddof));
+        }
         let x = self.for_moments("var")?;
         let (kept, n) = self.kept_dims("var", axis)?;
         let mean = x.mean_of(axis)?.reshape(&kept)?;
@@ -92,6 +112,9 @@ impl<B: Backend> RawArray<B> {
 
     /// `sqrt(var(axis, ddof))`: NumPy's `std(ddof=…)`.
     pub fn std(&self, axis: Option<usize>, ddof: usize) -> Result<RawArray<B>> {
+        if self.dtype.is_half() {
+            return self.via_f32_if_half(|x| x.std(axis, ddof));
+        }
         let v = self.var(axis, ddof)?;
         Expr::array(&v).sqrt().eval_raw()
     }
@@ -100,14 +123,18 @@ impl<B: Backend> RawArray<B> {
     /// `logsumexp`: shifted by the lane's maximum `m` (so no `exp` overflows), i.e.
     /// `m + log Σ exp(x − m)`, where a non-finite maximum shifts by 0 instead. So a lane of
     /// −inf only gives −inf, a lane holding +inf gives +inf, a NaN gives NaN, and an empty
-    /// lane gives −inf (the log of an empty sum). f32 and f64 only.
+    /// lane gives −inf (the log of an empty sum). Floats only (f16 and bf16 in f32, rounded
+    /// once).
     pub fn logsumexp(&self, axis: Option<usize>) -> Result<RawArray<B>> {
         if !self.dtype.is_float() {
             return Err(Error::invalid_dtype(
                 "logsumexp",
                 self.dtype,
-                "it applies to f32 and f64; cast to a float type first",
+                "it applies to floats; cast to a float type first",
             ));
+        }
+        if self.dtype.is_half() {
+            return self.via_f32_if_half(|x| x.logsumexp(axis));
         }
         let (kept, n) = self.kept_dims("logsumexp", axis)?;
         if n == 0 {

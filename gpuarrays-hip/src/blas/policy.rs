@@ -23,9 +23,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_floating_and_complex_types_have_a_blas_type() {
+    fn only_f32_f64_and_complex_types_have_a_blas_type() {
         for d in DType::ALL {
-            let expected = d.is_float() || d.is_complex();
+            // The half types' products (GemmEx with f32 accumulation) are not wired yet.
+            let expected = (d.is_float() && !d.is_half()) || d.is_complex();
             assert_eq!(blas_type(d).is_some(), expected, "{d}");
             if let Some(t) = blas_type(d) {
                 assert_eq!(t.size(), d.size(), "{d}");

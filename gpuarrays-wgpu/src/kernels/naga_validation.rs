@@ -12,6 +12,17 @@ use super::{copy_bytes, elementwise, find, matmul, reduce, scan, search, sort};
 use crate::pipeline::Access;
 use crate::wgsl::types::{Class, is_byte};
 
+/// The element types the backend generates shaders for (`capability::supports` refuses the
+/// kernels of the others before any shader is built).
+fn generated() -> impl Iterator<Item = DType> {
+    DType::ALL.into_iter().filter(|&d| {
+        !matches!(
+            d,
+            DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16
+        )
+    })
+}
+
 fn validate(label: &str, src: &str) {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| {
         panic!(
@@ -117,7 +128,7 @@ fn ins(node: Node, dtype: DType) -> Instr {
 #[test]
 fn every_elementwise_shader_validates() {
     let mut n = 0;
-    for d in DType::ALL {
+    for d in generated() {
         for op in UnaryOp::ALL {
             if let Ok(out) = op.result_dtype(d) {
                 n += check_program(&Program {
@@ -141,7 +152,7 @@ fn every_elementwise_shader_validates() {
                 });
             }
         }
-        for to in DType::ALL {
+        for to in generated() {
             n += check_program(&Program {
                 inputs: vec![d],
                 scalars: vec![],
@@ -183,7 +194,7 @@ fn every_elementwise_shader_validates() {
 fn every_axis_kernel_shader_validates() {
     let w = (Class::W32, Access::Read);
     let rw = (Class::W32, Access::ReadWrite);
-    for d in DType::ALL {
+    for d in generated() {
         let c = Class::of(d);
         for op in ReduceOp::ALL {
             let Ok(out) = op.result_dtype(d) else {

@@ -158,7 +158,12 @@ pub(crate) fn arange<B: Backend>(
     }
     Ok(match dtype {
         DType::Bool => typed!(bool, |i| i % 2 == 1),
+        DType::I8 => typed!(i8, |i| i as i8),
         DType::U8 => typed!(u8, |i| i as u8),
+        DType::I16 => typed!(i16, |i| i as i16),
+        DType::U16 => typed!(u16, |i| i as u16),
+        DType::F16 => typed!(gpuarrays_core::f16, |i| gpuarrays_core::f16::from_f32(i as f32)),
+        DType::BF16 => typed!(gpuarrays_core::bf16, |i| gpuarrays_core::bf16::from_f32(i as f32)),
         DType::I32 => typed!(i32, |i| i as i32),
         DType::U32 => typed!(u32, |i| i as u32),
         DType::I64 => typed!(i64, |i| i as i64),
@@ -179,7 +184,12 @@ pub(crate) fn sum<B: Backend>(a: &RawArray<B>) -> gpuarrays_core::Result<[f64; 2
     }
     Ok(match a.dtype() {
         DType::Bool => real!(bool),
+        DType::I8 => real!(i8),
         DType::U8 => real!(u8),
+        DType::I16 => real!(i16),
+        DType::U16 => real!(u16),
+        DType::F16 => real!(gpuarrays_core::f16),
+        DType::BF16 => real!(gpuarrays_core::bf16),
         DType::I32 => real!(i32),
         DType::U32 => real!(u32),
         DType::I64 => real!(i64),
