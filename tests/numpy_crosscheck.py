@@ -433,7 +433,13 @@ def lane_expect(f, a, axis, d):
         s = (s + x[k]).astype(DT[d])
     if f == "sum":
         return Expect(s, d, "zeros")
-    # mean: OURS divides by n (complex: by n + 0i with the naive formula).
+    # mean: OURS divides by n (complex: by n + 0i with the naive formula); f16 and bf16
+    # sum and divide in f32, rounding once.
+    if d in HALF:
+        w = x[0].astype(np.float32)
+        for k in range(1, n):
+            w = w + x[k].astype(np.float32)
+        return Expect((w / np.float32(n)).astype(DT[d]), d, "zeros")
     if d in FLOATS:
         return Expect((s / DT[d](n)).astype(DT[d]), d, "zeros")
     q, _ = cdiv(s, np.full(s.shape, n, DT[d]), d)

@@ -49,8 +49,8 @@
 //!
 //! Bool and integer results are exact (integers wrap). A float or complex element passes
 //! when `|got − expected| ≤ units · ε · scale`, where ε is the machine epsilon of the real
-//! type (2^-23 for f32 and c32, 2^-52 for f64 and c64) and `scale` is floored at the smallest
-//! normal number. Complex errors are the modulus of the difference. Special values
+//! type (2^-10 for f16, 2^-7 for bf16, 2^-23 for f32 and c32, 2^-52 for f64 and c64) and
+//! `scale` is floored at the smallest normal number. Complex errors are the modulus of the difference. Special values
 //! ([`criterion`]): NaN matches NaN (any sign or payload); infinities match exactly, part by
 //! part; the sign of a zero must match except where the documentation leaves it open (sums,
 //! means, matmul, min/max, sort order, complex products); a complex product of three or more

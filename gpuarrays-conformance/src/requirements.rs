@@ -74,9 +74,15 @@ pub fn needs(case: &Case) -> Needs {
         Op::Select | Op::Fused | Op::EvalInto { .. } | Op::BroadcastTo(_) => {
             each(Elementwise, &mut n)
         }
-        Op::Reverse(_) | Op::Permute(_) | Op::Transpose | Op::Fill(_) | Op::FftShift { .. } => {
-            each(Elementwise, &mut n)
+        // Views: a copy (an elementwise kernel) only where the result is not already
+        // contiguous (an identity permutation, an empty or 0-d array needs none), so a
+        // backend holding the type but refusing its kernels may compute those.
+        Op::Reverse(_) | Op::Permute(_) | Op::Transpose => {
+            for &d in &inputs {
+                n.auxiliary.push((d, Elementwise));
+            }
         }
+        Op::Fill(_) | Op::FftShift { .. } => each(Elementwise, &mut n),
         Op::Full { value, .. } => n.primary.push((value.dtype(), Elementwise)),
         Op::Zeros { dtype, .. } | Op::Ones { dtype, .. } => n.primary.push((*dtype, Elementwise)),
         Op::Arange { start, .. } => {

@@ -133,10 +133,6 @@ impl DType {
     pub const fn is_half(self) -> bool {
         matches!(self, DType::F16 | DType::BF16)
     }
-    /// The type a value of this type is computed in: f32 for the half types, itself otherwise.
-    pub const fn compute(self) -> DType {
-        if self.is_half() { DType::F32 } else { self }
-    }
     pub const fn is_complex(self) -> bool {
         matches!(self.kind(), DTypeKind::Complex)
     }

@@ -259,19 +259,21 @@ mod tests {
         m.add("cpu", &rows);
         let text = m.render();
         let lines: Vec<&str> = text.lines().collect();
-        // Header, the float functions over two lines (cells on the first), `add`, legend.
-        assert!(lines[1].starts_with("sqrt exp log sin cos tanh"), "{text}");
+        // Header, the float functions over three lines (cells on the first; continuation
+        // lines indented), `add`, legend.
+        assert!(lines[1].starts_with("sqrt exp log sin cos"), "{text}");
+        assert!(lines[2].starts_with("  tanh"), "{text}");
         assert!(
-            lines[2].starts_with("  ") && lines[2].contains("atan"),
+            lines[3].starts_with("  ") && lines[3].contains("atan"),
             "{text}"
         );
-        assert!(lines[3].starts_with("add "), "{text}");
+        assert!(lines[4].starts_with("add "), "{text}");
         let i32_col = lines[0].find("i32").unwrap();
         assert_eq!(lines[1].get(i32_col..i32_col + 1), Some("r"), "{text}");
-        assert_eq!(lines[3].get(i32_col..i32_col + 1), Some("."), "{text}");
-        let words: Vec<&str> = lines[1..3]
+        assert_eq!(lines[4].get(i32_col..i32_col + 1), Some("."), "{text}");
+        let words: Vec<&str> = lines[1..4]
             .iter()
-            .flat_map(|l| l[..l.len().min(i32_col.min(31))].split_whitespace())
+            .flat_map(|l| l[..l.len().min(i32_col.min(LABEL + 1))].split_whitespace())
             .collect();
         assert_eq!(words, names, "{text}");
     }

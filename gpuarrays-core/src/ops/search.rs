@@ -60,6 +60,9 @@ impl<B: Backend> RawArray<B> {
             });
         }
         ensure_type_rule(op, self.dtype, OpKind::Sort)?;
+        // The search compares order keys computed from the elements' bits, which a backend
+        // may read in a type it cannot compute in: ask about the type itself.
+        ensure_supported(&self.backend, self.dtype, OpKind::Sort)?;
         let b = &self.backend;
         if values.is_empty() || self.is_empty() {
             self.ensure_alive()?;

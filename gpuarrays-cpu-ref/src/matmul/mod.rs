@@ -65,16 +65,17 @@ fn tiles(m: usize, n: usize) -> Vec<(usize, usize, usize, usize)> {
 }
 
 fn matmul<T: TileKernel + bytemuck::Pod>(a: &MatmulArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    let (lhs, rhs, out) = operands::<T>(a)?;
+    let (lhs, rhs) = operands::<T>(a)?;
+    // SAFETY: the output is a distinct buffer (checked by `operands`) only this call writes.
+    let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, a.batch * a.m * a.n)? };
     compute(a, lhs, rhs, out);
     Ok(())
 }
 
 /// The operands of `a` as slices of `T`, checked distinct from the output.
-#[allow(clippy::type_complexity)]
 fn operands<'a, T: bytemuck::Pod>(
     a: &'a MatmulArgs<'_, CpuBuffer>,
-) -> Result<(&'a [T], &'a [T], &'a mut [T]), CpuError> {
+) -> Result<(&'a [T], &'a [T]), CpuError> {
     distinct(a.a, a.output)?;
     distinct(a.b, a.output)?;
     let (m, n, k) = (a.m, a.n, a.k);
@@ -83,9 +84,7 @@ fn operands<'a, T: bytemuck::Pod>(
     let lhs: &[T] = unsafe { a.a.slice(a.a_offset, span(a.a_batch_stride, m * k))? };
     // SAFETY: as above.
     let rhs: &[T] = unsafe { a.b.slice(a.b_offset, span(a.b_batch_stride, k * n))? };
-    // SAFETY: as above.
-    let out: &mut [T] = unsafe { a.output.slice_mut(a.output_offset, a.batch * m * n)? };
-    Ok((lhs, rhs, out))
+    Ok((lhs, rhs))
 }
 
 /// f16 and bf16: the operands widened to f32 (exact), multiplied and summed in f32, each
@@ -93,11 +92,13 @@ fn operands<'a, T: bytemuck::Pod>(
 fn matmul_half<H: Accumulate<Acc = f32> + bytemuck::Pod>(
     a: &MatmulArgs<'_, CpuBuffer>,
 ) -> Result<(), CpuError> {
-    let (lhs, rhs, out) = operands::<H>(a)?;
+    let (lhs, rhs) = operands::<H>(a)?;
     let widen = |x: &[H]| -> Vec<f32> { x.par_iter().map(|&v| v.widen()).collect() };
     let (lhs, rhs) = (widen(lhs), widen(rhs));
-    let mut wide = vec![0f32; out.len()];
+    let mut wide = vec![0f32; a.batch * a.m * a.n];
     compute(a, &lhs, &rhs, &mut wide);
+    // SAFETY: the output is a distinct buffer (checked by `operands`) only this call writes.
+    let out: &mut [H] = unsafe { a.output.slice_mut(a.output_offset, wide.len())? };
     out.par_iter_mut()
         .zip(&wide)
         .with_min_len(crate::parallel::min_len())
