@@ -250,7 +250,7 @@ fn type_rules_are_cores_and_read_the_same_on_every_backend() {
     }
     let (platform, rt) = fake();
     let hip = HipBackend::with_runtime(rt, 0, DiskCache::off()).expect("backend");
-    // Only its own limits: the narrow types it holds but has no kernels for yet.
+    // Only its own limits: the narrow types it does not handle yet.
     let narrow = [DType::I8, DType::I16, DType::U16, DType::F16, DType::BF16];
     for d in DType::ALL.into_iter().filter(|d| !narrow.contains(d)) {
         for op in OpKind::ALL {

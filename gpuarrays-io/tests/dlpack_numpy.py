@@ -408,8 +408,8 @@ def run_torch(lib):
     code = import_call(lib, "ga_import_fill_hip", cap, 5.0)
     torch.cuda.synchronize()
     check(code == GA_OK and bool((x == 5).all()), f"our fill seen by torch: code {code}")
-    # float16 imports (the HIP backend holds it), but HIP has no f16 kernels yet: the sum,
-    # a cast to f64 on the device, is refused with core's Unsupported, naming the type.
+    # float16 has a gpuarrays type, but the HIP backend does not handle it yet: importing or
+    # summing it is refused with core's Unsupported, naming the type.
     h = torch.ones(4, dtype=torch.float16, device="cuda")
     code, _ = ga_sum(lib, "ga_import_sum_hip", h.__dlpack__(stream=lib.ga_hip_stream()))
     msg = lib.ga_last_error().decode()

@@ -5,7 +5,7 @@
 //! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
 //! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
 //! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
-//! | i8, i16, u16, f16, bf16 | always | no (not generated yet) |
+//! | i8, i16, u16, f16, bf16 | no (not handled yet) | no |
 //!
 //! FFTs (`kernels::fft`) answer yes for f32/c32 and no for f64/c64 on every adapter; within
 //! f32, lengths that are not powers of two are refused at dispatch with core's
@@ -52,14 +52,15 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
             Some("use c32/f32, or the CPU or HIP backend for double precision"),
         );
     }
+    // Storage too: operations that need no kernel (a view, an empty result) would
+    // otherwise succeed for a type whose other operations are refused.
     if matches!(
         dtype,
         DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16
-    ) && op != OpKind::Storage
-    {
+    ) {
         return Support::no(
             format!(
-                "the wgpu backend does not generate {op} kernels for {dtype} (WGSL has no 8- or 16-bit integers, and f16 needs SHADER_F16)"
+                "the wgpu backend does not handle {dtype} yet (no {op} shaders: WGSL has no 8- or 16-bit integers, and f16 needs SHADER_F16)"
             ),
             Some("compute on the CPU backend (`to_backend`), or hold the data as i32 or f32"),
         );

@@ -1,5 +1,6 @@
 //! What the HIP backend itself cannot run: the 8- and 16-bit integer types and the half
-//! types (i8, i16, u16, f16, bf16) beyond storage, until the generated kernels handle them.
+//! types (i8, i16, u16, f16, bf16), storage included, until the generated kernels handle
+//! them.
 //! Every other element type runs every operation kind on both platforms (64-bit integers
 //! and floats, and complex types, are native in HIP C++).
 //!
@@ -14,16 +15,18 @@ use gpuarrays_core::{DType, OpKind, Support};
 
 /// The answer for `dtype` and `op`.
 pub fn supports(dtype: DType, op: OpKind) -> Support {
-    if is_new_narrow_type(dtype) && op != OpKind::Storage {
+    // Storage too: operations that need no kernel (a view, an empty result) would
+    // otherwise succeed for a type whose other operations are refused.
+    if is_new_narrow_type(dtype) {
         return Support::no(
-            format!("the HIP backend does not generate {op} kernels for {dtype} yet"),
+            format!("the HIP backend does not handle {dtype} yet (no {op} kernels)"),
             Some("compute on the CPU backend (`to_backend`), or hold the data as i32 or f32"),
         );
     }
     Support::Yes
 }
 
-/// The types whose storage the HIP backend holds but whose kernels it does not yet generate.
+/// The types the HIP backend does not handle yet (its kernels are not generated for them).
 fn is_new_narrow_type(dtype: DType) -> bool {
     matches!(
         dtype,
