@@ -30,7 +30,16 @@ fn dtypes(g: &WgpuBackend) -> Vec<DType> {
         .filter(|&d| {
             let yes = g.supports(d, OpKind::Gather) == Support::Yes;
             let f64 = matches!(d, DType::F64 | DType::C64);
-            assert_eq!(yes, !f64 || g.features().f64, "supports({d}, gather)");
+            // The 8- and 16-bit types are not handled by this backend yet.
+            let narrow = matches!(
+                d,
+                DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16
+            );
+            assert_eq!(
+                yes,
+                !narrow && (!f64 || g.features().f64),
+                "supports({d}, gather)"
+            );
             yes
         })
         .collect()
