@@ -224,10 +224,10 @@ fn fold_strided<T, A, O>(
 
 /// Sums and products accumulate in [`Accumulate::Acc`] (f32 for the half types).
 fn sum<T: Accumulate>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T::Acc, T>(a, |x, _| x.widen(), |p, q| p.add(q), T::narrow)
+    fold::<T, T::Acc, T>(a, |x, _| x.to_acc(), |p, q| p.add(q), T::from_acc)
 }
 fn prod<T: Accumulate>(a: &ReduceArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
-    fold::<T, T::Acc, T>(a, |x, _| x.widen(), |p, q| p.mul(q), T::narrow)
+    fold::<T, T::Acc, T>(a, |x, _| x.to_acc(), |p, q| p.mul(q), T::from_acc)
 }
 fn min<T: Ordered>(
     a: &ReduceArgs<'_, CpuBuffer>,

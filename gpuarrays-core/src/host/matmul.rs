@@ -31,7 +31,7 @@ fn matmul_typed<T: Pod + Accumulate, B: HostStorage>(
 ) -> Result<()> {
     let (m, n, k) = (a.m, a.n, a.k);
     let span = |stride: usize, per: usize| (a.batch - 1) * stride + per;
-    let wide = |v: Vec<T>| -> Vec<T::Acc> { v.into_iter().map(Accumulate::widen).collect() };
+    let wide = |v: Vec<T>| -> Vec<T::Acc> { v.into_iter().map(Accumulate::to_acc).collect() };
     let lhs = wide(read_vec(
         backend,
         a.a,
@@ -50,7 +50,7 @@ fn matmul_typed<T: Pod + Accumulate, B: HostStorage>(
         let a_row = &lhs[b * a.a_batch_stride + i * k..][..k];
         matmul_row(row, a_row, &rhs[b * a.b_batch_stride..]);
     }
-    let out: Vec<T> = out.into_iter().map(T::narrow).collect();
+    let out: Vec<T> = out.into_iter().map(T::from_acc).collect();
     write_slice(backend, a.output, a.output_offset, &out)
 }
 

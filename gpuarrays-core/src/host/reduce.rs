@@ -149,12 +149,12 @@ pub fn reduce<B: HostStorage>(backend: &B, a: &ReduceArgs<'_, B::Buffer>) -> Res
     match a.op {
         ReduceOp::Sum => {
             crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
-            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.widen(), |p, q| p.add(q), Accumulate::narrow),
+            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.to_acc(), |p, q| p.add(q), Accumulate::from_acc),
             else other => bad_type(name, other))
         }
         ReduceOp::Prod => {
             crate::dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
-            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.widen(), |p, q| p.mul(q), Accumulate::narrow),
+            T => fold::<Stored<T>, _, Stored<T>, B>(b, a, |x, _| x.to_acc(), |p, q| p.mul(q), Accumulate::from_acc),
             else other => bad_type(name, other))
         }
         ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax => {

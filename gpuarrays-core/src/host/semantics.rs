@@ -104,16 +104,16 @@ complex_arith!(Complex32, Complex64);
 /// NumPy's pairwise float16 sums do).
 pub trait Accumulate: Arith {
     type Acc: Arith;
-    fn widen(self) -> Self::Acc;
-    fn narrow(acc: Self::Acc) -> Self;
+    fn to_acc(self) -> Self::Acc;
+    fn from_acc(acc: Self::Acc) -> Self;
 }
 
 macro_rules! accumulate_as_itself {
     ($($t:ty),*) => {$(
         impl Accumulate for $t {
             type Acc = $t;
-            #[inline(always)] fn widen(self) -> $t { self }
-            #[inline(always)] fn narrow(acc: $t) -> $t { acc }
+            #[inline(always)] fn to_acc(self) -> $t { self }
+            #[inline(always)] fn from_acc(acc: $t) -> $t { acc }
         }
     )*};
 }
@@ -125,8 +125,8 @@ macro_rules! accumulate_in_f32 {
     ($($t:ty),*) => {$(
         impl Accumulate for $t {
             type Acc = f32;
-            #[inline(always)] fn widen(self) -> f32 { self.to_f32() }
-            #[inline(always)] fn narrow(acc: f32) -> $t { <$t>::from_f32(acc) }
+            #[inline(always)] fn to_acc(self) -> f32 { self.to_f32() }
+            #[inline(always)] fn from_acc(acc: f32) -> $t { <$t>::from_f32(acc) }
         }
     )*};
 }

@@ -93,7 +93,7 @@ fn matmul_half<H: Accumulate<Acc = f32> + bytemuck::Pod>(
     a: &MatmulArgs<'_, CpuBuffer>,
 ) -> Result<(), CpuError> {
     let (lhs, rhs) = operands::<H>(a)?;
-    let widen = |x: &[H]| -> Vec<f32> { x.par_iter().map(|&v| v.widen()).collect() };
+    let widen = |x: &[H]| -> Vec<f32> { x.par_iter().map(|&v| v.to_acc()).collect() };
     let (lhs, rhs) = (widen(lhs), widen(rhs));
     let mut wide = vec![0f32; a.batch * a.m * a.n];
     compute(a, &lhs, &rhs, &mut wide);
@@ -102,7 +102,7 @@ fn matmul_half<H: Accumulate<Acc = f32> + bytemuck::Pod>(
     out.par_iter_mut()
         .zip(&wide)
         .with_min_len(crate::parallel::min_len())
-        .for_each(|(o, &w)| *o = H::narrow(w));
+        .for_each(|(o, &w)| *o = H::from_acc(w));
     Ok(())
 }
 

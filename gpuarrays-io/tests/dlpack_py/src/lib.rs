@@ -162,8 +162,12 @@ pub(crate) fn arange<B: Backend>(
         DType::U8 => typed!(u8, |i| i as u8),
         DType::I16 => typed!(i16, |i| i as i16),
         DType::U16 => typed!(u16, |i| i as u16),
-        DType::F16 => typed!(gpuarrays_core::f16, |i| gpuarrays_core::f16::from_f32(i as f32)),
-        DType::BF16 => typed!(gpuarrays_core::bf16, |i| gpuarrays_core::bf16::from_f32(i as f32)),
+        DType::F16 => typed!(gpuarrays_core::f16, |i| gpuarrays_core::f16::from_f32(
+            i as f32
+        )),
+        DType::BF16 => typed!(gpuarrays_core::bf16, |i| gpuarrays_core::bf16::from_f32(
+            i as f32
+        )),
         DType::I32 => typed!(i32, |i| i as i32),
         DType::U32 => typed!(u32, |i| i as u32),
         DType::I64 => typed!(i64, |i| i as i64),
