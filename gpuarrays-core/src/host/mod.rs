@@ -41,7 +41,7 @@ mod sort;
 mod storage;
 #[cfg(test)]
 mod tests;
-mod values;
+pub(crate) mod values;
 
 pub use elementwise::elementwise;
 pub use indexing::{gather, positions, scatter};

@@ -44,19 +44,21 @@ impl Builder {
     pub fn int(&mut self, ty: DType, v: i128) -> Value {
         let bits = match ty {
             DType::Bool => (v != 0) as u64,
-            DType::U8 => v as u8 as u64,
+            DType::I8 | DType::U8 => v as u8 as u64,
+            DType::I16 | DType::U16 => v as u16 as u64,
             DType::I32 | DType::U32 => v as u32 as u64,
             _ => v as u64,
         };
         self.push(Prim::Const(bits), ty)
     }
 
-    /// The float constant `v` of type `ty` (rounded to f32 for f32).
+    /// The float constant `v` of type `ty`, rounded once to the type.
     pub fn float(&mut self, ty: DType, v: f64) -> Value {
-        let bits = if ty == DType::F32 {
-            (v as f32).to_bits() as u64
-        } else {
-            v.to_bits()
+        let bits = match ty {
+            DType::F32 => (v as f32).to_bits() as u64,
+            DType::F16 => crate::host::half_types::f16_from_f64(v).to_bits() as u64,
+            DType::BF16 => crate::host::half_types::bf16_from_f64(v).to_bits() as u64,
+            _ => v.to_bits(),
         };
         self.push(Prim::Const(bits), ty)
     }

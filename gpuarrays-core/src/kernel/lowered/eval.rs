@@ -33,6 +33,9 @@ fn wrap(t: DType, x: i128) -> i128 {
     match t {
         DType::Bool => (x != 0) as i128,
         DType::U8 => x as u8 as i128,
+        DType::I8 => x as i8 as i128,
+        DType::I16 => x as i16 as i128,
+        DType::U16 => x as u16 as i128,
         DType::I32 => x as i32 as i128,
         DType::U32 => x as u32 as i128,
         DType::I64 => x as i64 as i128,
@@ -40,12 +43,24 @@ fn wrap(t: DType, x: i128) -> i128 {
     }
 }
 
-/// `x` rounded to real type `t`.
+/// `x` rounded to real type `t` (once: the half types through the host's single rounding).
 fn round(t: DType, x: f64) -> f64 {
-    if t == DType::F32 { x as f32 as f64 } else { x }
+    match t {
+        DType::F32 => x as f32 as f64,
+        DType::F16 => crate::host::half_types::f16_from_f64(x).to_f64(),
+        DType::BF16 => crate::host::half_types::bf16_from_f64(x).to_f64(),
+        _ => x,
+    }
+}
+
+/// The lowering computes on halves in f32 (`super::ir::Prim`): arithmetic, comparisons and
+/// library functions never see them.
+fn no_half(t: DType, what: &str) {
+    assert!(!t.is_half(), "{what} of {t}: halves must be computed in f32");
 }
 
 fn math(f: MathFn, t: DType, x: f64) -> V {
+    no_half(t, "a library function");
     let r = |y: f64| V::F(round(t, y));
     match f {
         MathFn::Abs => r(x.abs()),
@@ -79,6 +94,7 @@ fn compare(op: PBinary, x: V, y: V) -> bool {
 }
 
 fn binary(op: PBinary, t: DType, x: V, y: V) -> V {
+    no_half(t, "a binary primitive");
     if op.is_comparison() {
         return V::I(compare(op, x, y) as i128);
     }
@@ -130,6 +146,7 @@ fn binary(op: PBinary, t: DType, x: V, y: V) -> V {
 fn convert(to: DType, x: V) -> V {
     match x {
         V::I(a) if to.is_integer() => V::I(wrap(to, a)),
+        V::I(a) if to.is_half() => V::F(round(to, crate::host::half_types::int_to_f64_odd(a))),
         V::I(a) => V::F(round(to, a as f64)),
         V::F(a) if to.is_float() => V::F(round(to, a)),
         V::F(a) => {
@@ -154,6 +171,9 @@ pub fn eval(block: &Block, leaf: &dyn Fn(Prim) -> V) -> Vec<V> {
         let v = match ins.op {
             Prim::Const(bits) if t.is_float() => V::F(const_float(t, bits)),
             Prim::Const(bits) => V::I(const_int(t, bits)),
+            Prim::Unary(_, a) if b_ty(block, a).is_half() => {
+                panic!("a unary primitive of {}: halves must be computed in f32", b_ty(block, a))
+            }
             Prim::Unary(PUnary::Neg, a) => match at(a) {
                 V::I(x) => V::I(wrap(t, -x)),
                 other => V::F(-other.f()),

@@ -27,12 +27,17 @@ pub type Value = u32;
 /// | `Binary(Fmod)` | floats | C `fmod`: the exact remainder of truncating division, the sign of the dividend; NaN for an infinite dividend, a zero divisor or a NaN |
 /// | `Binary(Pow)` | floats | C `pow` |
 /// | `Select(c, a, b)` | `c` bool | `c ? a : b`, both arms already evaluated |
-/// | `Convert(a)` | numeric → numeric real | int → int wraps (sign- or zero-extends by the source); to a float rounds to nearest; float → int truncates, **only** for values whose truncation is in range |
+/// | `Convert(a)` | numeric → numeric real | int → int wraps (sign- or zero-extends by the source); to a float rounds to nearest **once**, from the exact source value (an i64 or f64 converted to f16 or bf16 must not round through f32 to nearest); float → int truncates, **only** for values whose truncation is in range |
 /// | `Bitcast(a)` | same size | reinterprets the bits |
 /// | `Re(z)`, `Im(z)` | complex → real | the parts |
 /// | `Complex(re, im)` | reals → complex | the complex value |
 /// | `MulWide(a, b)` | u32 × u32 → u64 | the full product; read only by `Hi`/`Lo`, so a target without 64-bit integers may hold it as two words |
 /// | `Hi(p)`, `Lo(p)` | u64 → u32 | the high / low word of a `MulWide` |
+///
+/// **f16 and bf16** are storage types here: the lowering computes every operation on them in
+/// f32 and rounds the result once (the CPU reference's rule), so their values appear only in
+/// `Arg`, `Input`, `Scalar`, `Random`, `Const`, `Select` and `Convert` (a printer needs the
+/// conversions, not half arithmetic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Prim {
     Arg(u32),
@@ -183,17 +188,20 @@ impl Prim {
 /// The literal value of a `Const` of integer type `ty`, sign-extended for signed types.
 pub fn const_int(ty: DType, bits: u64) -> i128 {
     match ty {
+        DType::I8 => bits as u8 as i8 as i128,
+        DType::I16 => bits as u16 as i16 as i128,
         DType::I32 => bits as u32 as i32 as i128,
         DType::I64 => bits as i64 as i128,
         _ => bits as i128,
     }
 }
 
-/// The literal value of a `Const` of float type `ty` (f32 widened exactly).
+/// The literal value of a `Const` of float type `ty` (f32, f16 and bf16 widened exactly).
 pub fn const_float(ty: DType, bits: u64) -> f64 {
-    if ty == DType::F32 {
-        f32::from_bits(bits as u32) as f64
-    } else {
-        f64::from_bits(bits)
+    match ty {
+        DType::F32 => f32::from_bits(bits as u32) as f64,
+        DType::F16 => half::f16::from_bits(bits as u16).to_f64(),
+        DType::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
+        _ => f64::from_bits(bits),
     }
 }

@@ -47,6 +47,8 @@ mod eval;
 mod tests;
 #[cfg(test)]
 mod tests_functions;
+#[cfg(test)]
+mod tests_narrow;
 
 pub use builder::Builder;
 pub use ir::{Block, MathFn, PBinary, PInstr, PUnary, Prim, Value};

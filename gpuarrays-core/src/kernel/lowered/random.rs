@@ -67,6 +67,9 @@ fn unit_f32(b: &mut Builder, r: Value, plus: i128) -> Value {
 }
 
 fn draw_into(b: &mut Builder, dist: Distribution, t: DType, r: [Value; 4]) -> SmallVec<[Value; 2]> {
+    if t.is_half() {
+        return half_draw_into(b, dist, t, r);
+    }
     let mut z = SmallVec::new();
     let (u1, u2) = match (dist, t) {
         (Distribution::Uniform, DType::F64) => {
@@ -96,6 +99,27 @@ fn draw_into(b: &mut Builder, dist: Distribution, t: DType, r: [Value; 4]) -> Sm
     z.push(b.binary(PBinary::Mul, rho, c));
     z.push(b.binary(PBinary::Mul, rho, s));
     z
+}
+
+/// A draw of f16 or bf16: a uniform takes the word's top 11 (f16) or 8 (bf16) bits as a
+/// multiple of 2^-bits (exact in the type); a normal is the f32 pair, each rounded once.
+fn half_draw_into(
+    b: &mut Builder,
+    dist: Distribution,
+    t: DType,
+    r: [Value; 4],
+) -> SmallVec<[Value; 2]> {
+    let z: SmallVec<[Value; 2]> = match dist {
+        Distribution::Uniform => {
+            let bits: i128 = if t == DType::F16 { 11 } else { 8 };
+            let top = b.binary_int(PBinary::Shr, r[0], 32 - bits);
+            let f = b.convert(DType::F32, top);
+            let scale = b.float(DType::F32, 1.0 / (1u32 << bits) as f64);
+            smallvec::smallvec![b.binary(PBinary::Mul, f, scale)]
+        }
+        Distribution::Normal => draw_into(b, dist, DType::F32, r),
+    };
+    z.into_iter().map(|v| b.convert(t, v)).collect()
 }
 
 /// Element `index` of a random leaf of `dist` in `dtype` for `seed`: arguments 0–3 the low

@@ -39,7 +39,12 @@ pub fn cast(from: DType, to: DType) -> Block {
 /// type-rule error.
 pub fn unary_into(b: &mut Builder, op: UnaryOp, a: Value) -> Result<Value> {
     let d = b.ty(a);
-    op.result_dtype(d)?;
+    let want = op.result_dtype(d)?;
+    if d.is_half() {
+        let wide = b.convert(DType::F32, a);
+        let r = unary_into(b, op, wide)?;
+        return Ok(narrow_result(b, r, want));
+    }
     Ok(match op {
         UnaryOp::Neg if d.is_complex() => {
             let (re, im) = (b.re(a), b.im(a));
@@ -71,6 +76,16 @@ pub fn unary_into(b: &mut Builder, op: UnaryOp, a: Value) -> Result<Value> {
     })
 }
 
+/// The result `r` of an operation on halves computed in f32, as the type the operation
+/// yields for halves: a half result rounded once; a bool (a comparison, a test) as it is.
+fn narrow_result(b: &mut Builder, r: Value, want: DType) -> Value {
+    if b.ty(r) == want {
+        r
+    } else {
+        cast_into(b, r, want)
+    }
+}
+
 /// The error of an operation the type rules admit but no lowering handles (a bug).
 fn unlowered(op: &str, d: DType) -> Error {
     Error::invalid_dtype(op, d, "the operation has no lowering for this type")
@@ -79,7 +94,12 @@ fn unlowered(op: &str, d: DType) -> Error {
 /// Appends `x OP y` (the rules of [`BinaryOp`]).
 pub fn binary_into(b: &mut Builder, op: BinaryOp, x: Value, y: Value) -> Result<Value> {
     let d = b.ty(x);
-    op.result_dtype(d, b.ty(y))?;
+    let want = op.result_dtype(d, b.ty(y))?;
+    if d.is_half() {
+        let (wx, wy) = (b.convert(DType::F32, x), b.convert(DType::F32, y));
+        let r = binary_into(b, op, wx, wy)?;
+        return Ok(narrow_result(b, r, want));
+    }
     if d.is_complex() {
         return Ok(complex_binary(b, op, x, y));
     }
@@ -241,6 +261,11 @@ pub fn cast_into(b: &mut Builder, a: Value, to: DType) -> Value {
     if from == to {
         return a;
     }
+    if from.is_half() {
+        // Widening is exact, so the conversion from f32 is the conversion from the half.
+        let wide = b.convert(DType::F32, a);
+        return cast_into(b, wide, to);
+    }
     if to == DType::Bool {
         // Nonzero is true (NaN too: `Ne` is unordered); complex: either part.
         if from.is_complex() {
@@ -285,6 +310,9 @@ fn float_to_int(b: &mut Builder, x: Value, to: DType) -> Value {
     // (lo = MIN); both bounds are exact powers of two (or -1) in every float type.
     let (lo, hi, min, max): (f64, f64, i128, i128) = match to {
         DType::U8 => (-1.0, 256.0, 0, u8::MAX as i128),
+        DType::I8 => (-128.0, 128.0, i8::MIN as i128, i8::MAX as i128),
+        DType::I16 => (-32768.0, 32768.0, i16::MIN as i128, i16::MAX as i128),
+        DType::U16 => (-1.0, 65536.0, 0, u16::MAX as i128),
         DType::I32 => (
             -2147483648.0,
             2147483648.0,
