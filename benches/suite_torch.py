@@ -33,7 +33,8 @@ TARGET_SAMPLE_S = 2e-3
 MAX_CALLS = 2000
 
 TORCH_DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32",
-                "bool": "bool", "c32": "complex64", "c64": "complex128"}
+                "bool": "bool", "c32": "complex64", "c64": "complex128",
+                "f16": "float16", "bf16": "bfloat16"}
 
 
 def median_time(run, sync, event, samples, host=False):
@@ -113,6 +114,10 @@ def torch_workload(torch, p):
     if op in ("axpy", "launch"):
         x, y, z = data(dims), data(dims), torch.empty(dims, device=dev, dtype=dtype)
         return lambda: torch.add(y, x, alpha=1.5, out=z)
+    if op == "cast":
+        to = getattr(torch, TORCH_DTYPES[p["to"]])
+        x, y = data(dims), torch.empty(dims, device=dev, dtype=to)
+        return lambda: y.copy_(x)
     if op == "cumsum":
         x = data(dims)
         return lambda: torch.cumsum(x, axis)
@@ -269,9 +274,13 @@ def cupy_workload(cp, p):
     axis = p.get("axis")
     rng = cp.random.default_rng(1)
 
+    if dtype == "bfloat16" or p.get("to") == "bf16":
+        return None  # CuPy has no bfloat16
     def data(shape, dt=dtype):
         if dt in ("float32", "float64"):
             return rng.random(shape, dtype=dt)
+        if dt == "float16":
+            return rng.random(shape, dtype="float32").astype(dt)
         if dt.startswith("complex"):
             real = "float32" if dt == "complex64" else "float64"
             return (rng.random(shape, dtype=real) + 1j * rng.random(shape, dtype=real)).astype(dt)
@@ -300,6 +309,9 @@ def cupy_workload(cp, p):
         k = cp.ElementwiseKernel("T x, T y", "T z", "z = x * (T)1.5 + y", "ga_axpy")
         x, y, z = data(dims), data(dims), cp.empty(dims, dtype=dtype)
         return lambda: k(x, y, z)
+    if op == "cast":
+        x, y = data(dims), cp.empty(dims, dtype=TORCH_DTYPES[p["to"]])
+        return lambda: cp.copyto(y, x, casting="unsafe")
     if op == "cumsum":
         x = data(dims)
         return lambda: cp.cumsum(x, axis=axis)

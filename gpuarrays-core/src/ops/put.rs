@@ -76,7 +76,13 @@ fn check_target<B: Backend>(
             "bool is not added; cast to an integer type, or use a store (put)",
         ));
     }
-    Ok(())
+    // Asked before any shortcut (no values, no indices), so a refused type is refused for
+    // every shape.
+    crate::support::ensure_supported(
+        &target.backend,
+        target.dtype,
+        crate::support::OpKind::Scatter,
+    )
 }
 
 impl<B: Backend> RawArray<B> {

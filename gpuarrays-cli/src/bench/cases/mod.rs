@@ -15,6 +15,7 @@ mod array;
 mod fft;
 mod gemm;
 mod graph;
+mod half;
 mod indexing;
 mod inputs;
 mod misc;
@@ -109,6 +110,7 @@ pub fn all(sizes: Sizes) -> Vec<Case> {
     cases.extend(misc::cases(sizes));
     cases.extend(graph::cases(sizes));
     cases.extend(fft::cases(sizes));
+    cases.extend(half::cases(sizes));
     cases
 }
 

@@ -56,7 +56,10 @@ fn round(t: DType, x: f64) -> f64 {
 /// The lowering computes on halves in f32 (`super::ir::Prim`): arithmetic, comparisons and
 /// library functions never see them.
 fn no_half(t: DType, what: &str) {
-    assert!(!t.is_half(), "{what} of {t}: halves must be computed in f32");
+    assert!(
+        !t.is_half(),
+        "{what} of {t}: halves must be computed in f32"
+    );
 }
 
 fn math(f: MathFn, t: DType, x: f64) -> V {
@@ -172,7 +175,10 @@ pub fn eval(block: &Block, leaf: &dyn Fn(Prim) -> V) -> Vec<V> {
             Prim::Const(bits) if t.is_float() => V::F(const_float(t, bits)),
             Prim::Const(bits) => V::I(const_int(t, bits)),
             Prim::Unary(_, a) if b_ty(block, a).is_half() => {
-                panic!("a unary primitive of {}: halves must be computed in f32", b_ty(block, a))
+                panic!(
+                    "a unary primitive of {}: halves must be computed in f32",
+                    b_ty(block, a)
+                )
             }
             Prim::Unary(PUnary::Neg, a) => match at(a) {
                 V::I(x) => V::I(wrap(t, -x)),

@@ -68,10 +68,7 @@ fn inputs(d: DType) -> Vec<Scalar> {
             f.extend([x, -x * 1.37]);
             x *= 3.1;
         }
-        return f
-            .into_iter()
-            .map(|x| Scalar::F64(x).cast(d))
-            .collect();
+        return f.into_iter().map(|x| Scalar::F64(x).cast(d)).collect();
     }
     let (min, max) = match d {
         DType::I8 => (i8::MIN as i128, i8::MAX as i128),
@@ -118,8 +115,20 @@ fn exact_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Abs | Not | Sqrt | Floor | Ceil | Round | Trunc | Sign | IsNan | IsInf | IsFinite | Real
-            | Imag | Conj
+        Neg | Abs
+            | Not
+            | Sqrt
+            | Floor
+            | Ceil
+            | Round
+            | Trunc
+            | Sign
+            | IsNan
+            | IsInf
+            | IsFinite
+            | Real
+            | Imag
+            | Conj
     )
 }
 

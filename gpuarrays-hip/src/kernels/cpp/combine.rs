@@ -8,7 +8,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{BinaryOp, ReduceOp, ScanOp};
 
-use super::element_types::{cty, greatest, least, one, store, zero};
+use super::element_types::{cty, greatest, least, one, reg_size, store, zero};
 use super::primitives;
 use crate::error::Result;
 
@@ -91,7 +91,7 @@ pub fn acc_bytes(op: ReduceOp, t: DType) -> usize {
         ReduceOp::ArgMin | ReduceOp::ArgMax => 16,
         // A complex value and a flag, padded to the alignment of its parts.
         ReduceOp::Prod if t.is_complex() => t.size() + t.real().size(),
-        _ => t.size(),
+        _ => reg_size(t),
     }
 }
 
@@ -113,11 +113,11 @@ fn simple(t: DType, combine: String, identity: &str) -> Combiner {
          GA_INLINE {m} ga_finish(const GaA a) {{ return {fin}; }}\n",
         m = super::element_types::mty(t),
         fin = store(t, "a"),
-        check = size_check(t.size()),
+        check = size_check(reg_size(t)),
     );
     Combiner {
         definitions,
-        acc_bytes: t.size(),
+        acc_bytes: reg_size(t),
         out_dtype: t,
     }
 }
@@ -206,7 +206,14 @@ fn arg(t: DType, want_min: bool) -> Combiner {
 
 /// The combiner of a reduction of `t`.
 pub fn reduction(op: ReduceOp, t: DType) -> Result<Combiner> {
-    let bin = |o: BinaryOp| primitives::binary(o, t, "a", "b");
+    // Sums and products of halves accumulate in f32 (their registers) and round once at the
+    // end, as the CPU reference does; min and max keep the half rule (exact either way).
+    let acc = if t.is_half() && matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+        DType::F32
+    } else {
+        t
+    };
+    let bin = |o: BinaryOp| primitives::binary(o, acc, "a", "b");
     Ok(match op {
         ReduceOp::Sum => simple(t, bin(BinaryOp::Add)?, zero(t)),
         ReduceOp::Prod if t.is_complex() => complex_product(t)?,

@@ -5,7 +5,8 @@
 //! prelude`: the text is part of every cache key, and keeping it keeps cached binaries valid.)
 //!
 //! No standard header is included (NVRTC ships none by default): fixed-width integer names,
-//! the complex types, NaN tests, infinities and warp shuffles are defined here. The warp size
+//! the complex types, the half types and their conversions ([`super::half_convert`]), NaN
+//! tests, infinities and warp shuffles are defined here. The warp size
 //! is never hard-coded: [`kernel_header`] writes the device's value into `GA_WARP`.
 //!
 //! Shuffles: `ga_shfl_up/down/idx(v, ·)` for every element type, and `ga_shfl_xor(v, m)` (the
@@ -13,6 +14,7 @@
 //! under NVRTC (`__shfl_*_sync` with a full mask), the whole 64-lane wavefront under hiprtc
 //! (`__shfl_*`, no mask). Kernels keep their lane arithmetic below `GA_WARP`.
 
+use super::half_convert::HALF_TYPES;
 use crate::platform::PlatformKind;
 
 /// Which compiler dialect a source is generated for.
@@ -46,7 +48,10 @@ impl Dialect {
 
 const COMMON: &str = r#"
 #define GA_INLINE __device__ __forceinline__
+typedef signed char i8;
 typedef unsigned char u8;
+typedef short i16;
+typedef unsigned short u16;
 typedef int i32;
 typedef unsigned int u32;
 typedef long long i64;
@@ -95,9 +100,14 @@ GA_SHFL_NATIVE(i64)
 GA_SHFL_NATIVE(u64)
 GA_SHFL_NATIVE(f32)
 GA_SHFL_NATIVE(f64)
-GA_INLINE u8 ga_shfl_down(u8 v, int d) { return (u8)GA_SHFL_DOWN((i32)v, d); }
-GA_INLINE u8 ga_shfl_up(u8 v, int d) { return (u8)GA_SHFL_UP((i32)v, d); }
-GA_INLINE u8 ga_shfl_idx(u8 v, int l) { return (u8)GA_SHFL_IDX((i32)v, l); }
+#define GA_SHFL_NARROW(T)                                                              \
+  GA_INLINE T ga_shfl_down(T v, int d) { return (T)GA_SHFL_DOWN((i32)v, d); }           \
+  GA_INLINE T ga_shfl_up(T v, int d) { return (T)GA_SHFL_UP((i32)v, d); }               \
+  GA_INLINE T ga_shfl_idx(T v, int l) { return (T)GA_SHFL_IDX((i32)v, l); }
+GA_SHFL_NARROW(i8)
+GA_SHFL_NARROW(u8)
+GA_SHFL_NARROW(i16)
+GA_SHFL_NARROW(u16)
 GA_INLINE bool ga_shfl_down(bool v, int d) { return GA_SHFL_DOWN((i32)v, d) != 0; }
 GA_INLINE bool ga_shfl_up(bool v, int d) { return GA_SHFL_UP((i32)v, d) != 0; }
 GA_INLINE bool ga_shfl_idx(bool v, int l) { return GA_SHFL_IDX((i32)v, l) != 0; }
@@ -116,7 +126,7 @@ pub fn kernel_header(dialect: Dialect, warp_size: u32) -> String {
         Dialect::Amd => SHFL_AMD,
     };
     format!(
-        "// gpuarrays kernel prelude\n#define GA_WARP {warp_size}\n{COMMON}{shfl}{SHFL_TYPED}\n"
+        "// gpuarrays kernel prelude\n#define GA_WARP {warp_size}\n{COMMON}{HALF_TYPES}{shfl}{SHFL_TYPED}\n"
     )
 }
 

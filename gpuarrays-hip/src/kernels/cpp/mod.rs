@@ -7,6 +7,7 @@
 //! |---|---|
 //! | the header every source starts with (types, NaN tests, warp shuffles with the device's warp size) and the compiler [`Dialect`] | [`header`] |
 //! | element types: register and memory types, loads, stores, literals | [`element_types`] |
+//! | f16 and bf16: the bit structs and the conversions, rounded once | [`half_convert`] |
 //! | the primitives of core's lowered IR as C++: statements, or one operation as one expression for the combining kernels | [`primitives`] |
 //! | warp- and block-wide reduce and scan over an accumulator ([`combine::Combiner`]) | [`combine`] |
 //! | the random draws printed from core's lowering, and the vector loop's word selection | [`philox`] |
@@ -14,6 +15,7 @@
 
 pub mod combine;
 pub mod element_types;
+pub mod half_convert;
 pub mod header;
 pub mod philox;
 pub mod primitives;

@@ -53,7 +53,7 @@ GA_INLINE c32 ga_cis_turn(const f32 t) { f32 s, c; ga_sincos_turn(t, &s, &c); re
 GA_INLINE c64 ga_cis(const f64 t) { f64 s, c; sincos(t, &s, &c); return ga_c64(c, s); }
 "#;
 
-/// The C++ name part of draws of `dist` in `dtype` (`uniform_f32`, ..., `normal_f64`): the
+/// The C++ name part of draws of `dist` in `dtype` (`uniform_f32`, ..., `normal_bf16`): the
 /// functions are `ga_draw_{name}` (one draw into an array) and `ga_at_{name}` (one element).
 pub fn draw_name(dist: Distribution, dtype: DType) -> Option<&'static str> {
     Some(match (dist, dtype) {
@@ -61,6 +61,10 @@ pub fn draw_name(dist: Distribution, dtype: DType) -> Option<&'static str> {
         (Distribution::Uniform, DType::F64) => "uniform_f64",
         (Distribution::Normal, DType::F32) => "normal_f32",
         (Distribution::Normal, DType::F64) => "normal_f64",
+        (Distribution::Uniform, DType::F16) => "uniform_f16",
+        (Distribution::Uniform, DType::BF16) => "uniform_bf16",
+        (Distribution::Normal, DType::F16) => "normal_f16",
+        (Distribution::Normal, DType::BF16) => "normal_bf16",
         _ => return None,
     })
 }
@@ -100,7 +104,8 @@ pub fn library(draws: &[(Distribution, DType)]) -> String {
             continue;
         };
         done.push(name);
-        let t = dtype.name();
+        // Register values (a half draw is held as the f32 of its value).
+        let t = super::element_types::cty(dtype);
         let d = random::draw(dist, dtype);
         let stores: String = d
             .results

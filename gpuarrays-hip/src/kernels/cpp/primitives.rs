@@ -24,8 +24,12 @@ use crate::error::{HipError, Result};
 pub fn literal(t: DType, bits: u64) -> String {
     let x = const_float(t, bits);
     match t {
+        // A half constant is held as the f32 of its value (exact), like every half register.
+        DType::F16 | DType::BF16 => literal(DType::F32, (x as f32).to_bits() as u64),
         DType::Bool => (bits != 0).to_string(),
         DType::U8 => format!("((u8){bits})"),
+        DType::U16 => format!("((u16){bits})"),
+        DType::I8 | DType::I16 => format!("(({}){})", cty(t), const_int(t, bits)),
         DType::U32 => format!("{bits}u"),
         DType::U64 => format!("{bits}ULL"),
         DType::I32 if bits as u32 == 1 << 31 => "(-2147483647 - 1)".into(),
@@ -97,9 +101,19 @@ fn binary_prim(op: PBinary, t: DType, a: &str, b: &str) -> String {
         // A left shift of a negative signed value is undefined before C++20: shift the bits.
         (PBinary::Shl, DType::I32) => format!("((i32)((u32){a} << {b}))"),
         (PBinary::Shl, DType::I64) => format!("((i64)((u64){a} << {b}))"),
-        _ if t == DType::U8 && !op.is_comparison() => format!("((u8)({a} {sym} {b}))"),
+        // The narrow integers are promoted to int: wrapping arithmetic and left shifts go
+        // through u32 (a u16 product overflows int), every result is cut back to the width.
+        (PBinary::Add | PBinary::Sub | PBinary::Mul | PBinary::Shl, _) if is_narrow_int(t) => {
+            format!("(({})((u32){a} {sym} (u32){b}))", cty(t))
+        }
+        _ if is_narrow_int(t) && !op.is_comparison() => format!("(({})({a} {sym} {b}))", cty(t)),
         _ => format!("({a} {sym} {b})"),
     }
+}
+
+/// The integers narrower than C++'s `int` (promoted before every operation).
+fn is_narrow_int(t: DType) -> bool {
+    matches!(t, DType::I8 | DType::U8 | DType::I16 | DType::U16)
 }
 
 /// The C++ expression of instruction `v` of `b` with operand expressions `o`.
@@ -116,6 +130,10 @@ fn expr(b: &Block, v: Value, o: &[String]) -> String {
         Prim::Unary(PUnary::Math(f), x) => math(f, b.ty(x), a),
         Prim::Binary(op, x, _) => binary_prim(op, b.ty(x), a, &o[1]),
         Prim::Select(..) => format!("({a} ? {} : {})", o[1], o[2]),
+        // A half register already holds the f32 of its value; into a half, round once.
+        Prim::Convert(x) if b.ty(x).is_half() => a.to_string(),
+        Prim::Convert(_) if t == DType::F16 => format!("ga_round_f16({a})"),
+        Prim::Convert(_) if t == DType::BF16 => format!("ga_round_bf16({a})"),
         Prim::Convert(_) => format!("(({}){a})", cty(t)),
         Prim::Bitcast(x) => match (b.ty(x), t) {
             (DType::U32, DType::F32) => format!("__uint_as_float({a})"),

@@ -42,7 +42,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{IndexMode, ScatterOp};
 
-use super::super::cpp::element_types::cty;
+use super::super::cpp::element_types::mty;
 pub use super::moves::{BLOCK, move_type};
 use crate::error::{HipError, Result};
 
@@ -84,24 +84,26 @@ pub fn mode_code(mode: IndexMode) -> i32 {
     }
 }
 
-/// `ga_add_at(p, v)`: `*p += v` atomically, for a numeric `dtype`.
+/// `ga_add_at(p, v)`: `*p += v` atomically, for a numeric `dtype` (`p` and `v` in its
+/// memory type).
 fn add_at(dtype: DType) -> String {
-    let t = cty(dtype);
+    let t = mty(dtype);
     let body = match dtype {
-        DType::U8 => {
-            return r#"GA_INLINE void ga_add_at(u8* p, const u8 v) {
-  u32* word = reinterpret_cast<u32*>(reinterpret_cast<u64>(p) & ~3ULL);
-  const u32 shift = (u32)(reinterpret_cast<u64>(p) & 3ULL) * 8u;
-  u32 old = *reinterpret_cast<volatile u32*>(word);
-  for (;;) {
-    const u32 lane = ((old >> shift) + (u32)v) & 0xffu;
-    const u32 seen = atomicCAS(word, old, (old & ~(0xffu << shift)) | (lane << shift));
-    if (seen == old) return;
-    old = seen;
-  }
-}
-"#
-            .to_string();
+        DType::I8 | DType::U8 => return lane_add_at(t, "0xffu", "cur + (u32)v"),
+        DType::I16 | DType::U16 => return lane_add_at(t, "0xffffu", "cur + (u32)v"),
+        DType::F16 => {
+            return lane_add_at(
+                t,
+                "0xffffu",
+                "(u32)ga_to_f16(ga_f32_of(ga_f16_bits(cur)) + ga_f32_of(v)).bits",
+            );
+        }
+        DType::BF16 => {
+            return lane_add_at(
+                t,
+                "0xffffu",
+                "(u32)ga_to_bf16(ga_f32_of(ga_bf16_bits(cur)) + ga_f32_of(v)).bits",
+            );
         }
         DType::I32 => "atomicAdd(reinterpret_cast<u32*>(p), (u32)v);".to_string(),
         DType::I64 => "atomicAdd(reinterpret_cast<u64*>(p), (u64)v);".to_string(),
@@ -109,6 +111,28 @@ fn add_at(dtype: DType) -> String {
         _ => "atomicAdd(p, v);".to_string(),
     };
     format!("GA_INLINE void ga_add_at({t}* p, const {t} v) {{ {body} }}\n")
+}
+
+/// `ga_add_at` for a type narrower than the 32-bit atomics: a compare-and-swap loop on the
+/// aligned word that holds the element, replacing only its lane (`mask` wide) with `sum`
+/// (an expression of the lane's current bits `cur` and the addend `v`, cut to the lane).
+/// Integers wrap; a half sum is computed in f32 and rounded once, as one half addition.
+fn lane_add_at(t: &str, mask: &str, sum: &str) -> String {
+    format!(
+        r#"GA_INLINE void ga_add_at({t}* p, const {t} v) {{
+  u32* word = reinterpret_cast<u32*>(reinterpret_cast<u64>(p) & ~3ULL);
+  const u32 shift = (u32)(reinterpret_cast<u64>(p) & 3ULL) * 8u;
+  u32 old = *reinterpret_cast<volatile u32*>(word);
+  for (;;) {{
+    const u32 cur = (old >> shift) & {mask};
+    const u32 lane = ({sum}) & {mask};
+    const u32 seen = atomicCAS(word, old, (old & ~({mask} << shift)) | (lane << shift));
+    if (seen == old) return;
+    old = seen;
+  }}
+}}
+"#
+    )
 }
 
 /// The shared part of every module: parameter structs, positions, splitting.
@@ -193,7 +217,7 @@ pub fn body(dtype: DType) -> String {
     s.push_str(&scatter(SCATTER, m, "*at = v"));
     if dtype.is_numeric() {
         s.push_str(&add_at(dtype));
-        s.push_str(&scatter(SCATTER_ADD, cty(dtype), "ga_add_at(at, v)"));
+        s.push_str(&scatter(SCATTER_ADD, mty(dtype), "ga_add_at(at, v)"));
     }
     s.push_str(&super::variants::body(dtype));
     s

@@ -11,6 +11,7 @@ pub const BLOCK: u32 = 256;
 pub fn move_type(dtype: DType) -> (&'static str, usize) {
     match dtype.size() {
         1 => ("u8", 1),
+        2 => ("u16", 2),
         4 => ("u32", 4),
         8 => ("u64", 8),
         _ => ("GaPair64", 16),

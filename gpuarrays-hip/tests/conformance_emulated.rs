@@ -1,0 +1,62 @@
+//! The conformance suite's rows of the 8- and 16-bit types (i8, i16, u16, f16, bf16) on the
+//! HIP backend, its generated kernels run on the CPU through the emulated platform of
+//! `emulator/`, against the CPU reference: a row of each kind of kernel (unary and binary
+//! arithmetic, shifts, casts in and out, fused programs, full and axis reductions, argmin,
+//! scans, gathers, scatter-adds, random draws) gives the reference's values, and the
+//! operations the backend refuses for these types (sort, matmul, scans of halves) are
+//! refused with the typed error for every shape, empty ones included. The real GPU runs every row (`conformance_hip`);
+//! the emulator compiles each kernel with `g++`, so this runs a sample. Quick shapes only;
+//! skipped (with a printed reason) when `g++` is missing. `GPUARRAYS_EMULATED_ROWS` replaces
+//! the sample with a comma-separated list of row filters (e.g. `sum/f16,cast:i8/`).
+
+mod emulator;
+
+use gpuarrays_conformance::{SuiteConfig, SuiteReport};
+
+const TYPES: [&str; 5] = ["i8", "i16", "u16", "f16", "bf16"];
+
+/// One row of each kernel family (a filter matches a row key `op/dtype` by containment).
+const SAMPLE: [&str; 19] = [
+    "neg/",
+    "exp/",
+    "add/",
+    "div/",
+    "min/",
+    "shl/",
+    "cast:f64/",
+    "cast:i64/",
+    "cast:f16/",
+    "fused/",
+    "sum/",
+    "max_axis/",
+    "argmin/",
+    "cumsum/",
+    "sort/",
+    "scatter_add/",
+    "matmul/",
+    "take/",
+    "random_normal/",
+];
+
+#[test]
+fn narrow_type_rows_match_cpu_reference() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    let filters: Vec<String> = match std::env::var("GPUARRAYS_EMULATED_ROWS") {
+        Ok(list) => list.split(',').map(str::to_string).collect(),
+        Err(_) => SAMPLE
+            .iter()
+            .flat_map(|op| TYPES.iter().map(move |t| format!("{op}{t}")))
+            .collect(),
+    };
+    let mut report = SuiteReport::default();
+    for filter in filters {
+        let r = gpuarrays_conformance::run(&hip, &SuiteConfig::quick().with_filter(filter));
+        report.rows.extend(r.rows);
+    }
+    println!("{}", report.table());
+    println!("{}", report.summary());
+    assert!(!report.rows.is_empty(), "the suite ran no rows");
+    assert!(report.ok(), "{}", report.failure_details());
+}
