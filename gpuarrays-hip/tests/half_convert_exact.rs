@@ -16,6 +16,7 @@ const PROGRAM: &str = r#"
 #include <cstdio>
 #include <cstring>
 #include <cstdint>
+#include <string>
 #include <vector>
 typedef signed char i8; typedef unsigned char u8; typedef short i16; typedef unsigned short u16;
 typedef int i32; typedef unsigned int u32; typedef long long i64; typedef unsigned long long u64;
