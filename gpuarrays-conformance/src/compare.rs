@@ -12,7 +12,7 @@ use gpuarrays_core::{DType, Scalar};
 use crate::criterion::{Criterion, NonFinite, ZeroSigns};
 use crate::host::HostArray;
 use crate::oracle::value::{Wide, widen};
-use crate::tolerance::{Scale, Tolerance, epsilon, tiny};
+use crate::tolerance::{Scale, Tolerance, epsilon, overflow_threshold, tiny};
 
 /// The result of one comparison.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +50,7 @@ pub fn compare(expected: &HostArray, got: &HostArray, criterion: &Criterion) -> 
     let rules = Rules {
         signed_zeros: criterion.zeros == ZeroSigns::Match,
         ftz: criterion.flushed_subnormals.then(|| tiny(t)),
+        overflow: overflow_threshold(t),
     };
     let mut max_err: f64 = 0.0;
     let mut first: Option<String> = None;
@@ -107,6 +108,8 @@ struct Rules {
     signed_zeros: bool,
     /// Under the FTZ rule ([`crate::ftz`]): the smallest normal of the result's precision.
     ftz: Option<f64>,
+    /// The magnitude from which the result's precision rounds to infinity.
+    overflow: f64,
 }
 
 /// `x`, or a zero of its sign if it is below `min` in magnitude (a subnormal of the
@@ -175,8 +178,74 @@ fn real_error(a: f64, b: f64, unit: f64, rules: Rules, slack: f64) -> f64 {
             0.0
         };
     }
-    if a.is_infinite() || b.is_infinite() {
+    if a.is_infinite() && b.is_infinite() {
         return f64::INFINITY;
     }
+    if a.is_infinite() || b.is_infinite() {
+        // One side overflowed and the other did not: as far apart as the finite value is
+        // from the magnitude that rounds to that infinity (a sum whose rounding errors carry
+        // it just past the largest finite value, as a half-precision scan's can, is within
+        // the tolerance that covers those errors; an infinity of the other sign never is).
+        let (inf, finite) = if a.is_infinite() { (a, b) } else { (b, a) };
+        if inf.is_sign_negative() != finite.is_sign_negative() {
+            return f64::INFINITY;
+        }
+        return ((rules.overflow - finite.abs()).max(0.0) - slack).max(0.0) / unit;
+    }
     ((b - a).abs() - slack).max(0.0) / unit
+}
+
+#[cfg(test)]
+mod tests {
+    use gpuarrays_core::f16;
+
+    use super::*;
+    use crate::criterion::{Criterion, NonFinite, ZeroSigns};
+    use crate::host::HostData;
+
+    fn halves(v: &[f32]) -> HostArray {
+        HostArray::new(
+            vec![v.len()],
+            HostData::F16(v.iter().map(|&x| f16::from_f32(x)).collect()),
+        )
+    }
+
+    fn within(units: f64) -> Criterion {
+        Criterion {
+            tolerance: Tolerance::Eps {
+                units,
+                scale: Scale::ValueOrOne,
+            },
+            zeros: ZeroSigns::Match,
+            non_finite: NonFinite::Exact,
+            flushed_subnormals: false,
+        }
+    }
+
+    #[test]
+    fn an_overflow_is_as_far_as_the_threshold_and_never_of_the_other_sign() {
+        let inf = f32::INFINITY;
+        // 65504 is 16 below f16's threshold 65520: 16 / (2^-10 · 65504) ≈ 0.25 units.
+        let near = compare(&halves(&[65504.0]), &halves(&[inf]), &within(1.0));
+        assert_eq!(near.mismatch, None, "{near:?}");
+        assert!(near.max_err > 0.2 && near.max_err < 0.3, "{near:?}");
+        // 60000 is 5520 below it: 86 units.
+        let far = compare(&halves(&[60000.0]), &halves(&[inf]), &within(50.0));
+        assert!(far.mismatch.is_some(), "{far:?}");
+        let sign = compare(&halves(&[-65504.0]), &halves(&[inf]), &within(1e9));
+        assert!(sign.max_err.is_infinite(), "{sign:?}");
+        // Exact comparisons never forgive it, nor do f64 ones.
+        let exact = Criterion {
+            tolerance: Tolerance::Exact,
+            ..within(0.0)
+        };
+        assert!(
+            compare(&halves(&[65504.0]), &halves(&[inf]), &exact)
+                .mismatch
+                .is_some()
+        );
+        let f64s = |x: f64| HostArray::new(vec![1], HostData::F64(vec![x]));
+        let big = compare(&f64s(f64::MAX), &f64s(f64::INFINITY), &within(1e9));
+        assert!(big.max_err.is_infinite(), "{big:?}");
+    }
 }

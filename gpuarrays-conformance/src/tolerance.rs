@@ -220,6 +220,18 @@ pub fn epsilon(t: DType) -> f64 {
     }
 }
 
+/// The smallest magnitude that rounds to infinity in the real type underlying `t` (the
+/// largest finite value plus half a unit in its last place; infinite for f64, where that
+/// is not a number the comparison can measure from, so an f64 overflow is never forgiven).
+pub fn overflow_threshold(t: DType) -> f64 {
+    match t.real() {
+        DType::F16 => 65520.0,
+        DType::BF16 => (2.0 - 2f64.powi(-8)) * 2f64.powi(127),
+        DType::F32 => (2.0 - 2f64.powi(-24)) * 2f64.powi(127),
+        _ => f64::INFINITY,
+    }
+}
+
 /// The smallest positive normal of the real type underlying `t`.
 pub fn tiny(t: DType) -> f64 {
     match t.real() {
