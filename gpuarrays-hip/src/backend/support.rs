@@ -1,7 +1,7 @@
 //! What the HIP backend itself cannot run. Every element type is stored, computed
-//! elementwise (casts and random numbers included), reduced, gathered and scattered on both
-//! platforms; the 8- and 16-bit types (i8, i16, u16, f16, bf16) are not yet sorted or
-//! multiplied as matrices, and the half types are not scanned (see [`supports`]).
+//! elementwise (casts and random numbers included), reduced, gathered, scattered and
+//! multiplied as matrices on both platforms; the 8- and 16-bit types (i8, i16, u16, f16,
+//! bf16) are not yet sorted, and the half types are not scanned (see [`supports`]).
 //!
 //! This table states only the backend's own limits. Type rules that hold for every backend
 //! (complex numbers have no order to sort by, bool is not multiplied or accumulated, find
@@ -24,6 +24,7 @@ pub fn supports(dtype: DType, op: OpKind) -> Support {
         | OpKind::Reduce
         | OpKind::Gather
         | OpKind::Scatter
+        | OpKind::Matmul
         | OpKind::Find
         | OpKind::Fft => return Support::Yes,
         // Integer scans wrap, so any grouping gives the sequential result; a scan of halves
@@ -32,7 +33,6 @@ pub fn supports(dtype: DType, op: OpKind) -> Support {
         OpKind::Scan if !dtype.is_half() => return Support::Yes,
         OpKind::Scan => "no scan that rounds each step in order",
         OpKind::Sort => "no radix-sort keys for this type",
-        OpKind::Matmul => "no matrix product of this type",
     };
     Support::no(
         format!("the HIP backend does not handle {op} of {dtype} yet ({missing})"),
@@ -42,7 +42,7 @@ pub fn supports(dtype: DType, op: OpKind) -> Support {
     )
 }
 
-/// The 8- and 16-bit types, whose sorts and matrix products are not generated yet.
+/// The 8- and 16-bit types, whose sorts are not generated yet.
 fn is_narrow(dtype: DType) -> bool {
     matches!(
         dtype,
@@ -72,12 +72,11 @@ mod tests {
                 OpKind::Reduce,
                 OpKind::Gather,
                 OpKind::Scatter,
+                OpKind::Matmul,
             ] {
                 assert!(supports(d, op).is_yes(), "{d} {op}");
             }
-            for op in [OpKind::Sort, OpKind::Matmul] {
-                assert!(!supports(d, op).is_yes(), "{d} {op}");
-            }
+            assert!(!supports(d, OpKind::Sort).is_yes(), "{d} sort");
             assert_eq!(supports(d, OpKind::Scan).is_yes(), !d.is_half(), "{d} scan");
         }
     }

@@ -4,7 +4,7 @@
 //! in shared memory. Every output accumulates `a[i,k]·b[k,j]` for k = 0, 1, … in order, from
 //! zero, with the element type's own (wrapping, or num-complex) add and multiply and with
 //! contraction off — the CPU reference's exact sequence of operations, so results agree bit
-//! for bit. Padding lanes beyond k are never added (adding `0·x` would turn an infinite `x`
+//! for bit (f16 and bf16: products and sums in f32, rounded once, as the reference does). Padding lanes beyond k are never added (adding `0·x` would turn an infinite `x`
 //! into NaN and flip the sign of zero sums).
 
 use gpuarrays_core::DType;
@@ -12,7 +12,7 @@ use gpuarrays_core::kernel::BinaryOp;
 
 use super::KernelSource;
 use super::args::KernelArgs;
-use super::cpp::element_types::{cty, mty, zero};
+use super::cpp::element_types::{cty, load, mty, store, zero};
 use super::cpp::primitives;
 use super::device_kernels::DeviceKernels;
 use crate::error::{HipError, Result};
@@ -29,8 +29,16 @@ pub fn body(dtype: DType) -> Result<String> {
         )));
     }
     let (c, m) = (cty(dtype), mty(dtype));
-    let add = primitives::binary(BinaryOp::Add, dtype, "acc", "p")?;
-    let mul = primitives::binary(BinaryOp::Mul, dtype, "as[ty][kk]", "bs[kk][tx]")?;
+    // Halves multiply and accumulate in f32 (their register type) and round once at the end,
+    // as the CPU reference's matrix product of halves does.
+    let acc = if dtype.is_half() { DType::F32 } else { dtype };
+    let add = primitives::binary(BinaryOp::Add, acc, "acc", "p")?;
+    let mul = primitives::binary(BinaryOp::Mul, acc, "as[ty][kk]", "bs[kk][tx]")?;
+    let (a_at, b_at) = (
+        load(dtype, "az[row * k + k0 + tx]"),
+        load(dtype, "bz[(k0 + ty) * n + col]"),
+    );
+    let out = store(dtype, "acc");
     // The CPU reference starts from 0 (+0.0), not from -0.0: follow it.
     let start = if dtype.is_float() || dtype.is_complex() {
         zero(dtype).replace("-0.0", "0.0")
@@ -54,8 +62,8 @@ __global__ void __launch_bounds__({T} * {T}) ga_matmul(const {m}* __restrict__ a
         const i64 row = by * {T} + ty, col = bx * {T} + tx;
         {c} acc = {start};
         for (i64 k0 = 0; k0 < k; k0 += {T}) {{
-          as[ty][tx] = (row < m && k0 + tx < k) ? az[row * k + k0 + tx] : {start};
-          bs[ty][tx] = (k0 + ty < k && col < n) ? bz[(k0 + ty) * n + col] : {start};
+          as[ty][tx] = (row < m && k0 + tx < k) ? {a_at} : {start};
+          bs[ty][tx] = (k0 + ty < k && col < n) ? {b_at} : {start};
           __syncthreads();
           const int kmax = k - k0 < {T} ? (int)(k - k0) : {T};
           for (int kk = 0; kk < kmax; ++kk) {{
@@ -64,7 +72,7 @@ __global__ void __launch_bounds__({T} * {T}) ga_matmul(const {m}* __restrict__ a
           }}
           __syncthreads();
         }}
-        if (row < m && col < n) oz[row * n + col] = acc;
+        if (row < m && col < n) oz[row * n + col] = {out};
       }}
     }}
   }}
