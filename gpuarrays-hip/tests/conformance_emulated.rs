@@ -18,9 +18,24 @@ const TYPES: [&str; 5] = ["i8", "i16", "u16", "f16", "bf16"];
 /// One row of each kernel family. A filter matches a row key `op/dtype` by containment, so
 /// these are names no other operation ends with (`sort/` also takes `argsort`).
 const SAMPLE: [&str; 18] = [
-    "neg/", "sqrt/", "mul/", "div/", "shl/", "hypot/", "cast:f64/", "cast:i64/", "cast:f16/",
-    "fused/", "prod_axis/", "argmin_axis/", "cumprod/", "sort/", "scatter_add/", "matmul/",
-    "take_along_axis/", "random_normal/",
+    "neg/",
+    "sqrt/",
+    "mul/",
+    "div/",
+    "shl/",
+    "hypot/",
+    "cast:f64/",
+    "cast:i64/",
+    "cast:f16/",
+    "fused/",
+    "prod_axis/",
+    "argmin_axis/",
+    "cumprod/",
+    "sort/",
+    "scatter_add/",
+    "matmul/",
+    "take_along_axis/",
+    "random_normal/",
 ];
 
 #[test]
