@@ -10,10 +10,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
 
-use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{
     BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
 };
+use gpuarrays_core::{DType, OpKind};
 use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
@@ -24,12 +24,21 @@ use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, search, sort}
 mod cpp_shim;
 use cpp_shim::SHIM;
 
-/// The element types the backend generates kernels for (it refuses the others before any
-/// code is generated, so their sources are never compiled).
+/// The element types the backend generates elementwise kernels for (it refuses the others
+/// before any code is generated, so their sources are never compiled).
 fn generated() -> impl Iterator<Item = DType> {
-    DType::ALL.into_iter().filter(|&d| {
-        gpuarrays_hip::backend::supports(d, gpuarrays_core::OpKind::Elementwise).is_yes()
-    })
+    generated_for(OpKind::Elementwise)
+}
+
+/// The element types the backend generates kernels of kind `op` for.
+fn generated_for(op: OpKind) -> impl Iterator<Item = DType> {
+    DType::ALL
+        .into_iter()
+        .filter(move |&d| gpuarrays_hip::backend::supports(d, op).is_yes())
+}
+
+fn supported(d: DType, op: OpKind) -> bool {
+    gpuarrays_hip::backend::supports(d, op).is_yes()
 }
 
 fn gxx_available() -> bool {
@@ -305,7 +314,7 @@ fn axis_bodies() -> Vec<String> {
         }
         if d.is_numeric() {
             for op in ScanOp::ALL {
-                if op.check_dtype(d).is_err() {
+                if op.check_dtype(d).is_err() || !supported(d, OpKind::Scan) {
                     continue;
                 }
                 let c = combine::scan(op, d).expect("combiner");
@@ -313,7 +322,7 @@ fn axis_bodies() -> Vec<String> {
             }
             bodies.push(matmul::body(d).expect("matmul"));
         }
-        if d.is_ordered() {
+        if d.is_ordered() && supported(d, OpKind::Sort) {
             bodies.push(sort::body(d));
         }
         bodies.push(indexing::codegen::body(d));

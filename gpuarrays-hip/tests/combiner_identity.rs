@@ -35,6 +35,11 @@ static int ga_failures = 0;
 static int ga_checks = 0;
 inline bool ga_same(bool a, bool b) { return a == b; }
 inline bool ga_same(u8 a, u8 b) { return a == b; }
+inline bool ga_same(i8 a, i8 b) { return a == b; }
+inline bool ga_same(i16 a, i16 b) { return a == b; }
+inline bool ga_same(u16 a, u16 b) { return a == b; }
+inline bool ga_same(f16 a, f16 b) { return a.bits == b.bits || ((a.bits & 0x7fff) > 0x7c00 && (b.bits & 0x7fff) > 0x7c00); }
+inline bool ga_same(bf16 a, bf16 b) { return a.bits == b.bits || ((a.bits & 0x7fff) > 0x7f80 && (b.bits & 0x7fff) > 0x7f80); }
 inline bool ga_same(i32 a, i32 b) { return a == b; }
 inline bool ga_same(u32 a, u32 b) { return a == b; }
 inline bool ga_same(i64 a, i64 b) { return a == b; }
@@ -70,8 +75,9 @@ fn literal(s: Scalar) -> String {
         Scalar::U8(x) => format!("(u8){x}"),
         Scalar::I16(x) => format!("(i16){x}"),
         Scalar::U16(x) => format!("(u16){x}"),
-        Scalar::F16(x) => format!("ga_f16_bits(0x{:04x})", x.to_bits()),
-        Scalar::BF16(x) => format!("ga_bf16_bits(0x{:04x})", x.to_bits()),
+        // Halves live in f32 registers.
+        Scalar::F16(x) => format!("ga_f32_of(ga_f16_bits(0x{:04x}))", x.to_bits()),
+        Scalar::BF16(x) => format!("ga_f32_of(ga_bf16_bits(0x{:04x}))", x.to_bits()),
         Scalar::I32(x) => format!("(i32)0x{:08x}u", x as u32),
         Scalar::U32(x) => format!("0x{x:08x}u"),
         Scalar::I64(x) => format!("(i64)0x{:016x}ULL", x as u64),
@@ -129,7 +135,8 @@ fn identities_are_neutral_and_totals_round_trip_on_special_values() {
         }
         if d.is_numeric() {
             for op in ScanOp::ALL {
-                if op.check_dtype(d).is_err() {
+                let scans = gpuarrays_hip::backend::supports(d, OpKind::Scan).is_yes();
+                if op.check_dtype(d).is_err() || !scans {
                     continue;
                 }
                 let c = combine::scan(op, d).expect("combiner");

@@ -408,13 +408,11 @@ def run_torch(lib):
     code = import_call(lib, "ga_import_fill_hip", cap, 5.0)
     torch.cuda.synchronize()
     check(code == GA_OK and bool((x == 5).all()), f"our fill seen by torch: code {code}")
-    # float16 has a gpuarrays type, but the HIP backend does not handle it yet: importing or
-    # summing it is refused with core's Unsupported, naming the type.
-    h = torch.ones(4, dtype=torch.float16, device="cuda")
-    code, _ = ga_sum(lib, "ga_import_sum_hip", h.__dlpack__(stream=lib.ga_hip_stream()))
-    msg = lib.ga_last_error().decode()
-    check(code != GA_OK and "f16" in msg and "not supported" in msg,
-          f"float16 from torch: code {code}, {msg}")
+    # float16 and bfloat16 import and compute on HIP like any other type.
+    for dt in (torch.float16, torch.bfloat16):
+        h = torch.arange(8, dtype=dt, device="cuda")
+        code, s = ga_sum(lib, "ga_import_sum_hip", h.__dlpack__(stream=lib.ga_hip_stream()))
+        check(code == GA_OK and s == 28.0, f"{dt} from torch: code {code}, sum {s}")
     cpu = torch.arange(4.0)
     code, _ = ga_sum(lib, "ga_import_sum_hip", cpu.__dlpack__())
     check(code == GA_DEVICE_MISMATCH, f"a CPU tensor into the HIP import: code {code}")
