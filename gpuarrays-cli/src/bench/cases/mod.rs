@@ -137,7 +137,8 @@ mod tests {
                     || c.name.starts_with("kernel/")
                     || c.name.starts_with("graph/")
                     || c.name.starts_with("stream/")
-                    || c.name.starts_with("fft/"),
+                    || c.name.starts_with("fft/")
+                    || c.name.starts_with("half/"),
                 "{}",
                 c.name
             );
