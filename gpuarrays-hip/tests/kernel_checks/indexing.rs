@@ -272,7 +272,14 @@ fn floats(dtype: DType, e: &[u8]) -> Vec<f64> {
             .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect()
     };
+    let halves = |e: &[u8], widen: fn(u16) -> f64| -> Vec<f64> {
+        e.chunks(2)
+            .map(|c| widen(u16::from_le_bytes(c.try_into().expect("2 bytes"))))
+            .collect()
+    };
     match dtype {
+        DType::F16 => halves(e, |b| gpuarrays_core::f16::from_bits(b).to_f64()),
+        DType::BF16 => halves(e, |b| gpuarrays_core::bf16::from_bits(b).to_f64()),
         DType::F32 | DType::C32 => f32s(e),
         DType::F64 | DType::C64 => f64s(e),
         _ => Vec::new(),
@@ -376,13 +383,39 @@ pub fn scatter_one(
                     *b += x.abs();
                 }
             }
-            let eps = if matches!(dtype, DType::F32 | DType::C32) {
-                f32::EPSILON as f64
-            } else {
-                f64::EPSILON
+            let eps = match dtype {
+                DType::F16 => 2f64.powi(-10),
+                DType::BF16 => 2f64.powi(-7),
+                DType::F32 | DType::C32 => f32::EPSILON as f64,
+                _ => f64::EPSILON,
             };
             for ((a, b), m) in floats(dtype, &g).iter().zip(floats(dtype, &w)).zip(&bound) {
-                let ok = super::close(*a, b, ups.len() + 1, *m, eps);
+                // A NaN among the terms (or opposite infinities) is NaN in every order; a sum
+                // that overflowed in one order is as far as the magnitude that rounds to ∞.
+                let overflow = match dtype {
+                    DType::F16 => 65520.0,
+                    DType::BF16 => (2.0 - 2f64.powi(-8)) * 2f64.powi(127),
+                    DType::F32 | DType::C32 => (2.0 - 2f64.powi(-24)) * 2f64.powi(127),
+                    _ => f64::INFINITY,
+                };
+                let at = |x: f64| {
+                    if x.is_infinite() {
+                        overflow.copysign(x)
+                    } else {
+                        x
+                    }
+                };
+                // (Rounding every running sum, as half scatter-adds do, errs up to twice the
+                // one-sum bound between two orders.)
+                let terms = if dtype.is_half() { 2 } else { 1 } * (ups.len() + 1);
+                // A running sum of halves that can reach the threshold in some order (its
+                // terms' magnitudes add up to it) may overflow in one order and not another.
+                let order_overflow =
+                    dtype.is_half() && (!a.is_finite() || !b.is_finite()) && *m >= overflow;
+                let ok = (a.is_nan() && b.is_nan())
+                    || *a == b
+                    || order_overflow
+                    || super::close(at(*a), at(b), terms, *m, eps);
                 assert!(
                     ok,
                     "{what}: element {e}: {a} vs {b} over {} updates",
