@@ -139,17 +139,6 @@ pub fn least(d: DType) -> &'static str {
     }
 }
 
-/// The unsigned type in which a signed integer type wraps (`None` for the others).
-pub fn wrapping(d: DType) -> Option<&'static str> {
-    match d {
-        DType::I8 => Some("u8"),
-        DType::I16 => Some("u16"),
-        DType::I32 => Some("u32"),
-        DType::I64 => Some("u64"),
-        _ => None,
-    }
-}
-
 /// A stable short name for kernel and struct names ("f32", "c64", ...).
 pub fn tag(d: DType) -> &'static str {
     d.name()
