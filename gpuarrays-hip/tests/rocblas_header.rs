@@ -15,7 +15,8 @@
 //! typed error), and the ILP64 build (`rocblas_int` = `int64_t`), which we do not support.
 
 use gpuarrays_hip::platform::amd::rocblas::{
-    DEFAULT_MATH, OPERATION_NONE, ROCBLAS, RocblasFns, STATUS_SUCCESS, XF32_XDL_MATH_OP,
+    DATATYPE_BF16_R, DATATYPE_F16_R, DATATYPE_F32_R, DEFAULT_MATH, GEMM_ALGO_STANDARD,
+    OPERATION_NONE, ROCBLAS, RocblasFns, STATUS_SUCCESS, XF32_XDL_MATH_OP,
 };
 use std::collections::BTreeMap;
 
@@ -27,11 +28,15 @@ fn rust_type(c: &str) -> Option<&'static str> {
         "rocblas_handle" => "RocblasHandle",
         "rocblas_handle*" => "*mutRocblasHandle",
         "hipStream_t" => "HipStream",
-        "rocblas_status" | "rocblas_operation" | "rocblas_math_mode" | "rocblas_int" => "i32",
+        "rocblas_status" | "rocblas_operation" | "rocblas_math_mode" | "rocblas_datatype"
+        | "rocblas_gemm_algo" | "rocblas_int" | "int32_t" => "i32",
+        "uint32_t" => "u32",
         "rocblas_stride" => "i64",
         "size_t" => "usize",
         "char*" => "*mutc_char",
         "constchar*" => "*constc_char",
+        "constvoid*" => "*constc_void",
+        "void*" => "*mutc_void",
         "constfloat*" => "*constf32",
         "float*" => "*mutf32",
         "constdouble*" => "*constf64",
@@ -187,6 +192,10 @@ fn enum_values_are_the_headers() {
     assert_eq!(value("rocblas_status_success"), STATUS_SUCCESS);
     assert_eq!(value("rocblas_default_math"), DEFAULT_MATH);
     assert_eq!(value("rocblas_xf32_xdl_math_op"), XF32_XDL_MATH_OP);
+    assert_eq!(value("rocblas_datatype_f16_r"), DATATYPE_F16_R);
+    assert_eq!(value("rocblas_datatype_f32_r"), DATATYPE_F32_R);
+    assert_eq!(value("rocblas_datatype_bf16_r"), DATATYPE_BF16_R);
+    assert_eq!(value("rocblas_gemm_algo_standard"), GEMM_ALGO_STANDARD);
 }
 
 /// Where ROCm is installed, the same check against its headers (else a printed skip).

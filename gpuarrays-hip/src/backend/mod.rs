@@ -165,7 +165,7 @@ impl HipBackend {
     pub fn matmul_route(&self) -> MatmulRoute {
         self.inner.kernels.policy().matmul
     }
-    /// Sends this device's later matrix products of f32, f64 and complex types by `route`
+    /// Sends this device's later matrix products of float and complex types by `route`
     /// (shared by every clone of this backend).
     pub fn set_matmul_route(&self, route: MatmulRoute) {
         self.inner.kernels.update_policy(|p| p.matmul = route);

@@ -3,9 +3,10 @@
 //! **Why a library.** A hand-written tiled kernel reaches a tenth of what cuBLAS does on an
 //! H200 (25 ms against 2.7 ms for f32 4096²): the vendors' kernels are tuned per
 //! architecture (tensor-core pipelines, split-K, autotuned tiles) in a way one generic kernel
-//! cannot be. So f32, f64 and the complex types go to the library; integer products, which
-//! the libraries lack, stay on the backend's own kernel (`crate::kernels::matmul`), and the
-//! one `matmul` entry of the backend chooses ([`MatmulRoute`]).
+//! cannot be. So f32, f64, the complex types and the half types go to the library; integer
+//! products, which the libraries lack, stay on the backend's own kernel
+//! (`crate::kernels::matmul`), and the one `matmul` entry of the backend chooses
+//! ([`MatmulRoute`]).
 //!
 //! **Handles.** A BLAS handle is a library object bound to the device that was current when
 //! it was created, with device memory of its own (a workspace). Creating one costs
@@ -36,7 +37,10 @@
 //! **Precision.** Products are exact IEEE single/double precision unless reduced precision
 //! is asked for explicitly: [`DeviceBlas::set_reduced_precision`] or
 //! `GPUARRAYS_ALLOW_TF32=1` (TF32 tensor cores on NVIDIA, xf32 on AMD matrix cores), never
-//! by default.
+//! by default. f16 and bf16 products take the mixed-precision entry points (half inputs and
+//! output, f32 compute type): every product is exact in f32 and every sum, split-K partial
+//! sums included, is an f32 sum, so each output is rounded to its half type once — the rule
+//! of the CPU reference and of the own kernel, in another summation order.
 
 mod device_blas;
 mod handle;

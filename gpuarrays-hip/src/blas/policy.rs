@@ -14,6 +14,8 @@ pub fn blas_type(dtype: DType) -> Option<BlasType> {
         DType::F64 => Some(BlasType::F64),
         DType::C32 => Some(BlasType::C32),
         DType::C64 => Some(BlasType::C64),
+        DType::F16 => Some(BlasType::F16),
+        DType::BF16 => Some(BlasType::BF16),
         _ => None,
     }
 }
@@ -23,10 +25,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_f32_f64_and_complex_types_have_a_blas_type() {
+    fn only_float_and_complex_types_have_a_blas_type() {
         for d in DType::ALL {
-            // The half types' products (GemmEx with f32 accumulation) are not wired yet.
-            let expected = (d.is_float() && !d.is_half()) || d.is_complex();
+            let expected = d.is_float() || d.is_complex();
             assert_eq!(blas_type(d).is_some(), expected, "{d}");
             if let Some(t) = blas_type(d) {
                 assert_eq!(t.size(), d.size(), "{d}");

@@ -10,6 +10,11 @@ use super::DevicePtr;
 
 /// Element types the vendor BLAS libraries provide products for. Integers and bool are not
 /// among them: those stay on the backend's own kernel.
+///
+/// The half types go through the libraries' mixed-precision entry point (cuBLAS
+/// `cublasGemmStridedBatchedEx`, rocBLAS `rocblas_gemm_strided_batched_ex`) with inputs and
+/// output in the half type and every product and sum in `f32`: the output is rounded once,
+/// from the `f32` sum, which is the rule gpuarrays' own kernel and the CPU reference follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlasType {
     /// `float` (`sgemm`).
@@ -20,30 +25,32 @@ pub enum BlasType {
     C32,
     /// Complex `double` (`zgemm`).
     C64,
+    /// IEEE binary16, multiplied on tensor (matrix) cores with `f32` accumulation.
+    F16,
+    /// bfloat16, multiplied on tensor (matrix) cores with `f32` accumulation.
+    BF16,
 }
 
 impl BlasType {
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
+            BlasType::F16 | BlasType::BF16 => 2,
             BlasType::F32 => 4,
             BlasType::F64 | BlasType::C32 => 8,
             BlasType::C64 => 16,
         }
     }
 
-    /// The BLAS letter of the type (`s`, `d`, `c`, `z`), for logs and errors.
-    pub fn letter(self) -> char {
-        match self {
-            BlasType::F32 => 's',
-            BlasType::F64 => 'd',
-            BlasType::C32 => 'c',
-            BlasType::C64 => 'z',
-        }
+    /// Whether the type is a half type (stored in 16 bits, accumulated in `f32`).
+    pub fn is_half(self) -> bool {
+        matches!(self, BlasType::F16 | BlasType::BF16)
     }
 }
 
-/// How single-precision products (f32 and complex f32) may round.
+/// How single-precision products (f32 and complex f32) may round. The half types ignore it:
+/// their products always run on tensor cores, exactly (a half times a half is exact in
+/// `f32`), and always accumulate in `f32`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BlasMath {
     /// Every product and sum in the element type (IEEE single precision): the default.

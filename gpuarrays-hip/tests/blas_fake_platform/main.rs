@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use gpuarrays_core::{Array, Backend, Complex32, Complex64, Element};
+use gpuarrays_core::{Array, Backend, Complex32, Complex64, Element, bf16, f16};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::blas::MatmulRoute;
 use gpuarrays_hip::blas::thread_leases::leased_blas_handles;
@@ -77,8 +77,7 @@ trait Sample: Element {
 /// Within (k + 2) rounding errors of the largest possible sum of k products of values
 /// below 2 in magnitude (4k): the bound of any summation order.
 fn near(a: f64, b: f64, k: usize, eps: f64) -> bool {
-    let k = k as f64;
-    (a - b).abs() <= (k + 2.0) * eps * 4.0 * k.max(1.0)
+    (a - b).abs() <= near_bound(k, eps)
 }
 
 impl Sample for f32 {
@@ -119,6 +118,35 @@ impl Sample for Complex64 {
     }
     fn close(a: Self, b: Self, k: usize) -> bool {
         f64::close(a.re, b.re, 2 * k) && f64::close(a.im, b.im, 2 * k)
+    }
+}
+
+/// The half types: both sides sum in f32 (in any order) and round once, so the results may
+/// differ by the f32 sums' difference plus one rounding of the half type.
+fn near_half(a: f32, b: f32, k: usize, half_eps: f32) -> bool {
+    let one_rounding = half_eps * a.abs().max(b.abs());
+    (a - b).abs() <= near_bound(k, f32::EPSILON as f64) as f32 + one_rounding
+}
+
+fn near_bound(k: usize, eps: f64) -> f64 {
+    let k = k as f64;
+    (k + 2.0) * eps * 4.0 * k.max(1.0)
+}
+
+impl Sample for f16 {
+    fn sample(n: usize, seed: u32) -> Vec<Self> {
+        values(n, seed).into_iter().map(f16::from_f64).collect()
+    }
+    fn close(a: Self, b: Self, k: usize) -> bool {
+        near_half(a.to_f32(), b.to_f32(), k, f16::EPSILON.to_f32())
+    }
+}
+impl Sample for bf16 {
+    fn sample(n: usize, seed: u32) -> Vec<Self> {
+        values(n, seed).into_iter().map(bf16::from_f64).collect()
+    }
+    fn close(a: Self, b: Self, k: usize) -> bool {
+        near_half(a.to_f32(), b.to_f32(), k, bf16::EPSILON.to_f32())
     }
 }
 

@@ -10,10 +10,19 @@ fn every_blas_type_and_shape_matches_the_cpu_reference() {
         check_product::<f64>(&hip, da, db);
         check_product::<Complex32>(&hip, da, db);
         check_product::<Complex64>(&hip, da, db);
+        check_product::<f16>(&hip, da, db);
+        check_product::<bf16>(&hip, da, db);
     }
     let ops = gemms(&p);
-    assert_eq!(ops.len(), 4 * SHAPES.len(), "one library call per product");
-    for t in [BlasType::F32, BlasType::F64, BlasType::C32, BlasType::C64] {
+    assert_eq!(ops.len(), 6 * SHAPES.len(), "one library call per product");
+    for t in [
+        BlasType::F32,
+        BlasType::F64,
+        BlasType::C32,
+        BlasType::C64,
+        BlasType::F16,
+        BlasType::BF16,
+    ] {
         assert!(ops.iter().any(
             |o| matches!(o, FakeOp::Gemm { dtype, math: BlasMath::Exact, .. } if *dtype == t)
         ));

@@ -1,6 +1,7 @@
 //! Sorts, find, bit-identical random numbers and matmul, vendor BLAS, cross-thread visibility.
 
 use super::*;
+use gpuarrays_core::{bf16, f16};
 
 #[test]
 fn sorts_match_cpu_with_nans_last() {
@@ -241,6 +242,81 @@ fn vendor_blas_products_match_cpu_within_rounding() {
         assert!(
             hip.blas().cache().stats().created >= 1,
             "the products went through the vendor BLAS ({})",
+            hip.blas().version().unwrap_or_else(|e| e.to_string())
+        );
+    }
+}
+
+/// f16 and bf16 products (the libraries' mixed-precision entry points, tensor cores) against
+/// the CPU reference: both sum in f32, in different orders, and round once, so they may differ
+/// by the two f32 sums' errors plus one rounding of the half type. A long inner dimension
+/// (4096) is among the shapes: it is where the library splits the sum (split-K).
+#[test]
+fn half_products_match_cpu_within_one_rounding() {
+    let Some(hip) = gpu() else { return };
+    let cpu = CpuBackend::new();
+    let shapes: [(&[usize], &[usize]); 4] = [
+        (&[257, 300], &[300, 129]),
+        (&[16, 4096], &[4096, 16]),
+        (&[8, 64, 65], &[65, 33]),
+        (&[1, 1], &[1, 1]),
+    ];
+    fn both<T: gpuarrays_core::Element>(
+        hip: &HipBackend,
+        cpu: &CpuBackend,
+        da: &[usize],
+        db: &[usize],
+        va: &[T],
+        vb: &[T],
+    ) -> (Vec<T>, Vec<T>) {
+        let got = Array::from_slice(hip, da, va)
+            .and_then(|a| a.matmul(&Array::from_slice(hip, db, vb)?))
+            .and_then(|c| c.to_vec())
+            .expect("hip");
+        let want = Array::from_slice(cpu, da, va)
+            .and_then(|a| a.matmul(&Array::from_slice(cpu, db, vb)?))
+            .and_then(|c| c.to_vec())
+            .expect("cpu");
+        (got, want)
+    }
+    for (da, db) in shapes {
+        let (na, nb): (usize, usize) = (da.iter().product(), db.iter().product());
+        let (va, vb) = (values(na, 31), values(nb, 32));
+        let k = da[da.len() - 1];
+        // Σ|a||b| ≤ k for values in [-1, 1); each side's f32 sum is within the suite's bound
+        // of the exact sum, and each rounds once to the half type.
+        let f32_part =
+            2.0 * ((k + 2) as f32).min(4.0 * (k as f32).sqrt() + 16.0) * f32::EPSILON * k as f32;
+        let within = |g: f32, w: f32, half_eps: f32| {
+            (g - w).abs() <= f32_part + half_eps * g.abs().max(w.abs())
+        };
+        let h: (Vec<f16>, Vec<f16>) = (
+            va.iter().map(|&x| f16::from_f32(x)).collect(),
+            vb.iter().map(|&x| f16::from_f32(x)).collect(),
+        );
+        let (got, want) = both(&hip, &cpu, da, db, &h.0, &h.1);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                within(g.to_f32(), w.to_f32(), f16::EPSILON.to_f32()),
+                "f16 {da:?}·{db:?} [{i}]: {g} vs {w}"
+            );
+        }
+        let b: (Vec<bf16>, Vec<bf16>) = (
+            va.iter().map(|&x| bf16::from_f32(x)).collect(),
+            vb.iter().map(|&x| bf16::from_f32(x)).collect(),
+        );
+        let (got, want) = both(&hip, &cpu, da, db, &b.0, &b.1);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                within(g.to_f32(), w.to_f32(), bf16::EPSILON.to_f32()),
+                "bf16 {da:?}·{db:?} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+    if hip.matmul_route() != MatmulRoute::Kernel {
+        assert!(
+            hip.blas().cache().stats().created >= 1,
+            "the half products went through the vendor BLAS ({})",
             hip.blas().version().unwrap_or_else(|e| e.to_string())
         );
     }

@@ -4,7 +4,8 @@
  * and math mode, library/include/internal/rocblas-functions.h for status strings, version and
  * products), then the enum values used, from library/include/internal/rocblas-types.h; types from
  * rocblas-types.h: rocblas_handle = struct _rocblas_handle*, rocblas_int = int32_t (LP64 build),
- * rocblas_stride = int64_t, rocblas_status / rocblas_operation / rocblas_math_mode = C enums,
+ * rocblas_stride = int64_t, rocblas_status / rocblas_operation / rocblas_math_mode /
+ * rocblas_datatype / rocblas_gemm_algo = C enums,
  * rocblas_float_complex = { float x, y; }, rocblas_double_complex = { double x, y; }.
  * gpuarrays-hip/tests/rocblas_header.rs compares the FFI table of
  * gpuarrays-hip/src/platform/amd/rocblas.rs with these prototypes. */
@@ -98,6 +99,37 @@ ROCBLAS_EXPORT rocblas_status rocblas_zgemm_strided_batched(rocblas_handle      
                                                             rocblas_stride                stride_c,
                                                             rocblas_int batch_count);
 
+ROCBLAS_EXPORT rocblas_status rocblas_gemm_strided_batched_ex(rocblas_handle    handle,
+                                                              rocblas_operation transA,
+                                                              rocblas_operation transB,
+                                                              rocblas_int       m,
+                                                              rocblas_int       n,
+                                                              rocblas_int       k,
+                                                              const void*       alpha,
+                                                              const void*       a,
+                                                              rocblas_datatype  a_type,
+                                                              rocblas_int       lda,
+                                                              rocblas_stride    stride_a,
+                                                              const void*       b,
+                                                              rocblas_datatype  b_type,
+                                                              rocblas_int       ldb,
+                                                              rocblas_stride    stride_b,
+                                                              const void*       beta,
+                                                              const void*       c,
+                                                              rocblas_datatype  c_type,
+                                                              rocblas_int       ldc,
+                                                              rocblas_stride    stride_c,
+                                                              void*             d,
+                                                              rocblas_datatype  d_type,
+                                                              rocblas_int       ldd,
+                                                              rocblas_stride    stride_d,
+                                                              rocblas_int       batch_count,
+                                                              rocblas_datatype  compute_type,
+                                                              rocblas_gemm_algo algo,
+                                                              int32_t           solution_index,
+                                                              uint32_t          flags);
+
+
 typedef enum rocblas_operation_
 {
     rocblas_operation_none      = 111, /**< Operate with the matrix. */
@@ -121,3 +153,32 @@ typedef enum rocblas_status_
     rocblas_status_success         = 0, /**< Success */
     /* ... */
 } rocblas_status;
+
+typedef enum rocblas_datatype_
+{
+    rocblas_datatype_f16_r   = 150, /**< 16-bit floating point, real */
+    rocblas_datatype_f32_r   = 151, /**< 32-bit floating point, real */
+    rocblas_datatype_f64_r   = 152, /**< 64-bit floating point, real */
+    rocblas_datatype_f16_c   = 153, /**< 16-bit floating point, complex */
+    rocblas_datatype_f32_c   = 154, /**< 32-bit floating point, complex */
+    rocblas_datatype_f64_c   = 155, /**< 64-bit floating point, complex */
+    rocblas_datatype_i8_r    = 160, /**<  8-bit signed integer, real */
+    rocblas_datatype_u8_r    = 161, /**<  8-bit unsigned integer, real */
+    rocblas_datatype_i32_r   = 162, /**< 32-bit signed integer, real */
+    rocblas_datatype_u32_r   = 163, /**< 32-bit unsigned integer, real */
+    rocblas_datatype_i8_c    = 164, /**<  8-bit signed integer, complex */
+    rocblas_datatype_u8_c    = 165, /**<  8-bit unsigned integer, complex */
+    rocblas_datatype_i32_c   = 166, /**< 32-bit signed integer, complex */
+    rocblas_datatype_u32_c   = 167, /**< 32-bit unsigned integer, complex */
+    rocblas_datatype_bf16_r  = 168, /**< 16-bit bfloat, real */
+    rocblas_datatype_bf16_c  = 169, /**< 16-bit bfloat, complex */
+    rocblas_datatype_f8_r    = 170, /**< 8 bit floating point, real */
+    rocblas_datatype_bf8_r   = 171, /**< 8 bit bfloat, real */
+    rocblas_datatype_invalid = 255, /**< Invalid datatype value, do not use */
+} rocblas_datatype;
+
+typedef enum rocblas_gemm_algo_
+{
+    rocblas_gemm_algo_standard       = 0x0,
+    rocblas_gemm_algo_solution_index = 0x1,
+} rocblas_gemm_algo;

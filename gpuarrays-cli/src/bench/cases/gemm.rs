@@ -1,9 +1,9 @@
-//! `gemm/...`: matrix products. The sizes of the targets (f32 4096², f64 2048²) and
-//! small ones, both complex types, a batched and a broadcast product, an integer product
+//! `gemm/...`: matrix products. The sizes of the targets (f32 4096², f64 2048², f16 and bf16
+//! 8192² on tensor cores) and small ones, both complex types, a batched and a broadcast product, an integer product
 //! (the backend's own kernel: the vendor libraries have none), and on HIP the f32 product on
 //! the own kernel too, for comparison with the vendor BLAS.
 
-use gpuarrays::{AnyBackend, Array, Complex32, Complex64, Element, Result};
+use gpuarrays::{AnyBackend, Array, Complex32, Complex64, Element, Result, bf16, f16};
 use serde_json::json;
 
 use super::inputs::data;
@@ -77,6 +77,14 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
     for (n, large) in [(256, false), (2048, true)] {
         let (a, b) = sq(n);
         add(large, product::<f64>(format!("gemm/Float64/{n}"), a, b));
+    }
+    for (n, large) in [(256, false), (8192, true)] {
+        let (a, b) = sq(n);
+        add(
+            large,
+            product::<f16>(format!("gemm/Float16/{n}"), a.clone(), b.clone()),
+        );
+        add(large, product::<bf16>(format!("gemm/BFloat16/{n}"), a, b));
     }
     let (a, b) = sq(2048);
     add(

@@ -8,8 +8,9 @@
 //! `tests/rocblas_header.rs` compares this table's [`RocblasFns::SIGNATURES`] with those
 //! prototypes (a copy of them at a named commit, and the installed header where one exists).
 //! Types: `rocblas_int` is `int32_t` (we never build rocBLAS's ILP64 variant), `rocblas_stride`
-//! is `int64_t`, C enums (`rocblas_status`, `rocblas_operation`, `rocblas_math_mode`) are
-//! `int`, and the complex types are two `float` / two `double`.
+//! is `int64_t`, C enums (`rocblas_status`, `rocblas_operation`, `rocblas_math_mode`,
+//! `rocblas_datatype`, `rocblas_gemm_algo`) are `int`, and the complex types are two `float` /
+//! two `double`.
 //!
 //! Library names: `librocblas.so.5` (ROCm 7), `.so.4` (ROCm 6), `.so.0` (ROCm 5). Optional
 //! symbol: `rocblas_set_math_mode` (ROCm 6.0+); without it a request for reduced precision
@@ -37,6 +38,14 @@ pub const STATUS_MEMORY_ERROR: i32 = 5;
 pub const DEFAULT_MATH: i32 = 0;
 /// `rocblas_xf32_xdl_math_op`: single-precision products through xf32 on matrix cores.
 pub const XF32_XDL_MATH_OP: i32 = 1;
+/// `rocblas_datatype_f16_r`: IEEE binary16.
+pub const DATATYPE_F16_R: i32 = 150;
+/// `rocblas_datatype_f32_r`: the compute type of half products.
+pub const DATATYPE_F32_R: i32 = 151;
+/// `rocblas_datatype_bf16_r`: bfloat16.
+pub const DATATYPE_BF16_R: i32 = 168;
+/// `rocblas_gemm_algo_standard`: rocBLAS picks the solution.
+pub const GEMM_ALGO_STANDARD: i32 = 0;
 
 /// librocblas symbols.
 pub const ROCBLAS: SymbolSpec = SymbolSpec {
@@ -50,6 +59,7 @@ pub const ROCBLAS: SymbolSpec = SymbolSpec {
         "rocblas_dgemm_strided_batched",
         "rocblas_cgemm_strided_batched",
         "rocblas_zgemm_strided_batched",
+        "rocblas_gemm_strided_batched_ex",
     ],
     optional: &["rocblas_set_math_mode"],
 };
@@ -65,6 +75,7 @@ fn_table!(RocblasFns {
     rocblas_dgemm_strided_batched: fn(RocblasHandle, i32, i32, i32, i32, i32, *const f64, *const f64, i32, i64, *const f64, i32, i64, *const f64, *mut f64, i32, i64, i32) -> i32,
     rocblas_cgemm_strided_batched: fn(RocblasHandle, i32, i32, i32, i32, i32, *const [f32; 2], *const [f32; 2], i32, i64, *const [f32; 2], i32, i64, *const [f32; 2], *mut [f32; 2], i32, i64, i32) -> i32,
     rocblas_zgemm_strided_batched: fn(RocblasHandle, i32, i32, i32, i32, i32, *const [f64; 2], *const [f64; 2], i32, i64, *const [f64; 2], i32, i64, *const [f64; 2], *mut [f64; 2], i32, i64, i32) -> i32,
+    rocblas_gemm_strided_batched_ex: fn(RocblasHandle, i32, i32, i32, i32, i32, *const c_void, *const c_void, i32, i32, i64, *const c_void, i32, i32, i64, *const c_void, *const c_void, i32, i32, i64, *mut c_void, i32, i32, i64, i32, i32, i32, i32, u32) -> i32,
 });
 
 const ROCBLAS_HINT: &str = "install ROCm's rocBLAS (librocblas; ROCm 5.2 or newer) or set ROCM_PATH, or set GPUARRAYS_MATMUL=kernel to use gpuarrays' own matrix kernel";
@@ -184,7 +195,10 @@ impl Rocblas {
         self.check("rocblas_set_stream", unsafe {
             (f.rocblas_set_stream)(h, stream)
         })?;
-        if let Some(set_math) = f.rocblas_set_math_mode {
+        if g.dtype.is_half() {
+            // The half types' entry point has no math mode: it always accumulates in its
+            // compute type (f32 here) on the matrix cores.
+        } else if let Some(set_math) = f.rocblas_set_math_mode {
             let mode = match g.math {
                 BlasMath::Exact => DEFAULT_MATH,
                 BlasMath::ReducedF32 => XF32_XDL_MATH_OP,
@@ -278,6 +292,50 @@ impl Rocblas {
                         g.ldc,
                         g.stride_c,
                         g.batch,
+                    )
+                })
+            }
+            BlasType::F16 | BlasType::BF16 => {
+                let t = if g.dtype == BlasType::F16 {
+                    DATATYPE_F16_R
+                } else {
+                    DATATYPE_BF16_R
+                };
+                // alpha and beta are of the compute type, f32.
+                let (one, zero) = (1f32, 0f32);
+                // SAFETY: as above; A, B and C hold 2-byte elements of type `t`, and D is C
+                // (same type, leading dimension and stride, as rocBLAS requires in place).
+                ("rocblas_gemm_strided_batched_ex", unsafe {
+                    (f.rocblas_gemm_strided_batched_ex)(
+                        h,
+                        n,
+                        n,
+                        g.m,
+                        g.n,
+                        g.k,
+                        (&raw const one).cast(),
+                        a,
+                        t,
+                        g.lda,
+                        g.stride_a,
+                        b,
+                        t,
+                        g.ldb,
+                        g.stride_b,
+                        (&raw const zero).cast(),
+                        c,
+                        t,
+                        g.ldc,
+                        g.stride_c,
+                        c,
+                        t,
+                        g.ldc,
+                        g.stride_c,
+                        g.batch,
+                        DATATYPE_F32_R,
+                        GEMM_ALGO_STANDARD,
+                        0,
+                        0,
                     )
                 })
             }

@@ -147,9 +147,13 @@ impl NvidiaPlatform {
         blas_call("cublasSetStream_v2", || unsafe {
             cb::cublasSetStream_v2(h, stream(s) as cb::cudaStream_t)
         })?;
-        let mode = match g.math {
-            BlasMath::Exact => cb::cublasMath_t::CUBLAS_DEFAULT_MATH,
-            BlasMath::ReducedF32 => cb::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH,
+        let mode = match (g.dtype.is_half(), g.math) {
+            // Half products: tensor cores (cuBLAS's default for 16-bit inputs), and every
+            // reduction, split-K included, in the f32 compute type: without this flag cuBLAS
+            // may add partial sums in the half output type, rounding more than once.
+            (true, _) => cb::cublasMath_t::CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION,
+            (false, BlasMath::Exact) => cb::cublasMath_t::CUBLAS_DEFAULT_MATH,
+            (false, BlasMath::ReducedF32) => cb::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH,
         };
         // SAFETY: as above; sets a mode on the handle only.
         blas_call("cublasSetMathMode", || unsafe {
@@ -242,6 +246,43 @@ impl NvidiaPlatform {
                         g.ldc,
                         g.stride_c,
                         g.batch,
+                    )
+                })
+            }
+            BlasType::F16 | BlasType::BF16 => {
+                let t = if g.dtype == BlasType::F16 {
+                    cb::cudaDataType::CUDA_R_16F
+                } else {
+                    cb::cudaDataType::CUDA_R_16BF
+                };
+                // alpha and beta are of the compute type, f32.
+                let (one, zero) = (1f32, 0f32);
+                // SAFETY: as above; A, B and C hold 2-byte elements of type `t`.
+                blas_call("cublasGemmStridedBatchedEx", || unsafe {
+                    cb::cublasGemmStridedBatchedEx(
+                        h,
+                        n,
+                        n,
+                        g.m,
+                        g.n,
+                        g.k,
+                        (&raw const one).cast(),
+                        a,
+                        t,
+                        g.lda,
+                        g.stride_a,
+                        b,
+                        t,
+                        g.ldb,
+                        g.stride_b,
+                        (&raw const zero).cast(),
+                        c,
+                        t,
+                        g.ldc,
+                        g.stride_c,
+                        g.batch,
+                        cb::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                        cb::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
                     )
                 })
             }

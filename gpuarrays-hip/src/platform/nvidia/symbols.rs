@@ -106,6 +106,7 @@ pub const CUBLAS: SymbolSpec = SymbolSpec {
         "cublasDgemmStridedBatched",
         "cublasCgemmStridedBatched",
         "cublasZgemmStridedBatched",
+        "cublasGemmStridedBatchedEx",
     ],
     optional: &[],
 };

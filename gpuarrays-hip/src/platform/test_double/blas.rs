@@ -2,7 +2,9 @@
 //! the double's memory, in column-major order exactly as cuBLAS/rocBLAS define them, so the
 //! row-major mapping above the platform layer is tested for real where no GPU exists.
 //!
-//! Each output accumulates `A[i, l]·B[l, j]` for `l = 0, 1, …` from zero in the element type.
+//! Each output accumulates `A[i, l]·B[l, j]` for `l = 0, 1, …` from zero in the element type,
+//! or, for the half types, in `f32` with the output rounded once (the mixed-precision entry
+//! points' contract).
 //! The product is computed when enqueued; the work then takes `FakeConfig::kernel_time` on
 //! its stream like a kernel, and the race detector sees the factors read and the product
 //! written.
@@ -13,14 +15,48 @@ use crate::error::{HipError, Result};
 use crate::platform::{
     BlasHandle, BlasType, DeviceId, DevicePtr, GemmStridedBatched, StreamHandle, codes,
 };
-use gpuarrays_core::{Complex32, Complex64};
+use gpuarrays_core::{Complex32, Complex64, bf16, f16};
 
-/// An element the double multiplies: read and written little-endian, as the device holds it.
-trait Num: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+/// An element the double multiplies: read little-endian into its accumulator type, and
+/// written back from it, as the device holds it.
+trait Num {
     const SIZE: usize;
-    fn zero() -> Self;
-    fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
+    type Acc: Copy + std::ops::Add<Output = Self::Acc> + std::ops::Mul<Output = Self::Acc>;
+    fn zero() -> Self::Acc;
+    fn read(b: &[u8]) -> Self::Acc;
+    fn write(acc: Self::Acc, b: &mut [u8]);
+}
+
+fn u16_at(b: &[u8]) -> u16 {
+    u16::from_le_bytes([b[0], b[1]])
+}
+
+impl Num for f16 {
+    const SIZE: usize = 2;
+    type Acc = f32;
+    fn zero() -> f32 {
+        0.0
+    }
+    fn read(b: &[u8]) -> f32 {
+        f16::from_bits(u16_at(b)).to_f32()
+    }
+    fn write(acc: f32, b: &mut [u8]) {
+        b[..2].copy_from_slice(&f16::from_f32(acc).to_bits().to_le_bytes());
+    }
+}
+
+impl Num for bf16 {
+    const SIZE: usize = 2;
+    type Acc = f32;
+    fn zero() -> f32 {
+        0.0
+    }
+    fn read(b: &[u8]) -> f32 {
+        bf16::from_bits(u16_at(b)).to_f32()
+    }
+    fn write(acc: f32, b: &mut [u8]) {
+        b[..2].copy_from_slice(&bf16::from_f32(acc).to_bits().to_le_bytes());
+    }
 }
 
 fn f32_at(b: &[u8], i: usize) -> f32 {
@@ -34,56 +70,60 @@ fn f64_at(b: &[u8], i: usize) -> f64 {
 }
 
 impl Num for f32 {
+    type Acc = Self;
     const SIZE: usize = 4;
-    fn zero() -> Self {
+    fn zero() -> Self::Acc {
         0.0
     }
-    fn read(b: &[u8]) -> Self {
+    fn read(b: &[u8]) -> Self::Acc {
         f32_at(b, 0)
     }
-    fn write(self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_le_bytes());
+    fn write(acc: Self, b: &mut [u8]) {
+        b[..4].copy_from_slice(&acc.to_le_bytes());
     }
 }
 
 impl Num for f64 {
+    type Acc = Self;
     const SIZE: usize = 8;
-    fn zero() -> Self {
+    fn zero() -> Self::Acc {
         0.0
     }
-    fn read(b: &[u8]) -> Self {
+    fn read(b: &[u8]) -> Self::Acc {
         f64_at(b, 0)
     }
-    fn write(self, b: &mut [u8]) {
-        b[..8].copy_from_slice(&self.to_le_bytes());
+    fn write(acc: Self, b: &mut [u8]) {
+        b[..8].copy_from_slice(&acc.to_le_bytes());
     }
 }
 
 impl Num for Complex32 {
+    type Acc = Self;
     const SIZE: usize = 8;
-    fn zero() -> Self {
+    fn zero() -> Self::Acc {
         Complex32::new(0.0, 0.0)
     }
-    fn read(b: &[u8]) -> Self {
+    fn read(b: &[u8]) -> Self::Acc {
         Complex32::new(f32_at(b, 0), f32_at(b, 4))
     }
-    fn write(self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.re.to_le_bytes());
-        b[4..8].copy_from_slice(&self.im.to_le_bytes());
+    fn write(acc: Self, b: &mut [u8]) {
+        b[..4].copy_from_slice(&acc.re.to_le_bytes());
+        b[4..8].copy_from_slice(&acc.im.to_le_bytes());
     }
 }
 
 impl Num for Complex64 {
+    type Acc = Self;
     const SIZE: usize = 16;
-    fn zero() -> Self {
+    fn zero() -> Self::Acc {
         Complex64::new(0.0, 0.0)
     }
-    fn read(b: &[u8]) -> Self {
+    fn read(b: &[u8]) -> Self::Acc {
         Complex64::new(f64_at(b, 0), f64_at(b, 8))
     }
-    fn write(self, b: &mut [u8]) {
-        b[..8].copy_from_slice(&self.re.to_le_bytes());
-        b[8..16].copy_from_slice(&self.im.to_le_bytes());
+    fn write(acc: Self, b: &mut [u8]) {
+        b[..8].copy_from_slice(&acc.re.to_le_bytes());
+        b[8..16].copy_from_slice(&acc.im.to_le_bytes());
     }
 }
 
@@ -136,7 +176,7 @@ fn product<T: Num>(g: &GemmStridedBatched, a: &[u8], b: &[u8], c: &mut [u8]) {
                     acc = acc + x * y;
                 }
                 let o = (z * g.stride_c + j * g.ldc as i64 + i) as usize * T::SIZE;
-                acc.write(&mut c[o..]);
+                T::write(acc, &mut c[o..]);
             }
         }
     }
@@ -243,6 +283,8 @@ impl FakePlatform {
             BlasType::F64 => product::<f64>(g, &a, &b, &mut c),
             BlasType::C32 => product::<Complex32>(g, &a, &b, &mut c),
             BlasType::C64 => product::<Complex64>(g, &a, &b, &mut c),
+            BlasType::F16 => product::<f16>(g, &a, &b, &mut c),
+            BlasType::BF16 => product::<bf16>(g, &a, &b, &mut c),
         }
         let at = self.access(&mut st, g.c, c_bytes)?;
         st.bytes_mut(at, c_bytes).copy_from_slice(&c);
