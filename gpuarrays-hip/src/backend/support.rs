@@ -1,7 +1,7 @@
 //! What the HIP backend itself cannot run. Every element type is stored, computed
-//! elementwise (casts and random numbers included), reduced, gathered, scattered and
-//! multiplied as matrices on both platforms; the 8- and 16-bit types (i8, i16, u16, f16,
-//! bf16) are not yet sorted, and the half types are not scanned (see [`supports`]).
+//! elementwise (casts and random numbers included), reduced, gathered, scattered, sorted and
+//! multiplied as matrices on both platforms; the half types (f16, bf16) are not scanned (see
+//! [`supports`]).
 //!
 //! This table states only the backend's own limits. Type rules that hold for every backend
 //! (complex numbers have no order to sort by, bool is not multiplied or accumulated, find
@@ -26,13 +26,13 @@ pub fn supports(dtype: DType, op: OpKind) -> Support {
         | OpKind::Scatter
         | OpKind::Matmul
         | OpKind::Find
+        | OpKind::Sort
         | OpKind::Fft => return Support::Yes,
         // Integer scans wrap, so any grouping gives the sequential result; a scan of halves
         // rounds after every step in order (the CPU reference's and NumPy's rule), which a
         // parallel scan would have to reproduce step by step.
         OpKind::Scan if !dtype.is_half() => return Support::Yes,
         OpKind::Scan => "no scan that rounds each step in order",
-        OpKind::Sort => "no radix-sort keys for this type",
     };
     Support::no(
         format!("the HIP backend does not handle {op} of {dtype} yet ({missing})"),
@@ -42,7 +42,7 @@ pub fn supports(dtype: DType, op: OpKind) -> Support {
     )
 }
 
-/// The 8- and 16-bit types, whose sorts are not generated yet.
+/// The 8- and 16-bit types, the only ones with a limit (see [`supports`]).
 fn is_narrow(dtype: DType) -> bool {
     matches!(
         dtype,
@@ -73,10 +73,10 @@ mod tests {
                 OpKind::Gather,
                 OpKind::Scatter,
                 OpKind::Matmul,
+                OpKind::Sort,
             ] {
                 assert!(supports(d, op).is_yes(), "{d} {op}");
             }
-            assert!(!supports(d, OpKind::Sort).is_yes(), "{d} sort");
             assert_eq!(supports(d, OpKind::Scan).is_yes(), !d.is_half(), "{d} scan");
         }
     }

@@ -11,7 +11,7 @@ pub mod scans;
 pub mod search;
 pub mod short_rows;
 
-use gpuarrays_core::{Array, Complex64, Element};
+use gpuarrays_core::{Array, Complex64, Element, bf16, f16};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
 use gpuarrays_hip::kernels::scan::RowScan;
@@ -173,6 +173,7 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
             dims,
             &w.iter().map(|&x| x & 3 == 0).collect::<Vec<_>>(),
         );
+        narrow_sorts(hip, &what, dims, &w);
         let up: Vec<i32> = (0..n as i32).collect();
         sort_one(hip, "sorted", dims, &up);
         let down: Vec<i32> = (0..n as i32).rev().collect();
@@ -180,6 +181,61 @@ pub fn sorts(hip: &HipBackend, alg: SortAlgorithm, shapes: &[&[usize]]) {
         sort_one(hip, "constant", dims, &vec![7.5f32; n]);
     }
     hip.kernels().reset_policy();
+}
+
+/// The 8- and 16-bit types on `dims`: every bit pattern of i8, i16 and u16 may occur, and
+/// f16/bf16 from raw bits (NaNs with payloads of either sign, subnormals, both zeros) and
+/// from the f32 values (repeats, infinities).
+pub fn narrow_sorts(hip: &HipBackend, what: &str, dims: &[usize], w: &[u64]) {
+    let n = w.len();
+    sort_one(
+        hip,
+        what,
+        dims,
+        &w.iter().map(|&x| (x >> 7) as i8).collect::<Vec<_>>(),
+    );
+    sort_one(
+        hip,
+        what,
+        dims,
+        &w.iter().map(|&x| (x >> 9) as i16).collect::<Vec<_>>(),
+    );
+    sort_one(
+        hip,
+        what,
+        dims,
+        &w.iter().map(|&x| (x >> 11) as u16).collect::<Vec<_>>(),
+    );
+    let bits = |x: u64| (x >> 13) as u16;
+    sort_one(
+        hip,
+        what,
+        dims,
+        &w.iter()
+            .map(|&x| f16::from_bits(bits(x)))
+            .collect::<Vec<_>>(),
+    );
+    sort_one(
+        hip,
+        what,
+        dims,
+        &w.iter()
+            .map(|&x| bf16::from_bits(bits(x)))
+            .collect::<Vec<_>>(),
+    );
+    let v = f32_values(n, w.first().copied().unwrap_or(0));
+    sort_one(
+        hip,
+        what,
+        dims,
+        &v.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(),
+    );
+    sort_one(
+        hip,
+        what,
+        dims,
+        &v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(),
+    );
 }
 
 pub fn permute_one<T: Element>(hip: &HipBackend, dims: &[usize], axes: &[usize], data: &[T]) {

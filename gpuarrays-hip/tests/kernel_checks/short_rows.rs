@@ -4,10 +4,10 @@
 //!
 //! Each length runs with `2048 / p + 3` rows (`p` the padded length): a full block of rows and
 //! a partial second one. The values hold duplicates, both zeros, infinities, NaNs and the
-//! types' extremes (the greatest value has the padding's key).
+//! types' extremes (the greatest value has the padding's key); the 8- and 16-bit types too.
 
 use gpuarrays_core::element::as_bytes;
-use gpuarrays_core::{Array, DType, Element};
+use gpuarrays_core::{Array, Element, bf16, f16};
 use gpuarrays_cpu_ref::CpuBackend;
 use gpuarrays_hip::HipBackend;
 use gpuarrays_hip::kernels::sort::SortAlgorithm;
@@ -44,7 +44,7 @@ fn check<T: Element>(hip: &HipBackend, len: usize, data: &[T]) {
             &want[i.saturating_sub(2)..(i + 3).min(want.len())]
         );
     }
-    if matches!(T::DTYPE, DType::F32 | DType::F64) {
+    if T::DTYPE.is_float() {
         let bitonic = run(SortAlgorithm::Bitonic);
         assert!(
             as_bytes(&register) == as_bytes(&bitonic),
@@ -94,6 +94,32 @@ pub fn short_rows(hip: &HipBackend, f32_lens: &[usize], all_lens: &[usize]) {
         check(hip, len, &with_extremes(&w, u64::MAX, 0, |x| x));
         check(hip, len, &with_extremes(&w, u8::MAX, 0, |x| x as u8));
         check(hip, len, &w.iter().map(|&x| x % 3 == 0).collect::<Vec<_>>());
+        check(
+            hip,
+            len,
+            &with_extremes(&w, i8::MAX, i8::MIN, |x| (x % 9) as i8 - 4),
+        );
+        check(
+            hip,
+            len,
+            &with_extremes(&w, i16::MAX, i16::MIN, |x| x as i16),
+        );
+        check(
+            hip,
+            len,
+            &with_extremes(&w, u16::MAX, 0, |x| (x % 300) as u16),
+        );
+        let v = f32_values(n, seed);
+        check(
+            hip,
+            len,
+            &v.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(),
+        );
+        check(
+            hip,
+            len,
+            &v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(),
+        );
         check(hip, len, &vec![f32::NAN; n]);
     }
     hip.kernels().reset_policy();

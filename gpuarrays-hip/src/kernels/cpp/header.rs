@@ -10,7 +10,7 @@
 //! is never hard-coded: [`kernel_header`] writes the device's value into `GA_WARP`.
 //!
 //! Shuffles: `ga_shfl_up/down/idx(v, ·)` for every element type, and `ga_shfl_xor(v, m)` (the
-//! value of lane `lane ^ m`, for the 4- and 8-byte scalar types) over the whole warp: 32 lanes
+//! value of lane `lane ^ m`, for the integer and real scalar types) over the whole warp: 32 lanes
 //! under NVRTC (`__shfl_*_sync` with a full mask), the whole 64-lane wavefront under hiprtc
 //! (`__shfl_*`, no mask). Kernels keep their lane arithmetic below `GA_WARP`.
 
@@ -103,7 +103,8 @@ GA_SHFL_NATIVE(f64)
 #define GA_SHFL_NARROW(T)                                                              \
   GA_INLINE T ga_shfl_down(T v, int d) { return (T)GA_SHFL_DOWN((i32)v, d); }           \
   GA_INLINE T ga_shfl_up(T v, int d) { return (T)GA_SHFL_UP((i32)v, d); }               \
-  GA_INLINE T ga_shfl_idx(T v, int l) { return (T)GA_SHFL_IDX((i32)v, l); }
+  GA_INLINE T ga_shfl_idx(T v, int l) { return (T)GA_SHFL_IDX((i32)v, l); }               \
+  GA_INLINE T ga_shfl_xor(T v, int m) { return (T)GA_SHFL_XOR((i32)v, m); }
 GA_SHFL_NARROW(i8)
 GA_SHFL_NARROW(u8)
 GA_SHFL_NARROW(i16)

@@ -10,7 +10,11 @@
 //! Keys: unsigned types as they are; signed ones with the sign bit flipped; floats with the
 //! sign bit flipped when positive and all bits flipped when negative, and every NaN mapped
 //! to the greatest key (it comes back as a positive quiet NaN). Equal keys are equal values,
-//! so the network's instability is invisible.
+//! so the network's instability is invisible. Keys are as wide as the values for 2-, 4- and
+//! 8-byte types (the radix sort keeps keys in the caller's buffer between passes); the 1-byte
+//! types take 32-bit keys with only the low 8 bits used (one radix pass, no key buffer). The
+//! half types' keys come from their bits (an f16 or bf16 in memory is a 16-bit pattern), with
+//! the NaN patterns above the infinity's.
 
 use gpuarrays_core::DType;
 
@@ -23,9 +27,29 @@ pub const BLOCK: u32 = 256;
 /// Threads per block of the tile kernels (one compare per thread per step).
 pub const TILE_THREADS: u32 = (TILE / 2) as u32;
 
-/// Bytes per key for `t` (4 or 8).
+/// Bytes per key for `t` (2, 4 or 8).
 pub fn key_bytes(t: DType) -> usize {
-    if t.size() == 8 { 8 } else { 4 }
+    match t.size() {
+        8 => 8,
+        2 => 2,
+        _ => 4,
+    }
+}
+
+/// The 16-bit float keys: `bits` of f16 (`inf` 0x7c00) or bf16 (`inf` 0x7f80), built by
+/// `make` (`ga_f16_bits` / `ga_bf16_bits`). NaN is 0xffff, above +inf's 0x7c00|0x8000 or
+/// 0x7f80|0x8000, and comes back as 0x7fff, a positive quiet NaN in both formats.
+fn half_key(inf: u32, make: &str) -> (&'static str, String, String) {
+    (
+        "u16",
+        format!(
+            "const u32 b = (u32)x.bits; if ((b & 0x7fffu) > {inf:#x}u) return (u16)0xffffu; \
+             return (u16)((b & 0x8000u) ? (~b & 0xffffu) : (b | 0x8000u));"
+        ),
+        format!(
+            "const u32 b = (u32)k; return {make}((b & 0x8000u) ? (b & 0x7fffu) : (~b & 0xffffu));"
+        ),
+    )
 }
 
 fn key_functions(t: DType) -> (&'static str, String, String) {
@@ -36,6 +60,19 @@ fn key_functions(t: DType) -> (&'static str, String, String) {
             "return (u32)x;".into(),
             format!("return ({m})k;"),
         ),
+        DType::I8 => (
+            "u32",
+            "return (u32)((u8)x ^ 0x80u);".into(),
+            "return (i8)(u8)(k ^ 0x80u);".into(),
+        ),
+        DType::U16 => ("u16", "return x;".into(), "return k;".into()),
+        DType::I16 => (
+            "u16",
+            "return (u16)((u16)x ^ 0x8000u);".into(),
+            "return (i16)(u16)(k ^ 0x8000u);".into(),
+        ),
+        DType::F16 => half_key(0x7c00, "ga_f16_bits"),
+        DType::BF16 => half_key(0x7f80, "ga_bf16_bits"),
         DType::I32 => (
             "u32",
             "return (u32)x ^ 0x80000000u;".into(),
@@ -73,7 +110,7 @@ pub fn body(t: DType) -> String {
     format!(
         r#"
 typedef {key} GaKey;
-#define GA_KEY_MAX ((GaKey)0 - (GaKey)1)
+#define GA_KEY_MAX ((GaKey)(~(GaKey)0))
 #define GA_SORT_TILE {TILE}
 GA_INLINE GaKey ga_to_key(const {m} x) {{ {to_key} }}
 GA_INLINE {m} ga_from_key(const GaKey k) {{ {from_key} }}

@@ -71,6 +71,7 @@ pub const HIST_RUN: usize = 16;
 pub fn key_bits(t: DType) -> u32 {
     match t.size() {
         1 => 8,
+        2 => 16,
         4 => 32,
         _ => 64,
     }

@@ -22,8 +22,8 @@
 //! `k` of rows longer than [`THREADS`] moves the keys to layout B through shared memory, does
 //! its steps `j >= THREADS` there and moves them back: two barriers per such stage (three
 //! stages at 2048), plus one to load (coalesced, in layout B) and one to store. The shared slots
-//! are padded (one slot per 32 four-byte or 16 eight-byte keys) so that both layouts' accesses
-//! are free of bank conflicts.
+//! are padded (one slot per 128 bytes of keys: 64 two-byte, 32 four-byte or 16 eight-byte
+//! keys) so that both layouts' accesses are free of bank conflicts.
 //!
 //! The stages are written out by the generator (every `(k, j)` a template instance), so every
 //! register index is a constant and the keys never leave registers; `lp` only switches whole
@@ -78,7 +78,11 @@ fn stages() -> String {
 pub fn body(t: DType) -> String {
     let m = mty(t);
     // One pad slot per 128 bytes of keys: conflict-free in both layouts (module docs).
-    let pad_shift = if key_bytes(t) == 8 { 4 } else { 5 };
+    let pad_shift = match key_bytes(t) {
+        8 => 4,
+        4 => 5,
+        _ => 6,
+    };
     let stages = stages();
     format!(
         r#"
