@@ -173,11 +173,13 @@ fn scan_with<T: Arith>(
     Ok(())
 }
 
+/// Core never passes halves: it scans them as f32 and rounds each output once (its
+/// `ops::scan`), so a half here is refused rather than scanned by another rule.
 pub(crate) fn run(a: &ScanArgs<'_, CpuBuffer>) -> Result<(), CpuError> {
     if matches!(a.op, ScanOp::Max | ScanOp::Min) {
-        return dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64],
+        return dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F32, F64],
             T => scan_ordered::<Stored<T>>(a), else other => invalid_dtype(a.op.name(), other));
     }
-    dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64],
+    dispatch_dtype!(a.dtype, [I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64],
         T => scan::<Stored<T>>(a), else other => invalid_dtype(a.op.name(), other))
 }

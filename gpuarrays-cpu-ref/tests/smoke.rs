@@ -140,3 +140,41 @@ fn the_device_name_gives_the_threads_the_pool_has() {
             .contains("(3 threads)")
     );
 }
+
+/// Half scans keep an f32 running value and round each output once: 4096 ones sum to 4096
+/// at the end (a running value rounded to f16 at every step stalls at 2048, where 2048 + 1
+/// rounds back to 2048), the last element is the sum, and a running product that leaves the
+/// half range and comes back is finite again; on a strided view too.
+#[test]
+fn half_scans_round_each_output_once() {
+    use gpuarrays_core::{bf16, f16};
+    let b = CpuBackend::new();
+    let ones = Array::<f16, _>::full(&b, &[4096], f16::ONE).unwrap();
+    let c = ones.cumsum(0).unwrap().to_vec().unwrap();
+    let want: Vec<f16> = (1..=4096).map(|k| f16::from_f32(k as f32)).collect();
+    assert_eq!(c, want);
+    assert_eq!(c[4095], ones.sum().unwrap());
+    // 300·300 = 90000 overflows f16, but the f32 running product does not: × 1/256 brings it
+    // back to 351.5625, exact in f16.
+    let x = Array::from_slice(
+        &b,
+        &[3],
+        &[
+            f16::from_f32(300.0),
+            f16::from_f32(300.0),
+            f16::from_f32(1.0 / 256.0),
+        ],
+    )
+    .unwrap();
+    let p = x.cumprod(0).unwrap().to_vec().unwrap();
+    assert_eq!(p[0], f16::from_f32(300.0));
+    assert!(p[1].is_infinite());
+    assert_eq!(p[2], f16::from_f32(90000.0 / 256.0));
+    // bf16 along a strided axis: columns of a transposed 2-D array.
+    let m = Array::<bf16, _>::full(&b, &[300, 2], bf16::ONE).unwrap();
+    let t = m.transpose().unwrap();
+    let s = t.cumsum(1).unwrap().to_vec().unwrap();
+    let row: Vec<bf16> = (1..=300).map(|k| bf16::from_f32(k as f32)).collect();
+    assert_eq!(&s[..300], &row[..]);
+    assert_eq!(&s[300..], &row[..]);
+}

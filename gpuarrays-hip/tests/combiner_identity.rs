@@ -135,8 +135,9 @@ fn identities_are_neutral_and_totals_round_trip_on_special_values() {
         }
         if d.is_numeric() {
             for op in ScanOp::ALL {
+                // Halves are scanned by core as f32: no half scan kernel is generated.
                 let scans = gpuarrays_hip::backend::supports(d, OpKind::Scan).is_yes();
-                if op.check_dtype(d).is_err() || !scans {
+                if op.check_dtype(d).is_err() || !scans || d.is_half() {
                     continue;
                 }
                 let c = combine::scan(op, d).expect("combiner");

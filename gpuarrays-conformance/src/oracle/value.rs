@@ -219,15 +219,19 @@ impl Accumulator {
 /// parts are NaN or infinite). A product starts from its first factor, never from the
 /// identity: for complex values `(1 + 0i)·z` is not `z` when a part of `z` is infinite
 /// (`0·∞` is NaN), and the documented product of one element is that element. The identity
-/// is only the value of an empty product.
+/// is only the value of an empty product. Half products (reductions and cumulative ones)
+/// accumulate in f32 by the documented rule, so their operation-by-operation product is
+/// rounded to f32, and only the result to the half type.
 #[derive(Debug, Clone, Copy)]
 pub struct Product {
+    /// The type each operation of the typed product rounds to.
     dtype: DType,
     acc: Option<(Wide, Wide)>,
 }
 
 impl Product {
     pub fn new(dtype: DType) -> Self {
+        let dtype = if dtype.is_half() { DType::F32 } else { dtype };
         Product { dtype, acc: None }
     }
 

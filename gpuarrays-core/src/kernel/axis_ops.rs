@@ -176,7 +176,8 @@ impl ScanOp {
 }
 
 /// An inclusive scan along the middle axis of an (outer, len, inner) view; input and output
-/// have one type and the same layout, in different buffers or disjoint ranges.
+/// have one type and the same layout, in different buffers or disjoint ranges. Never of f16
+/// or bf16: core scans halves as f32 (`ops::scan`).
 #[derive(Debug, Clone)]
 pub struct ScanArgs<'a, Buf> {
     pub op: ScanOp,

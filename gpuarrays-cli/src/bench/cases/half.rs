@@ -1,6 +1,7 @@
-//! `half/...`: f16 and bf16 elementwise arithmetic, sums, the cast from f32 and sorts (16-bit
-//! keys: two radix passes), at the suite's small size and at 1 GiB of f32 input, compared with
-//! the copy bandwidth (and with PyTorch, which `benches/suite_torch.py` runs on the same rows). The kernels compute in
+//! `half/...`: f16 and bf16 elementwise arithmetic, sums, cumulative sums (core scans halves
+//! as f32 between a widening and a rounding pass), the cast from f32 and sorts (16-bit keys:
+//! two radix passes), at the suite's small size and at 1 GiB of f32 input, compared with the
+//! copy bandwidth (and with PyTorch, which `benches/suite_torch.py` runs on the same rows). The kernels compute in
 //! f32 and round once per operation (the guide's rule), so these rows show what that costs
 //! beside bandwidth.
 
@@ -54,6 +55,15 @@ fn typed<T: Element>(v: &mut Vec<Case>, n: usize, l: &str) {
         move |b| {
             let x = data::<T>(b, &[n], 7)?;
             Ok(Box::new(move || x.raw().reduce(ReduceOp::Sum, None).map(drop)) as Runner)
+        },
+    ));
+    v.push(Case::new(
+        format!("half/{t}/cumsum{l}"),
+        json!({"op": "cumsum", "dtype": t, "dims": [n], "axis": 0}),
+        Work::Bytes((2 * n * size) as f64),
+        move |b| {
+            let x = data::<T>(b, &[n], 10)?;
+            Ok(Box::new(move || x.cumsum(0).map(drop)) as Runner)
         },
     ));
     v.push(Case::new(
