@@ -7,8 +7,6 @@
 //! `g++` run per family. Skipped (with a printed reason) when `g++` is missing.
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::Command;
 
 use gpuarrays_core::kernel::{
     BinaryOp, Distribution, Instr, Node, Program, ReduceOp, ScanOp, UnaryOp,
@@ -22,6 +20,8 @@ use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, search, sort}
 
 #[path = "common/cpp_shim.rs"]
 mod cpp_shim;
+#[path = "common/host_cxx.rs"]
+mod host_cxx;
 use cpp_shim::SHIM;
 
 /// The element types the backend generates elementwise kernels for (it refuses the others
@@ -41,23 +41,10 @@ fn supported(d: DType, op: OpKind) -> bool {
     gpuarrays_hip::backend::supports(d, op).is_yes()
 }
 
-fn gxx_available() -> bool {
-    Command::new("g++")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn scratch_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ga-codegen-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
-}
-
 /// Compiles `bodies` (each in its own namespace) after the kernel header; panics with the compiler
 /// output on failure.
 fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
-    let dir = scratch_dir();
+    let dir = host_cxx::scratch("codegen");
     // One shim per check: checks run on parallel threads, and rewriting a shared shim.h
     // while another g++ reads it made that g++ see a truncated file (flaky failures).
     let shim = dir.join(format!("{name}_shim.h"));
@@ -69,19 +56,22 @@ fn syntax_check(name: &str, dialect: Dialect, warp: u32, bodies: &[String]) {
         writeln!(f, "namespace t{i} {{\n{b}\n}}").expect("write");
     }
     drop(f);
-    let out = Command::new("g++")
-        .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-include"])
-        .arg(&shim)
-        .arg(&path)
-        .output()
-        .expect("run g++");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{name}: generated C++ does not compile ({} sources, kept at {}):\n{}",
-        bodies.len(),
-        path.display(),
-        stderr.lines().take(60).collect::<Vec<_>>().join("\n")
+    host_cxx::gxx(
+        &[
+            "-std=c++17".as_ref(),
+            "-fsyntax-only".as_ref(),
+            "-x".as_ref(),
+            "c++".as_ref(),
+            "-include".as_ref(),
+            shim.as_os_str(),
+            path.as_os_str(),
+        ],
+        &format!(
+            "{name}: generated C++ does not compile ({} sources, kept at {})",
+            bodies.len(),
+            path.display()
+        ),
+        60,
     );
     if std::env::var_os("GA_KEEP_CODEGEN").is_none() {
         let _ = std::fs::remove_file(&path);
@@ -277,8 +267,7 @@ fn elementwise_bodies() -> Vec<String> {
 
 #[test]
 fn elementwise_sources_compile() {
-    if !gxx_available() {
-        eprintln!("skipped: g++ not found; the generated C++ is not syntax-checked");
+    if !host_cxx::gxx_or_skip("the generated C++") {
         return;
     }
     let bodies = elementwise_bodies();
@@ -353,8 +342,7 @@ fn axis_bodies() -> Vec<String> {
 
 #[test]
 fn axis_sources_compile_for_both_dialects() {
-    if !gxx_available() {
-        eprintln!("skipped: g++ not found; the generated C++ is not syntax-checked");
+    if !host_cxx::gxx_or_skip("the generated C++") {
         return;
     }
     let bodies = axis_bodies();

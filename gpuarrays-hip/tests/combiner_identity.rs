@@ -15,7 +15,6 @@
 //! reason) when `g++` is missing.
 
 use std::fmt::Write as _;
-use std::process::Command;
 
 use gpuarrays_conformance::specials::specials;
 use gpuarrays_core::kernel::{ReduceOp, ScanOp};
@@ -26,6 +25,8 @@ use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 
 #[path = "common/cpp_shim.rs"]
 mod cpp_shim;
+#[path = "common/host_cxx.rs"]
+mod host_cxx;
 
 /// Equality of results: bit for bit, except that every NaN equals every NaN (payloads are
 /// not specified).
@@ -57,13 +58,6 @@ inline bool ga_same(c64 a, c64 b) { return ga_same(a.re, b.re) && ga_same(a.im, 
     }                                                                   \
   } while (0)
 "#;
-
-fn gxx_available() -> bool {
-    Command::new("g++")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// A C++ expression of register type `cty(dtype)` with exactly the bits of `s`.
 fn literal(s: Scalar) -> String {
@@ -117,8 +111,7 @@ fn check_source(ns: usize, name: &str, dtype: DType, c: &Combiner, scan: bool) -
 
 #[test]
 fn identities_are_neutral_and_totals_round_trip_on_special_values() {
-    if !gxx_available() {
-        eprintln!("skipped: g++ not found; the combiners' algebra is not checked");
+    if !host_cxx::gxx_or_skip("the combiners' algebra") {
         return;
     }
     let mut namespaces = Vec::new();
@@ -159,42 +152,13 @@ fn identities_are_neutral_and_totals_round_trip_on_special_values() {
          return ga_failures == 0 ? 0 : 1;\n}\n",
     );
 
-    let dir = std::env::temp_dir().join(format!("ga-combiners-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let (shim, cpp, exe) = (
-        dir.join("shim.h"),
-        dir.join("combiners.cpp"),
-        dir.join("combiners"),
-    );
+    let dir = host_cxx::scratch("combiners");
+    let (shim, cpp) = (dir.join("shim.h"), dir.join("combiners.cpp"));
     std::fs::write(&shim, cpp_shim::SHIM).expect("write shim");
     std::fs::write(&cpp, &src).expect("write source");
     // -O0 and no fast-math flags: IEEE arithmetic as the GPUs do it without contraction.
-    let out = Command::new("g++")
-        .args([
-            "-std=c++17",
-            "-O0",
-            "-ffp-contract=off",
-            "-x",
-            "c++",
-            "-include",
-        ])
-        .arg(&shim)
-        .arg(&cpp)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run g++");
-    assert!(
-        out.status.success(),
-        "the combiners do not compile (kept at {}):\n{}",
-        cpp.display(),
-        String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .take(40)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let run = Command::new(&exe).output().expect("run the checks");
+    let exe = host_cxx::build(&cpp, "-O0", Some(&shim));
+    let run = host_cxx::run(&exe, &[]);
     let report = String::from_utf8_lossy(&run.stdout);
     eprintln!("{}", report.lines().last().unwrap_or(""));
     assert!(

@@ -6,10 +6,11 @@
 //! The exact C++ text the kernels use, compiled by the host's `g++`. Skipped (with the reason
 //! printed) without `g++`.
 
-use std::process::Command;
-
 use gpuarrays_core::{DType, Scalar, bf16, f16};
 use gpuarrays_hip::kernels::cpp::half_convert::HALF_TYPES;
+
+#[path = "common/host_cxx.rs"]
+mod host_cxx;
 
 const PROGRAM: &str = r#"
 #include <cmath>
@@ -174,16 +175,10 @@ fn same(got: u32, want: u32) -> bool {
 
 #[test]
 fn half_conversions_match_the_cpu_reference_bit_for_bit() {
-    if !Command::new("g++")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("skipped: g++ not found; the half conversions cannot be compiled on the host");
+    if !host_cxx::gxx_or_skip("the half conversions") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("ga_half_convert_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = host_cxx::scratch("half-convert");
     let (f32s, f64s, i64s, u64s) = (f32_inputs(), f64_inputs(), i64_inputs(), u64_inputs());
     let bytes = |v: Vec<[u8; 8]>| v.concat();
     std::fs::write(
@@ -208,24 +203,10 @@ fn half_conversions_match_the_cpu_reference_bit_for_bit() {
         bytes(u64s.iter().map(|x| x.to_ne_bytes()).collect()),
     )
     .expect("write");
-    let (src, exe, out) = (dir.join("check.cpp"), dir.join("check"), dir.join("out"));
+    let (src, out) = (dir.join("check.cpp"), dir.join("out"));
     std::fs::write(&src, PROGRAM.replace("HALF_TYPES", HALF_TYPES)).expect("write source");
-    let built = Command::new("g++")
-        .args(["-O2", "-std=c++17", "-ffp-contract=off", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .expect("run g++");
-    assert!(
-        built.status.success(),
-        "g++ failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let run = Command::new(&exe)
-        .arg(&dir)
-        .arg(&out)
-        .output()
-        .expect("run check");
+    let exe = host_cxx::build(&src, "-O2", None);
+    let run = host_cxx::run(&exe, &[&dir, &out]);
     assert!(run.status.success(), "check failed");
     let result = std::fs::read(&out).expect("read results");
     let _ = std::fs::remove_dir_all(&dir);

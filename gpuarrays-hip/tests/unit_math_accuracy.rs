@@ -4,9 +4,10 @@
 //! CUDA documents for the library functions they replace (logf 1 ulp, sinf/cosf 2 ulp); the
 //! measured figures are in the module docs. Skipped (with the reason printed) without `g++`.
 
-use std::process::Command;
-
 use gpuarrays_hip::kernels::cpp::unit_math::UNIT_MATH;
+
+#[path = "common/host_cxx.rs"]
+mod host_cxx;
 
 const PROGRAM: &str = r#"
 #include <cmath>
@@ -42,31 +43,14 @@ int main() {
 
 #[test]
 fn ln_and_sincos_within_the_library_bounds_for_every_argument() {
-    if !Command::new("g++")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("skipped: g++ not found; unit_math cannot be compiled on the host");
+    if !host_cxx::gxx_or_skip("unit_math") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("ga_unit_math_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = host_cxx::scratch("unit-math");
     let src = dir.join("check.cpp");
-    let exe = dir.join("check");
     std::fs::write(&src, PROGRAM.replace("UNIT_MATH", UNIT_MATH)).expect("write source");
-    let built = Command::new("g++")
-        .args(["-O2", "-ffp-contract=off", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .expect("run g++");
-    assert!(
-        built.status.success(),
-        "g++ failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run check");
+    let exe = host_cxx::build(&src, "-O2", None);
+    let run = host_cxx::run(&exe, &[]);
     let out = String::from_utf8_lossy(&run.stdout).to_string();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(run.status.success(), "check failed: {out}");
