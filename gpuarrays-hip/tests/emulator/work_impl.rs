@@ -239,13 +239,25 @@ impl GraphCapture for EmuPlatform {
     }
 }
 
+/// The error of a machine without the vendor BLAS, which the automatic matmul route answers
+/// with the own kernel.
+fn no_blas() -> HipError {
+    HipError::LibraryNotFound {
+        platform: PlatformKind::TestDouble,
+        library: "a vendor BLAS",
+        provider: "the emulator",
+        tried: vec!["the emulator has no BLAS library".into()],
+        hint: "the emulator runs matrix products on the own kernel",
+    }
+}
+
 impl BlasLibrary for EmuPlatform {
     // No vendor BLAS on the emulator: matmul takes the own kernel (the route's fallback).
     fn blas_version(&self) -> Result<String> {
-        Err(invalid("no BLAS library on the emulator".into()))
+        Err(no_blas())
     }
     fn blas_create(&self, _device: DeviceId) -> Result<BlasHandle> {
-        Err(invalid("no BLAS library on the emulator".into()))
+        Err(no_blas())
     }
     fn blas_destroy(&self, _device: DeviceId, _handle: BlasHandle) -> Result<()> {
         Ok(())
@@ -256,7 +268,7 @@ impl BlasLibrary for EmuPlatform {
         _stream: StreamHandle,
         _gemm: &GemmStridedBatched,
     ) -> Result<()> {
-        Err(invalid("no BLAS library on the emulator".into()))
+        Err(no_blas())
     }
 }
 
