@@ -31,33 +31,25 @@ fn u16_at(b: &[u8]) -> u16 {
     u16::from_le_bytes([b[0], b[1]])
 }
 
-impl Num for f16 {
-    const SIZE: usize = 2;
-    type Acc = f32;
-    fn zero() -> f32 {
-        0.0
-    }
-    fn read(b: &[u8]) -> f32 {
-        f16::from_bits(u16_at(b)).to_f32()
-    }
-    fn write(acc: f32, b: &mut [u8]) {
-        b[..2].copy_from_slice(&f16::from_f32(acc).to_bits().to_le_bytes());
-    }
+/// The half types: two bytes each, accumulated in f32 and rounded once when written.
+macro_rules! half_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            const SIZE: usize = 2;
+            type Acc = f32;
+            fn zero() -> f32 {
+                0.0
+            }
+            fn read(b: &[u8]) -> f32 {
+                <$t>::from_bits(u16_at(b)).to_f32()
+            }
+            fn write(acc: f32, b: &mut [u8]) {
+                b[..2].copy_from_slice(&<$t>::from_f32(acc).to_bits().to_le_bytes());
+            }
+        }
+    )*};
 }
-
-impl Num for bf16 {
-    const SIZE: usize = 2;
-    type Acc = f32;
-    fn zero() -> f32 {
-        0.0
-    }
-    fn read(b: &[u8]) -> f32 {
-        bf16::from_bits(u16_at(b)).to_f32()
-    }
-    fn write(acc: f32, b: &mut [u8]) {
-        b[..2].copy_from_slice(&bf16::from_f32(acc).to_bits().to_le_bytes());
-    }
-}
+half_num!(f16, bf16);
 
 fn f32_at(b: &[u8], i: usize) -> f32 {
     f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
