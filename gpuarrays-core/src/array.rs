@@ -222,7 +222,7 @@ impl<B: Backend> RawArray<B> {
         let mut out = vec![0u8; self.len() * self.dtype.size()];
         if !out.is_empty() {
             let buf = self.buffer()?;
-            self.backend.read(&buf, self.byte_offset(), &mut out)?;
+            crate::graph::dispatch::read(&self.backend, &buf, self.byte_offset(), &mut out)?;
         } else {
             drop(self.buffer()?);
         }
@@ -316,7 +316,7 @@ impl<T: Element, B: Backend> Array<T, B> {
         let raw = RawArray::alloc(backend, T::DTYPE, dims)?;
         if n > 0 {
             let buf = raw.buffer()?;
-            backend.write(&buf, 0, element::as_bytes(data))?;
+            crate::graph::dispatch::write(backend, &buf, 0, element::as_bytes(data))?;
         }
         Ok(Array::from_raw(raw))
     }

@@ -87,7 +87,7 @@ fn read_shown<T: Element, B: Backend>(a: &Array<T, B>, axes: &[AxisShown]) -> Re
             let at = bytes.len();
             bytes.resize(at + len * size, 0);
             let byte_offset = (row + start as isize * last_stride) as usize * size;
-            raw.backend().read(&buf, byte_offset, &mut bytes[at..])?;
+            crate::graph::dispatch::read(raw.backend(), &buf, byte_offset, &mut bytes[at..])?;
         }
         // Next outer index, odometer-style; done after the last.
         let mut k = outer.len();

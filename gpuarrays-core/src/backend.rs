@@ -252,10 +252,19 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::fft(self, args)
     }
 
+    /// Whether this backend records graphs itself ([`capture_graph`](Self::capture_graph)).
+    /// Default `false`: [`crate::graph::capture`] then records the calls core makes to this
+    /// backend and replays them (core's graphs; nothing to implement). A backend that wraps
+    /// others answers for the one it delegates to.
+    fn records_graphs(&self) -> bool {
+        false
+    }
+
     /// Runs `record` once on the calling thread and records the work it enqueues into a
     /// graph that can be launched again and again ([`crate::graph`] gives the rules every
-    /// backend keeps). `record` returns an error to abandon the capture; the backend then
-    /// returns that error, records nothing and leaves no capture running. Default:
+    /// backend keeps). Called only when [`records_graphs`](Self::records_graphs) is `true`.
+    /// `record` returns an error to abandon the capture; the backend then returns that
+    /// error, records nothing and leaves no capture running. Default:
     /// [`Error::NotCapturable`] (the backend records no graphs).
     fn capture_graph(
         &self,

@@ -189,13 +189,20 @@ impl<B> DataRef<B> {
     /// released by [`free_all_shared`](Self::free_all_shared). Recursive read locking is
     /// used so one thread may borrow the same buffer for several operands of one call even
     /// while another thread waits to release it.
+    ///
+    /// While the calling thread captures a graph on the host, the buffer is noted for it
+    /// (`graph::recorder`): the graph keeps the buffers its recorded calls use.
     #[cfg(not(loom))]
-    pub fn read(&self) -> Result<BufferGuard<'_, B>> {
+    pub fn read(&self) -> Result<BufferGuard<'_, B>>
+    where
+        B: Send + Sync + 'static,
+    {
         let guard =
             parking_lot::RwLockReadGuard::try_map(self.shared.slot.read_recursive(), |slot| {
                 slot.as_ref().map(|live| &live.buffer)
             })
             .map_err(|_| Error::Freed)?;
+        crate::graph::note_buffer(self, &guard);
         Ok(BufferGuard {
             guard,
             _borrow: this_thread::Borrow::new(self.id()),

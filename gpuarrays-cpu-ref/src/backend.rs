@@ -187,8 +187,10 @@ impl Backend for CpuBackend {
         })
     }
 
+    /// Nothing to wait for (every call has finished when it returns); refused inside a
+    /// graph capture all the same, as on every backend.
     fn synchronize(&self) -> Result<()> {
-        Ok(())
+        gpuarrays_core::graph::refuse_while_recording(self, "synchronize")
     }
 
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, CpuBuffer>) -> Result<()> {

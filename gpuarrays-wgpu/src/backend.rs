@@ -336,7 +336,9 @@ impl Backend for WgpuBackend {
         }
     }
 
+    /// Refused inside a graph capture, like every wait for the device.
     fn synchronize(&self) -> Result<()> {
+        gpuarrays_core::graph::refuse_while_recording(self, "synchronize")?;
         Ok(self.ctx.wait()?)
     }
 

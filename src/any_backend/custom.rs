@@ -67,6 +67,7 @@ pub trait DynBackend: Send + Sync + 'static {
         n: usize,
     ) -> Result<()>;
     fn synchronize(&self) -> Result<()>;
+    fn records_graphs(&self) -> bool;
     fn capture_graph(&self, record: &mut dyn FnMut() -> Result<()>)
     -> Result<Box<dyn GraphReplay>>;
     fn memory_tracker(&self) -> Option<&MemoryTracker>;
@@ -156,6 +157,9 @@ impl<B: Backend> DynBackend for B {
     }
     fn synchronize(&self) -> Result<()> {
         Backend::synchronize(self)
+    }
+    fn records_graphs(&self) -> bool {
+        Backend::records_graphs(self)
     }
     fn capture_graph(
         &self,
@@ -287,6 +291,9 @@ impl Backend for CustomBackend {
     }
     fn synchronize(&self) -> Result<()> {
         self.0.synchronize()
+    }
+    fn records_graphs(&self) -> bool {
+        self.0.records_graphs()
     }
     fn capture_graph(
         &self,

@@ -116,6 +116,10 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.synchronize())
     }
 
+    fn records_graphs(&self) -> bool {
+        match_variant!(self, b => b.records_graphs())
+    }
+
     fn capture_graph(
         &self,
         record: &mut dyn FnMut() -> Result<()>,

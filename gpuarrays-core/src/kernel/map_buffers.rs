@@ -57,10 +57,10 @@ impl<'a, A> ElementwiseArgs<'a, A> {
 
 impl<'a, A> ReduceArgs<'a, A> {
     /// These arguments with the input, then the output buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<ReduceArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<ReduceArgs<'b, B>, E> {
         Ok(ReduceArgs {
             op: self.op,
             dtype: self.dtype,
@@ -77,10 +77,10 @@ impl<'a, A> ReduceArgs<'a, A> {
 
 impl<'a, A> ScanArgs<'a, A> {
     /// These arguments with the input, then the output buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<ScanArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<ScanArgs<'b, B>, E> {
         Ok(ScanArgs {
             op: self.op,
             dtype: self.dtype,
@@ -97,10 +97,10 @@ impl<'a, A> ScanArgs<'a, A> {
 
 impl<'a, A> SortArgs<'a, A> {
     /// These arguments with the buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
-    ) -> Result<SortArgs<'a, B>, E> {
+        f: impl FnOnce(&'a A) -> Result<&'b B, E>,
+    ) -> Result<SortArgs<'b, B>, E> {
         Ok(SortArgs {
             dtype: self.dtype,
             buffer: f(self.buffer)?,
@@ -114,10 +114,10 @@ impl<'a, A> SortArgs<'a, A> {
 
 impl<'a, A> FindArgs<'a, A> {
     /// These arguments with the input buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
-    ) -> Result<FindArgs<'a, B>, E> {
+        f: impl FnOnce(&'a A) -> Result<&'b B, E>,
+    ) -> Result<FindArgs<'b, B>, E> {
         Ok(FindArgs {
             input: f(self.input)?,
             offset: self.offset,
@@ -128,10 +128,10 @@ impl<'a, A> FindArgs<'a, A> {
 
 impl<'a, A> SearchArgs<'a, A> {
     /// These arguments with the table, the values, then the output mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<SearchArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<SearchArgs<'b, B>, E> {
         Ok(SearchArgs {
             dtype: self.dtype,
             side: self.side,
@@ -149,10 +149,10 @@ impl<'a, A> SearchArgs<'a, A> {
 
 impl<'a, A> MatmulArgs<'a, A> {
     /// These arguments with the buffers `a`, `b`, then the output mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<MatmulArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<MatmulArgs<'b, B>, E> {
         Ok(MatmulArgs {
             dtype: self.dtype,
             batch: self.batch,
@@ -173,10 +173,10 @@ impl<'a, A> MatmulArgs<'a, A> {
 
 impl<'a, A> FftArgs<'a, A> {
     /// These arguments with the input, then the output buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<FftArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<FftArgs<'b, B>, E> {
         Ok(FftArgs {
             kind: self.kind,
             direction: self.direction,
@@ -193,10 +193,10 @@ impl<'a, A> FftArgs<'a, A> {
 
 impl<'a, A> Strided3<'a, A> {
     /// This operand with its buffer mapped by `f`.
-    pub fn try_map_buffer<B, E>(
+    pub fn try_map_buffer<'b, B, E>(
         &self,
-        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
-    ) -> Result<Strided3<'a, B>, E> {
+        f: impl FnOnce(&'a A) -> Result<&'b B, E>,
+    ) -> Result<Strided3<'b, B>, E> {
         Ok(Strided3 {
             buffer: f(self.buffer)?,
             offset: self.offset,
@@ -207,10 +207,10 @@ impl<'a, A> Strided3<'a, A> {
 
 impl<'a, A> IndexSpace<'a, A> {
     /// This index space with the index's buffer mapped by `f`.
-    pub fn try_map_buffer<B, E>(
+    pub fn try_map_buffer<'b, B, E>(
         &self,
-        f: impl FnOnce(&'a A) -> Result<&'a B, E>,
-    ) -> Result<IndexSpace<'a, B>, E> {
+        f: impl FnOnce(&'a A) -> Result<&'b B, E>,
+    ) -> Result<IndexSpace<'b, B>, E> {
         Ok(IndexSpace {
             dims: self.dims,
             index: self.index.try_map_buffer(f)?,
@@ -223,10 +223,10 @@ impl<'a, A> IndexSpace<'a, A> {
 impl<'a, A> GatherArgs<'a, A> {
     /// These arguments with the index, the source, the output, then the report's buffer
     /// mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<GatherArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<GatherArgs<'b, B>, E> {
         Ok(GatherArgs {
             dtype: self.dtype,
             space: self.space.try_map_buffer(&mut f)?,
@@ -240,10 +240,10 @@ impl<'a, A> GatherArgs<'a, A> {
 
 impl<'a, A> ScatterArgs<'a, A> {
     /// These arguments with the index, the values, then the target buffer mapped by `f`.
-    pub fn try_map_buffers<B, E>(
+    pub fn try_map_buffers<'b, B, E>(
         &self,
-        mut f: impl FnMut(&'a A) -> Result<&'a B, E>,
-    ) -> Result<ScatterArgs<'a, B>, E> {
+        mut f: impl FnMut(&'a A) -> Result<&'b B, E>,
+    ) -> Result<ScatterArgs<'b, B>, E> {
         let space = self.space.try_map_buffer(&mut f)?;
         let values = self.values.try_map_buffer(&mut f)?;
         Ok(ScatterArgs {

@@ -92,7 +92,7 @@ fn frequencies<T: Element, B: Backend>(
                 )?;
                 piece.push(v);
             }
-            backend.write(&buf, start * size, element::as_bytes(&piece))?;
+            crate::graph::dispatch::write(backend, &buf, start * size, element::as_bytes(&piece))?;
         }
     }
     Ok(Array::from_raw(out))

@@ -264,7 +264,7 @@ fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bins: &[usize]) -> Result
     let mask = RawArray::alloc(&a.backend, DType::Bool, &[row])?;
     {
         let mb = mask.buffer()?;
-        a.backend.write(&mb, mask.byte_offset(), &keep)?;
+        crate::graph::dispatch::write(&a.backend, &mb, mask.byte_offset(), &keep)?;
     }
     let ins = |node, dtype| Instr { node, dtype };
     let program = Program {
@@ -286,7 +286,8 @@ fn make_real<B: Backend>(a: &RawArray<B>, axis: usize, bins: &[usize]) -> Result
         strides: &st[0],
     };
     let _span = crate::profiling::kernel("elementwise", a.dtype);
-    a.backend.elementwise(
+    crate::graph::dispatch::elementwise(
+        &a.backend,
         &program,
         &ElementwiseArgs {
             shape: &dims,
@@ -341,7 +342,7 @@ fn dispatch<B: Backend>(
         };
         args.validate()?;
         let _span = crate::profiling::kernel("fft", input.dtype);
-        input.backend.fft(&args)
+        crate::graph::dispatch::fft(&input.backend, &args)
     };
     let strided = |offset: usize, dist: usize| FftLayout {
         offset,
@@ -410,7 +411,8 @@ fn scale_in_place<B: Backend>(a: &RawArray<B>, scale: f64) -> Result<()> {
         strides: &[1],
     };
     let _span = crate::profiling::kernel("elementwise", a.dtype);
-    a.backend.elementwise(
+    crate::graph::dispatch::elementwise(
+        &a.backend,
         &program,
         &ElementwiseArgs {
             shape: &[len],

@@ -220,7 +220,7 @@ pub(crate) fn gather<B: Backend>(
     let report = if mode == IndexMode::Raise && backend.reports_gather_range() {
         // The report is the first 4 bytes of its buffer (`GatherArgs::out_of_range`).
         let r = RawArray::alloc(backend, DType::U32, &[1])?;
-        backend.write(&*r.buffer()?, 0, &0u32.to_ne_bytes())?;
+        crate::graph::dispatch::write(backend, &*r.buffer()?, 0, &0u32.to_ne_bytes())?;
         Some(r)
     } else {
         None
@@ -228,7 +228,7 @@ pub(crate) fn gather<B: Backend>(
     let (s, i, o) = (source.array.buffer()?, index.array.buffer()?, out.buffer()?);
     let r = report.as_ref().map(RawArray::buffer).transpose()?;
     let _span = crate::profiling::kernel("gather", source.array.dtype);
-    backend.gather(&GatherArgs {
+    crate::graph::dispatch::gather(backend, &GatherArgs {
         dtype: source.array.dtype,
         space: IndexSpace {
             dims,
@@ -244,7 +244,7 @@ pub(crate) fn gather<B: Backend>(
     drop((s, i, o, r));
     if let Some(report) = report {
         let mut word = [0u8; 4];
-        backend.read(&*report.buffer()?, 0, &mut word)?;
+        crate::graph::dispatch::read(backend, &*report.buffer()?, 0, &mut word)?;
         if word != [0; 4] {
             // The kernel saw an index out of range: find it, for the error's message. (If
             // another thread changed the indices since, the pass may find none.)
@@ -278,7 +278,7 @@ pub(crate) fn scatter<B: Backend>(
         values.array.buffer()?,
     );
     let _span = crate::profiling::kernel("scatter", target.array.dtype);
-    backend.scatter(&ScatterArgs {
+    crate::graph::dispatch::scatter(backend, &ScatterArgs {
         op,
         dtype: target.array.dtype,
         space: IndexSpace {

@@ -107,7 +107,7 @@ impl<B: Backend> RawArray<B> {
             ],
         )?;
         let _span = crate::profiling::kernel("matmul", self.dtype);
-        self.backend.matmul(&args)?;
+        crate::graph::dispatch::matmul(&self.backend, &args)?;
         drop((a, b, o));
         Ok(out)
     }

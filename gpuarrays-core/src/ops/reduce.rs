@@ -56,7 +56,7 @@ impl<B: Backend> RawArray<B> {
         let this = self.dense()?;
         let (src, dst) = (this.buffer()?, out.buffer()?);
         let _span = crate::profiling::kernel("reduce", self.dtype);
-        self.backend.reduce(&ReduceArgs {
+        crate::graph::dispatch::reduce(&self.backend, &ReduceArgs {
             op,
             dtype: self.dtype,
             input: &src,

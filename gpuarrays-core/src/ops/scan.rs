@@ -41,7 +41,7 @@ impl<B: Backend> RawArray<B> {
         let this = self.dense()?;
         let (src, dst) = (this.buffer()?, out.buffer()?);
         let _span = crate::profiling::kernel("scan", self.dtype);
-        self.backend.scan(&ScanArgs {
+        crate::graph::dispatch::scan(&self.backend, &ScanArgs {
             op,
             dtype: self.dtype,
             input: &src,

@@ -81,7 +81,7 @@ impl<B: Backend> RawArray<B> {
         {
             let (tb, vb, ob) = (table.buffer()?, flat.buffer()?, out.buffer()?);
             let _span = crate::profiling::kernel("searchsorted", key_type);
-            b.search_sorted(&SearchArgs {
+            crate::graph::dispatch::search_sorted(b, &SearchArgs {
                 dtype: key_type,
                 side,
                 table: &tb,

@@ -27,7 +27,7 @@ impl<B: Backend> RawArray<B> {
         let len = *self.dims.last().unwrap_or(&1);
         let buf = out.buffer()?;
         let _span = crate::profiling::kernel("sort", self.dtype);
-        self.backend.sort(&SortArgs {
+        crate::graph::dispatch::sort(&self.backend, &SortArgs {
             dtype: self.dtype,
             buffer: &buf,
             offset: out.offset,
@@ -64,7 +64,7 @@ impl<B: Backend> RawArray<B> {
         }
         let src = mask.buffer()?;
         let _span = crate::profiling::kernel("find", DType::Bool);
-        let (buffer, count) = self.backend.find(&FindArgs {
+        let (buffer, count) = crate::graph::dispatch::find(&self.backend, &FindArgs {
             input: &src,
             offset: mask.offset,
             len: mask.len(),

@@ -199,8 +199,12 @@ fn sorted_positions<B: Backend>(a: &RawArray<B>, len: usize) -> Result<RawArray<
     let fused = {
         let (buf, ob) = (a.buffer()?, out.buffer()?);
         let _span = crate::profiling::kernel("sort", a.dtype);
-        a.backend
-            .sort_into_positions(&packed_rows(a, &buf, len), &ob, out.offset)?
+        crate::graph::dispatch::sort_into_positions(
+            &a.backend,
+            &packed_rows(a, &buf, len),
+            &ob,
+            out.offset,
+        )?
     };
     if !fused {
         sort_rows(a, len)?;
@@ -237,7 +241,7 @@ fn packed_rows<'a, B: Backend>(
 fn sort_rows<B: Backend>(a: &RawArray<B>, len: usize) -> Result<()> {
     let buf = a.buffer()?;
     let _span = crate::profiling::kernel("sort", a.dtype);
-    a.backend.sort(&packed_rows(a, &buf, len))
+    crate::graph::dispatch::sort(&a.backend, &packed_rows(a, &buf, len))
 }
 
 /// `out[r][j] = src[r][idx[r][j]]` along the last axis, for indices known to be in range

@@ -29,7 +29,7 @@ pub(crate) fn elementwise<'a, B: Backend>(
     if backend.writes_strided_outputs(args.output.dtype)
         || shape::is_contiguous(args.shape, args.output.strides)
     {
-        return backend.elementwise(program, args);
+        return crate::graph::dispatch::elementwise(backend, program, args);
     }
     debug_assert!(!program.reads_output_index());
     let ndim = args.shape.len();
@@ -79,7 +79,7 @@ pub(crate) fn elementwise<'a, B: Backend>(
             scalars: args.scalars,
             output: operand(0, &args.output),
         };
-        backend.elementwise(program, &run)?;
+        crate::graph::dispatch::elementwise(backend, program, &run)?;
         // Next multi-index of the leading dimensions, row-major.
         for axis in (0..k).rev() {
             index[axis] += 1;

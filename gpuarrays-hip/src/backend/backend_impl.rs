@@ -354,6 +354,11 @@ impl Backend for HipBackend {
             .map_err(|e| self.err(e))
     }
 
+    /// Stream capture into a driver graph (`backend/graph.rs`).
+    fn records_graphs(&self) -> bool {
+        true
+    }
+
     fn capture_graph(
         &self,
         record: &mut dyn FnMut() -> Result<()>,

@@ -30,9 +30,22 @@
 //!   the graph reads or writes hands the memory to the graph, which frees it when it drops.
 //! - Launches are ordered like any operation: after the work that earlier wrote the graph's
 //!   buffers (from any thread), and before later work on them.
-//! - Backends that record no graphs (today: the CPU reference and wgpu) return
-//!   [`Error::NotCapturable`] from `capture`; code that wants to run everywhere can fall back
-//!   to running `record` eagerly.
+//!
+//! **Where the graph comes from.** A backend that records graphs itself
+//! ([`Backend::records_graphs`]: HIP, through stream capture) records the device work.
+//! Every other backend (the CPU reference, wgpu, a backend written with the kit) gets
+//! core's graphs: the capture records the backend calls core makes, each with its
+//! description and buffers, and a launch makes the same calls again, skipping core's
+//! checks, expression building, kernel choice and allocations (module `host_graph`). The
+//! rules above hold for both, so code written against this API runs on every backend.
+
+pub(crate) mod dispatch;
+mod host_graph;
+mod recorded_op;
+mod recorder;
+
+pub(crate) use recorder::note_buffer;
+pub use recorder::refuse_while_recording;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -89,13 +102,18 @@ pub fn capture<B: Backend, R>(
 ) -> Result<(Graph, R)> {
     let mut record = Some(record);
     let mut result = None;
-    let replay = backend.capture_graph(&mut || {
+    let mut run = || {
         let f = record.take().ok_or_else(|| {
             Error::invalid_arg("capture", "the backend ran the recording closure twice")
         })?;
         result = Some(f()?);
         Ok(())
-    })?;
+    };
+    let replay = if backend.records_graphs() {
+        backend.capture_graph(&mut run)?
+    } else {
+        host_graph::capture(backend, &mut run)?
+    };
     let result = result.ok_or_else(|| {
         Error::invalid_arg("capture", "the backend never ran the recording closure")
     })?;

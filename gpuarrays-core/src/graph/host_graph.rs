@@ -1,0 +1,87 @@
+//! Core's own graphs, for every backend that records none itself (the CPU reference, wgpu,
+//! backends written with the kit): the capture records the list of backend calls core
+//! makes — each with its description and buffers — and a launch makes the same calls again.
+//!
+//! What a launch saves is core's side of an operation: checking shapes and types, building
+//! and simplifying the expression, choosing the kernel, allocating the output. The backend
+//! still runs each call as it would eagerly (for wgpu: encodes and submits it), so the
+//! saving is largest for small arrays, where that side is most of the time.
+//!
+//! How the rules of [`crate::graph`] hold here:
+//! - **Recorded, not run**: while the closure runs, core's backend calls for this backend on
+//!   this thread are appended to the recording instead of reaching the backend
+//!   ([`super::dispatch`]); allocations happen (that is when arrays get their memory).
+//! - **Memory outlives the launches**: the graph holds a `DataRef` of every buffer its calls
+//!   use, so dropping an array hands its buffer to the graph, released when the graph
+//!   drops. Temporaries are kept too: the recorded calls do not reuse a freed temporary's
+//!   memory, so a graph holds every buffer its calls touched.
+//! - **Ordered launches**: a launch makes ordinary backend calls, in the recorded order,
+//!   ordered against other threads' calls as any call is.
+//! - **All or nothing**: an error or a panic in the closure ends the capture and drops
+//!   what it recorded.
+
+use std::collections::HashMap;
+
+use super::recorded_op::RecordedOp;
+use super::recorder::ActiveCapture;
+use crate::backend::Backend;
+use crate::data_ref::{BufferGuard, DataRef};
+use crate::error::Result;
+use crate::graph::GraphReplay;
+
+/// A graph of backend calls recorded by core (see the module documentation).
+pub(super) struct HostGraph<B: Backend> {
+    backend: B,
+    ops: Vec<RecordedOp>,
+    /// The buffers the calls use; `RecordedOp` positions index this list.
+    buffers: Vec<DataRef<B::Buffer>>,
+}
+
+/// Runs `record` on this thread while recording core's backend calls for `backend`.
+pub(super) fn capture<B: Backend>(
+    backend: &B,
+    record: &mut dyn FnMut() -> Result<()>,
+) -> Result<Box<dyn GraphReplay>> {
+    let active = ActiveCapture::begin(backend)?;
+    record()?;
+    let rec = active.finish()?;
+    // Keep only the buffers some call uses, renumbered in order of first use.
+    let mut kept: HashMap<usize, usize> = HashMap::new();
+    let mut buffers = Vec::new();
+    let mut ops = rec.ops;
+    for op in &ops {
+        for &b in op.buffers() {
+            kept.entry(b).or_insert_with(|| {
+                buffers.push(rec.buffers[b].clone());
+                buffers.len() - 1
+            });
+        }
+    }
+    for op in &mut ops {
+        op.renumber(|b| kept[&b]);
+    }
+    Ok(Box::new(HostGraph {
+        backend: backend.clone(),
+        ops,
+        buffers,
+    }))
+}
+
+impl<B: Backend> GraphReplay for HostGraph<B> {
+    fn launch(&self) -> Result<()> {
+        let guards: Vec<BufferGuard<'_, B::Buffer>> = self
+            .buffers
+            .iter()
+            .map(DataRef::read)
+            .collect::<Result<_>>()?;
+        let bufs: Vec<&B::Buffer> = guards.iter().map(|g| &**g).collect();
+        for op in &self.ops {
+            op.replay(&self.backend, &bufs)?;
+        }
+        Ok(())
+    }
+
+    fn node_count(&self) -> Option<usize> {
+        Some(self.ops.len())
+    }
+}
