@@ -50,7 +50,10 @@ fn check_replay<B: Backend, T: Element + PartialEq + Debug>(
     let mut y = Array::<f32, B>::from_slice(b, &dims, &values(320, 2)).expect("y");
     let eager = f(&x, &y).expect("eager").to_vec().expect("read");
     let (graph, out) = capture(b, || f(&x, &y)).unwrap_or_else(|e| panic!("[{name}] {e:?}"));
-    assert!(graph.node_count().is_some_and(|n| n > 0), "[{name}] {graph:?}");
+    assert!(
+        graph.node_count().is_some_and(|n| n > 0),
+        "[{name}] {graph:?}"
+    );
     graph.launch().expect("launch");
     assert_eq!(out.to_vec().expect("read"), eager, "[{name}] first launch");
     x.assign(&Array::from_slice(b, &dims, &values(320, 3)).expect("x2"))
@@ -58,7 +61,11 @@ fn check_replay<B: Backend, T: Element + PartialEq + Debug>(
     y.assign(&Array::from_slice(b, &dims, &values(320, 4)).expect("y2"))
         .expect("assign y");
     let eager = f(&x, &y).expect("eager 2").to_vec().expect("read");
-    assert_ne!(out.to_vec().expect("read"), eager, "[{name}] not yet launched");
+    assert_ne!(
+        out.to_vec().expect("read"),
+        eager,
+        "[{name}] not yet launched"
+    );
     graph.launch().expect("launch 2");
     let replayed = out.to_vec().expect("read");
     assert_eq!(replayed, eager, "[{name}] after new inputs");
@@ -181,8 +188,7 @@ fn a_graph_keeps_the_memory_it_uses_until_it_drops() {
             .expect("eager")
             .to_vec()
             .expect("read");
-        let (graph, y) =
-            capture(&b, || (x.ex() * 3.0f32 - 1.0f32).eval::<f32>()).expect("capture");
+        let (graph, y) = capture(&b, || (x.ex() * 3.0f32 - 1.0f32).eval::<f32>()).expect("capture");
         drop(x);
         let other = Array::<f32, _>::from_slice(&b, &[1000], &values(1000, 7)).expect("other");
         graph.launch().expect("launch");
@@ -194,9 +200,17 @@ fn a_graph_keeps_the_memory_it_uses_until_it_drops() {
             "[{name}] x and y are held: {held} vs {before}"
         );
         drop(y);
-        assert_eq!(in_use(), held, "[{name}] y's memory is the graph's while it lives");
+        assert_eq!(
+            in_use(),
+            held,
+            "[{name}] y's memory is the graph's while it lives"
+        );
         drop(graph);
-        assert_eq!(in_use(), before, "[{name}] the graph's memory is freed with it");
+        assert_eq!(
+            in_use(),
+            before,
+            "[{name}] the graph's memory is freed with it"
+        );
     }
 }
 
@@ -244,7 +258,9 @@ fn a_panic_while_recording_ends_the_capture() {
             });
         }));
         assert!(caught.is_err(), "[{name}]");
-        let y = (x.ex() + 1.0f32).eval::<f32>().expect("eager after the panic");
+        let y = (x.ex() + 1.0f32)
+            .eval::<f32>()
+            .expect("eager after the panic");
         assert_eq!(
             y.to_vec().expect("read")[0],
             values(64, 9)[0] + 1.0,

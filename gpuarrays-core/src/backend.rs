@@ -89,10 +89,12 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::copy(self, src, src_byte_offset, dst, dst_byte_offset, bytes)
     }
 
-    /// Waits until all work this thread enqueued on the device has finished. Default:
+    /// Waits until all work this thread enqueued on the device has finished; refused with
+    /// [`Error::NotCapturable`] while the thread captures a graph on the device
+    /// ([`crate::graph::refuse_while_recording`]). Default: that refusal, and otherwise
     /// nothing to wait for (right for a backend whose calls finish before they return).
     fn synchronize(&self) -> Result<()> {
-        Ok(())
+        crate::graph::refuse_while_recording(self, "synchronize")
     }
 
     /// The counters of this device's memory, if the backend keeps them: it reserves each

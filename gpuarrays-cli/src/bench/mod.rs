@@ -172,7 +172,7 @@ pub fn run(args: &BenchArgs) -> Status {
     let doc = results::document(&device_info, &rows, &errors);
     table::print(&device_info, &rows, &errors);
     // A row the backend reports as unsupported (`Error::Unsupported`, e.g. FFTs on wgpu; or
-    // `NotCapturable`, graph rows on a backend that records no graphs) is listed but is no
+    // `NotCapturable`, should a backend refuse a capture) is listed but is no
     // failure of the run.
     let failed = errors.iter().any(|e| {
         e["kind"] != ErrorKind::Unsupported.name() && e["kind"] != ErrorKind::NotCapturable.name()

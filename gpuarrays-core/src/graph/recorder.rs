@@ -104,7 +104,10 @@ pub(super) fn with_recording<B: Backend, R>(
     }
     CAPTURE.with(|c| {
         let mut c = c.try_borrow_mut().ok()?;
-        let rec = c.as_mut()?.recording.downcast_mut::<Recording<B::Buffer>>()?;
+        let rec = c
+            .as_mut()?
+            .recording
+            .downcast_mut::<Recording<B::Buffer>>()?;
         if rec.device != backend.device().id || rec.backend != TypeId::of::<B>() {
             return None;
         }

@@ -58,7 +58,14 @@ pub(crate) fn copy_raw<B: Backend>(src: &RawArray<B>, dst: &RawArray<B>) -> Resu
         return copy_raw(&tmp, dst);
     }
     let _span = crate::profiling::kernel("copy", src.dtype);
-    crate::graph::dispatch::copy(&src.backend, &s, src.byte_offset(), &d, dst.byte_offset(), bytes)
+    crate::graph::dispatch::copy(
+        &src.backend,
+        &s,
+        src.byte_offset(),
+        &d,
+        dst.byte_offset(),
+        bytes,
+    )
 }
 
 impl<B: Backend> RawArray<B> {

@@ -228,19 +228,22 @@ pub(crate) fn gather<B: Backend>(
     let (s, i, o) = (source.array.buffer()?, index.array.buffer()?, out.buffer()?);
     let r = report.as_ref().map(RawArray::buffer).transpose()?;
     let _span = crate::profiling::kernel("gather", source.array.dtype);
-    crate::graph::dispatch::gather(backend, &GatherArgs {
-        dtype: source.array.dtype,
-        space: IndexSpace {
-            dims,
-            index: strided3(index, &i),
-            extent,
-            mode,
+    crate::graph::dispatch::gather(
+        backend,
+        &GatherArgs {
+            dtype: source.array.dtype,
+            space: IndexSpace {
+                dims,
+                index: strided3(index, &i),
+                extent,
+                mode,
+            },
+            source: strided3(source, &s),
+            output: &o,
+            output_offset: out.offset,
+            out_of_range: r.as_deref(),
         },
-        source: strided3(source, &s),
-        output: &o,
-        output_offset: out.offset,
-        out_of_range: r.as_deref(),
-    })?;
+    )?;
     drop((s, i, o, r));
     if let Some(report) = report {
         let mut word = [0u8; 4];
@@ -278,18 +281,21 @@ pub(crate) fn scatter<B: Backend>(
         values.array.buffer()?,
     );
     let _span = crate::profiling::kernel("scatter", target.array.dtype);
-    crate::graph::dispatch::scatter(backend, &ScatterArgs {
-        op,
-        dtype: target.array.dtype,
-        space: IndexSpace {
-            dims,
-            index: strided3(index, &i),
-            extent,
-            mode,
+    crate::graph::dispatch::scatter(
+        backend,
+        &ScatterArgs {
+            op,
+            dtype: target.array.dtype,
+            space: IndexSpace {
+                dims,
+                index: strided3(index, &i),
+                extent,
+                mode,
+            },
+            target: strided3(target, &t),
+            values: strided3(values, &v),
         },
-        target: strided3(target, &t),
-        values: strided3(values, &v),
-    })
+    )
 }
 
 #[cfg(test)]

@@ -56,17 +56,20 @@ impl<B: Backend> RawArray<B> {
         let this = self.dense()?;
         let (src, dst) = (this.buffer()?, out.buffer()?);
         let _span = crate::profiling::kernel("reduce", self.dtype);
-        crate::graph::dispatch::reduce(&self.backend, &ReduceArgs {
-            op,
-            dtype: self.dtype,
-            input: &src,
-            input_offset: this.offset,
-            outer,
-            len,
-            inner,
-            output: &dst,
-            output_offset: out.offset,
-        })?;
+        crate::graph::dispatch::reduce(
+            &self.backend,
+            &ReduceArgs {
+                op,
+                dtype: self.dtype,
+                input: &src,
+                input_offset: this.offset,
+                outer,
+                len,
+                inner,
+                output: &dst,
+                output_offset: out.offset,
+            },
+        )?;
         drop((src, dst));
         Ok(out)
     }

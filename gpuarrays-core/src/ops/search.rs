@@ -81,18 +81,21 @@ impl<B: Backend> RawArray<B> {
         {
             let (tb, vb, ob) = (table.buffer()?, flat.buffer()?, out.buffer()?);
             let _span = crate::profiling::kernel("searchsorted", key_type);
-            crate::graph::dispatch::search_sorted(b, &SearchArgs {
-                dtype: key_type,
-                side,
-                table: &tb,
-                table_offset: table.offset,
-                table_len: table.len(),
-                values: &vb,
-                values_offset: flat.offset,
-                len: flat.len(),
-                output: &ob,
-                output_offset: out.offset,
-            })?;
+            crate::graph::dispatch::search_sorted(
+                b,
+                &SearchArgs {
+                    dtype: key_type,
+                    side,
+                    table: &tb,
+                    table_offset: table.offset,
+                    table_len: table.len(),
+                    values: &vb,
+                    values_offset: flat.offset,
+                    len: flat.len(),
+                    output: &ob,
+                    output_offset: out.offset,
+                },
+            )?;
         }
         Ok(out)
     }

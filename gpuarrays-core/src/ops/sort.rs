@@ -27,14 +27,17 @@ impl<B: Backend> RawArray<B> {
         let len = *self.dims.last().unwrap_or(&1);
         let buf = out.buffer()?;
         let _span = crate::profiling::kernel("sort", self.dtype);
-        crate::graph::dispatch::sort(&self.backend, &SortArgs {
-            dtype: self.dtype,
-            buffer: &buf,
-            offset: out.offset,
-            rows: self.len() / len,
-            len,
-            ordered_low_bits: 0,
-        })?;
+        crate::graph::dispatch::sort(
+            &self.backend,
+            &SortArgs {
+                dtype: self.dtype,
+                buffer: &buf,
+                offset: out.offset,
+                rows: self.len() / len,
+                len,
+                ordered_low_bits: 0,
+            },
+        )?;
         drop(buf);
         Ok(out)
     }
@@ -64,11 +67,14 @@ impl<B: Backend> RawArray<B> {
         }
         let src = mask.buffer()?;
         let _span = crate::profiling::kernel("find", DType::Bool);
-        let (buffer, count) = crate::graph::dispatch::find(&self.backend, &FindArgs {
-            input: &src,
-            offset: mask.offset,
-            len: mask.len(),
-        })?;
+        let (buffer, count) = crate::graph::dispatch::find(
+            &self.backend,
+            &FindArgs {
+                input: &src,
+                offset: mask.offset,
+                len: mask.len(),
+            },
+        )?;
         let owner = self.backend.clone();
         Ok(RawArray {
             backend: self.backend.clone(),

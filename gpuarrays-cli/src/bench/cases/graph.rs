@@ -8,8 +8,8 @@
 //! - `mlp_step`: a training-style step, `relu(x · w)` summed over rows, with x 256 × 512
 //!   and w 512 × 256 (a BLAS product, an elementwise kernel, a reduction).
 //!
-//! Backends that record no graphs (the CPU reference, wgpu) report the replay rows as
-//! not capturable.
+//! On HIP the replay is one driver graph launch; on the CPU reference and wgpu it is core's
+//! graph, which repeats the recorded backend calls without core's side of each operation.
 
 use gpuarrays::{AnyBackend, Array, Graph, Result, capture};
 use serde_json::json;
