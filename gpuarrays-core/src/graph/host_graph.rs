@@ -16,7 +16,8 @@
 //!   drops. Temporaries are kept too: the recorded calls do not reuse a freed temporary's
 //!   memory, so a graph holds every buffer its calls touched.
 //! - **Ordered launches**: a launch makes ordinary backend calls, in the recorded order,
-//!   ordered against other threads' calls as any call is.
+//!   ordered against other threads' calls as any call is; two launches of one graph do not
+//!   interleave.
 //! - **All or nothing**: an error or a panic in the closure ends the capture and drops
 //!   what it recorded.
 
@@ -35,6 +36,10 @@ pub(super) struct HostGraph<B: Backend> {
     ops: Vec<RecordedOp>,
     /// The buffers the calls use; `RecordedOp` positions index this list.
     buffers: Vec<DataRef<B::Buffer>>,
+    /// Held by a launch: two threads launching one graph run its calls one launch after the
+    /// other, not interleaved call by call (each launch is one unit, as on HIP, where a
+    /// launch is one ordered operation).
+    launching: parking_lot::Mutex<()>,
 }
 
 /// Runs `record` on this thread while recording core's backend calls for `backend`.
@@ -64,11 +69,13 @@ pub(super) fn capture<B: Backend>(
         backend: backend.clone(),
         ops,
         buffers,
+        launching: parking_lot::Mutex::new(()),
     }))
 }
 
 impl<B: Backend> GraphReplay for HostGraph<B> {
     fn launch(&self) -> Result<()> {
+        let _one_at_a_time = self.launching.lock();
         let guards: Vec<BufferGuard<'_, B::Buffer>> = self
             .buffers
             .iter()

@@ -71,6 +71,7 @@ impl<Buf: Send + Sync + 'static> Recording<Buf> {
 
 /// Notes a buffer borrowed on this thread (see the module documentation). Cheap when no
 /// capture runs: one thread-local flag.
+#[cfg(not(loom))]
 pub(crate) fn note_buffer<Buf: Send + Sync + 'static>(data: &DataRef<Buf>, buffer: &Buf) {
     if !ACTIVE.with(Cell::get) {
         return;
