@@ -42,6 +42,7 @@ pub(super) struct Recording<Buf: 'static> {
     /// any other backend run eagerly, as they would while a GPU stream captures.
     device: u64,
     backend: TypeId,
+    backend_name: &'static str,
     /// Every buffer borrowed on this thread since the capture began, kept alive until it
     /// ends; the graph keeps those its operations use.
     pub(super) buffers: Vec<DataRef<Buf>>,
@@ -61,7 +62,7 @@ impl<Buf: Send + Sync + 'static> Recording<Buf> {
             .copied()
             .ok_or_else(|| Error::NotCapturable {
                 what: op.to_string(),
-                backend: "host capture".into(),
+                backend: self.backend_name.into(),
                 reason: "it uses memory that no array owns, which a graph cannot keep alive; \
                          run it outside the capture"
                     .into(),
@@ -167,6 +168,7 @@ impl<Buf: Send + Sync + 'static> ActiveCapture<Buf> {
         let rec: Recording<Buf> = Recording {
             device: backend.device().id,
             backend: TypeId::of::<B>(),
+            backend_name: backend.name(),
             buffers: Vec::new(),
             by_address: HashMap::new(),
             ops: Vec::new(),
