@@ -279,3 +279,32 @@ fn the_cpu_backend_replays_directly() {
     });
     check_replay(&cpu, "reduction on CpuBackend", |x, _| x.sum_axis(0));
 }
+
+/// Temporaries dropped during a capture lend their memory to later ones of the capture: a
+/// chain of 50 operations on 1,000 f32 holds a few buffers, not 50, and still computes what
+/// it computes eagerly.
+#[test]
+fn temporaries_of_a_capture_reuse_dropped_buffers() {
+    for (name, b) in backends() {
+        let x = Array::<f32, _>::from_slice(&b, &[1000], &values(1000, 10)).expect("x");
+        let chain = |x: &Array<f32, AnyBackend>| -> Result<Array<f32, AnyBackend>> {
+            let mut z = (x.ex() + 1.0f32).eval::<f32>()?;
+            for i in 0..50 {
+                z = (z.ex() * 0.5f32 + i as f32).eval::<f32>()?;
+            }
+            Ok(z)
+        };
+        let eager = chain(&x).expect("eager").to_vec().expect("read");
+        b.synchronize().expect("sync");
+        let before = b.memory_stats().in_use_bytes;
+        let (graph, z) = capture(&b, || chain(&x)).expect("capture");
+        let held = b.memory_stats().in_use_bytes - before;
+        assert!(
+            held <= 4 * 4000,
+            "[{name}] {held} bytes held for a chain of 51 operations on 4000-byte arrays"
+        );
+        assert_eq!(graph.node_count(), Some(51), "[{name}]");
+        graph.launch().expect("launch");
+        assert_eq!(z.to_vec().expect("read"), eager, "[{name}]");
+    }
+}

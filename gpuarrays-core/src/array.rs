@@ -47,11 +47,14 @@ impl<B: Backend> RawArray<B> {
                 format!("{n} elements of {dtype} overflow usize bytes"),
             )
         })?;
-        let buffer = backend.alloc(bytes)?;
-        let owner = backend.clone();
+        let data = crate::graph::alloc(backend, bytes, || {
+            let buffer = backend.alloc(bytes)?;
+            let owner = backend.clone();
+            Ok(DataRef::new(buffer, move |b| owner.release(b)))
+        })?;
         Ok(RawArray {
             backend: backend.clone(),
-            data: DataRef::new(buffer, move |b| owner.release(b)),
+            data,
             strides: shape::contiguous_strides(dims),
             dims: dims.to_vec(),
             offset: 0,

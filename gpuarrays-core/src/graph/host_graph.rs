@@ -13,8 +13,9 @@
 //!   ([`super::dispatch`]); allocations happen (that is when arrays get their memory).
 //! - **Memory outlives the launches**: the graph holds a `DataRef` of every buffer its calls
 //!   use, so dropping an array hands its buffer to the graph, released when the graph
-//!   drops. Temporaries are kept too: the recorded calls do not reuse a freed temporary's
-//!   memory, so a graph holds every buffer its calls touched.
+//!   drops. Temporaries are kept too, but a temporary dropped during the capture is handed
+//!   to a later allocation of the same size in the capture (`recorder::alloc`), so a chain
+//!   of operations holds a few buffers, as eagerly, not one per operation.
 //! - **Ordered launches**: a launch makes ordinary backend calls, in the recorded order,
 //!   ordered against other threads' calls as any call is; two launches of one graph do not
 //!   interleave.

@@ -44,6 +44,7 @@ mod host_graph;
 mod recorded_op;
 mod recorder;
 
+pub(crate) use recorder::alloc;
 #[cfg(not(loom))]
 pub(crate) use recorder::note_buffer;
 pub use recorder::refuse_while_recording;

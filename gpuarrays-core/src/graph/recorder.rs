@@ -48,6 +48,9 @@ pub(super) struct Recording<Buf: 'static> {
     pub(super) buffers: Vec<DataRef<Buf>>,
     /// Buffer address → position in `buffers`.
     by_address: HashMap<usize, usize>,
+    /// Buffers allocated during the capture, with their sizes in bytes: once nothing but
+    /// the recording holds one, a later allocation of the same size gets it ([`alloc`]).
+    allocated: Vec<(DataRef<Buf>, usize)>,
     pub(super) ops: Vec<RecordedOp>,
 }
 
@@ -117,6 +120,41 @@ pub(super) fn with_recording<B: Backend, R>(
     })
 }
 
+/// A buffer of `bytes` for a new array: `fresh()` outside a capture; inside one, a buffer
+/// allocated earlier in the capture whose arrays are all gone, else `fresh()`.
+///
+/// Why reuse is safe: the recorded calls run in order at each launch, and the dead
+/// buffer's last recorded use comes before the allocation (its arrays were dropped before
+/// the closure allocated again), so every use of the new array comes after it, in the same
+/// order on the same queue. Without it a chain of 100 operations would keep 100
+/// temporaries for the graph's life; with it, as eagerly, a few.
+pub(crate) fn alloc<B: Backend>(
+    backend: &B,
+    bytes: usize,
+    fresh: impl FnOnce() -> Result<DataRef<B::Buffer>>,
+) -> Result<DataRef<B::Buffer>> {
+    let reused = with_recording(backend, |rec| {
+        let held_by_recording = |d: &DataRef<B::Buffer>| {
+            // The entry in `allocated`, and the one in `buffers` if it was borrowed.
+            let noted = rec.buffers.iter().any(|b| DataRef::same_buffer(b, d));
+            1 + usize::from(noted)
+        };
+        rec.allocated
+            .iter()
+            .find(|(d, b)| *b == bytes && d.ref_count() == held_by_recording(d))
+            .map(|(d, _)| d.clone())
+    });
+    match reused {
+        Some(Some(d)) => Ok(d),
+        Some(None) => {
+            let d = fresh()?;
+            with_recording(backend, |rec| rec.allocated.push((d.clone(), bytes)));
+            Ok(d)
+        }
+        None => fresh(),
+    }
+}
+
 /// Whether the calling thread records for `backend`'s device (through `backend` or a
 /// backend that wraps it: they share the device).
 fn records_device<B: Backend>(backend: &B) -> bool {
@@ -171,6 +209,7 @@ impl<Buf: Send + Sync + 'static> ActiveCapture<Buf> {
             backend_name: backend.name(),
             buffers: Vec::new(),
             by_address: HashMap::new(),
+            allocated: Vec::new(),
             ops: Vec::new(),
         };
         CAPTURE.with(|c| {
