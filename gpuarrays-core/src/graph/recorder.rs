@@ -14,7 +14,7 @@
 
 use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::recorded_op::RecordedOp;
 use crate::backend::Backend;
@@ -48,6 +48,8 @@ pub(super) struct Recording<Buf: 'static> {
     pub(super) buffers: Vec<DataRef<Buf>>,
     /// Buffer address → position in `buffers`.
     by_address: HashMap<usize, usize>,
+    /// The [`DataRef::id`]s of `buffers`.
+    noted: HashSet<usize>,
     /// Buffers allocated during the capture, with their sizes in bytes: once nothing but
     /// the recording holds one, a later allocation of the same size gets it ([`alloc`]).
     allocated: Vec<(DataRef<Buf>, usize)>,
@@ -93,6 +95,7 @@ pub(crate) fn note_buffer<Buf: Send + Sync + 'static>(data: &DataRef<Buf>, buffe
         let address = buffer as *const Buf as usize;
         if !rec.by_address.contains_key(&address) {
             rec.by_address.insert(address, rec.buffers.len());
+            rec.noted.insert(data.id());
             rec.buffers.push(data.clone());
         }
     });
@@ -136,8 +139,7 @@ pub(crate) fn alloc<B: Backend>(
     let reused = with_recording(backend, |rec| {
         let held_by_recording = |d: &DataRef<B::Buffer>| {
             // The entry in `allocated`, and the one in `buffers` if it was borrowed.
-            let noted = rec.buffers.iter().any(|b| DataRef::same_buffer(b, d));
-            1 + usize::from(noted)
+            1 + usize::from(rec.noted.contains(&d.id()))
         };
         rec.allocated
             .iter()
@@ -209,6 +211,7 @@ impl<Buf: Send + Sync + 'static> ActiveCapture<Buf> {
             backend_name: backend.name(),
             buffers: Vec::new(),
             by_address: HashMap::new(),
+            noted: HashSet::new(),
             allocated: Vec::new(),
             ops: Vec::new(),
         };
