@@ -187,12 +187,6 @@ impl Backend for CpuBackend {
         })
     }
 
-    /// Nothing to wait for (every call has finished when it returns); refused inside a
-    /// graph capture all the same, as on every backend.
-    fn synchronize(&self) -> Result<()> {
-        gpuarrays_core::graph::refuse_while_recording(self, "synchronize")
-    }
-
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, CpuBuffer>) -> Result<()> {
         let here = if crate::elementwise::single_task(args) {
             Here::Inline
