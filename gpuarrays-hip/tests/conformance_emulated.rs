@@ -38,17 +38,10 @@ const SAMPLE: [&str; 18] = [
     "random_normal/",
 ];
 
-#[test]
-fn narrow_type_rows_match_cpu_reference() {
+/// Runs the rows `filters` select on a fresh emulated backend and checks them.
+fn check_rows(filters: impl IntoIterator<Item = String>) {
     let Some(hip) = emulator::backend() else {
         return;
-    };
-    let filters: Vec<String> = match std::env::var("GPUARRAYS_EMULATED_ROWS") {
-        Ok(list) => list.split(',').map(str::to_string).collect(),
-        Err(_) => SAMPLE
-            .iter()
-            .flat_map(|op| TYPES.iter().map(move |t| format!("{op}{t}")))
-            .collect(),
     };
     let mut report = SuiteReport::default();
     for filter in filters {
@@ -59,4 +52,51 @@ fn narrow_type_rows_match_cpu_reference() {
     println!("{}", report.summary());
     assert!(!report.rows.is_empty(), "the suite ran no rows");
     assert!(report.ok(), "{}", report.failure_details());
+}
+
+/// The sample's rows of one type, or nothing when `GPUARRAYS_EMULATED_ROWS` names the rows
+/// (then [`listed_rows_match_cpu_reference`] runs them). One test per type, so that the test
+/// harness's threads compile the kernels of several types at once (`g++` is most of the time).
+fn check_sample_of(dtype: &str) {
+    if std::env::var_os("GPUARRAYS_EMULATED_ROWS").is_some() {
+        println!("skipped: GPUARRAYS_EMULATED_ROWS names the rows to run");
+        return;
+    }
+    check_rows(SAMPLE.iter().map(|op| format!("{op}{dtype}")));
+}
+
+#[test]
+fn i8_rows_match_cpu_reference() {
+    check_sample_of(TYPES[0]);
+}
+
+#[test]
+fn i16_rows_match_cpu_reference() {
+    check_sample_of(TYPES[1]);
+}
+
+#[test]
+fn u16_rows_match_cpu_reference() {
+    check_sample_of(TYPES[2]);
+}
+
+#[test]
+fn f16_rows_match_cpu_reference() {
+    check_sample_of(TYPES[3]);
+}
+
+#[test]
+fn bf16_rows_match_cpu_reference() {
+    check_sample_of(TYPES[4]);
+}
+
+#[test]
+fn listed_rows_match_cpu_reference() {
+    let Ok(list) = std::env::var("GPUARRAYS_EMULATED_ROWS") else {
+        println!(
+            "not asked: GPUARRAYS_EMULATED_ROWS names no rows (the per-type tests run the sample)"
+        );
+        return;
+    };
+    check_rows(list.split(',').map(str::to_string).collect::<Vec<_>>());
 }

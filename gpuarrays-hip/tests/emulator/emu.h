@@ -6,7 +6,7 @@
 // a block that waits on an earlier block's published state, as look-back scans do, may find it
 // published, half-published or not yet, but is never waiting on a block nobody runs); atomics
 // are real atomics. The threads of a block are fibers
-// (ucontext) on one OS thread: each runs until it reaches __syncthreads, a warp operation
+// on one OS thread (a hand-written stack switch on x86-64, ucontext elsewhere): each runs until it reaches __syncthreads, a warp operation
 // (ballot, shuffle, __syncwarp) or its end. A warp operation completes when every unfinished
 // lane of the warp has reached one, and the lanes must agree on the kind; a block barrier
 // completes when every unfinished thread has reached it. Anything else (lanes of one warp split
@@ -23,6 +23,7 @@
 #include <cstring>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -42,7 +43,11 @@ enum Op { OP_NONE = 0, OP_BALLOT, OP_SHFL_UP, OP_SHFL_DOWN, OP_SHFL_IDX, OP_SHFL
 enum State { RUNNABLE = 0, AT_BARRIER, AT_WARP, DONE };
 
 struct Fiber {
+#if defined(__x86_64__)
+  void* sp;  // the saved stack pointer (see switch_stack)
+#else
   ucontext_t ctx;
+#endif
   GaEmuDim3 tid;
   int linear;
   State state;
@@ -56,9 +61,17 @@ inline GaEmuDim3 block_dim, grid_dim;
 inline thread_local GaEmuDim3 block_idx;
 inline thread_local Fiber* current = nullptr;
 inline thread_local std::vector<Fiber> fibers;
-inline thread_local std::vector<char> stacks;
+// The fibers' stacks: not zero-filled (a std::vector would write every byte of n * 256 KiB per
+// launch thread, most of the emulator's time in page faults); a fiber touches only the pages
+// it uses.
+inline thread_local std::unique_ptr<char[]> stacks;
+inline thread_local size_t stacks_size = 0;
 inline const size_t kStack = 256 * 1024;
+#if defined(__x86_64__)
+inline thread_local void* scheduler_sp = nullptr;
+#else
 inline thread_local ucontext_t scheduler;
+#endif
 inline const std::function<void()>* body = nullptr;
 inline thread_local uint64_t rng = 0x9E3779B97F4A7C15ull;
 inline thread_local long long spins = 0;
@@ -73,12 +86,82 @@ inline const unsigned kResident = 3;
   std::abort();
 }
 
+extern "C" inline void fiber_entry();
+
+#if defined(__x86_64__)
+// Fiber switches on x86-64 save what the SysV ABI makes callee-saved (rbx, rbp, r12-r15, the
+// stack pointer, MXCSR and the x87 control word) and nothing else: swapcontext also saves and
+// restores the signal mask, a system call per switch, which was most of the emulator's run
+// time (kernels switch fibers at every barrier and warp operation). Hidden: each module has
+// its own copy.
+extern "C" void ga_emu_switch_stack(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl ga_emu_switch_stack
+  .hidden ga_emu_switch_stack
+  .type ga_emu_switch_stack, @function
+ga_emu_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $16, %rsp
+  stmxcsr 8(%rsp)
+  fnstcw (%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr 8(%rsp)
+  fldcw (%rsp)
+  addq $16, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ga_emu_switch_stack, .-ga_emu_switch_stack
+)");
+
+// A new fiber's stack, as ga_emu_switch_stack leaves a suspended one: the control words and
+// six zeroed registers, then fiber_entry as the return address, above it a null return
+// address for fiber_entry's frame (which never returns), keeping the ABI's 16-byte alignment.
+inline void init_fiber(Fiber& f, char* stack, size_t size) {
+  uintptr_t top = ((uintptr_t)(stack + size)) & ~(uintptr_t)15;
+  uint64_t* sp = (uint64_t*)top;
+  *--sp = 0;
+  *--sp = (uint64_t)(uintptr_t)&fiber_entry;
+  for (int r = 0; r < 6; ++r) *--sp = 0;
+  sp -= 2;
+  uint32_t mxcsr;
+  uint16_t fpucw;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fpucw));
+  std::memcpy((char*)sp + 8, &mxcsr, 4);
+  std::memcpy((char*)sp, &fpucw, 2);
+  f.sp = sp;
+}
+inline void resume(Fiber& f) { ga_emu_switch_stack(&scheduler_sp, f.sp); }
+inline void yield_to_scheduler() { ga_emu_switch_stack(&current->sp, scheduler_sp); }
+#else
+inline void init_fiber(Fiber& f, char* stack, size_t size) {
+  getcontext(&f.ctx);
+  f.ctx.uc_stack.ss_sp = stack;
+  f.ctx.uc_stack.ss_size = size;
+  f.ctx.uc_link = nullptr;
+  makecontext(&f.ctx, (void (*)())fiber_entry, 0);
+}
+inline void resume(Fiber& f) { swapcontext(&scheduler, &f.ctx); }
 inline void yield_to_scheduler() { swapcontext(&current->ctx, &scheduler); }
+#endif
 
 extern "C" inline void fiber_entry() {
   (*body)();
   current->state = DONE;
-  swapcontext(&current->ctx, &scheduler);
+  yield_to_scheduler();
+  fail("a finished fiber was resumed");
 }
 
 inline uint64_t warp_op(Op op, uint64_t value, int arg) {
@@ -167,7 +250,10 @@ inline bool complete_warps() {
 inline void run_block(const std::function<void()>& fn) {
   const int n = (int)(block_dim.x * block_dim.y * block_dim.z);
   fibers.assign(n, Fiber{});
-  if (stacks.size() < (size_t)n * kStack) stacks.resize((size_t)n * kStack);
+  if (stacks_size < (size_t)n * kStack) {
+    stacks.reset(new char[(size_t)n * kStack]);
+    stacks_size = (size_t)n * kStack;
+  }
   for (int i = 0; i < n; ++i) {
     Fiber& f = fibers[i];
     f.linear = i;
@@ -175,11 +261,7 @@ inline void run_block(const std::function<void()>& fn) {
     f.tid.y = (i / block_dim.x) % block_dim.y;
     f.tid.z = i / (block_dim.x * block_dim.y);
     f.state = RUNNABLE;
-    getcontext(&f.ctx);
-    f.ctx.uc_stack.ss_sp = stacks.data() + (size_t)i * kStack;
-    f.ctx.uc_stack.ss_size = kStack;
-    f.ctx.uc_link = nullptr;
-    makecontext(&f.ctx, (void (*)())fiber_entry, 0);
+    init_fiber(f, stacks.get() + (size_t)i * kStack, kStack);
   }
   std::vector<int> order(n);
   for (;;) {
@@ -192,7 +274,7 @@ inline void run_block(const std::function<void()>& fn) {
     }
     for (int i = 0; i < k; ++i) {
       current = &fibers[order[i]];
-      swapcontext(&scheduler, &current->ctx);
+      resume(*current);
     }
     current = nullptr;
     if (complete_warps()) continue;

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +27,7 @@ use gpuarrays_hip::platform::{BlasLibrary, FftLibrary, GraphCapture, KernelModul
 use gpuarrays_hip::{HipBackend, HipRuntime, RuntimeConfig};
 use parking_lot::Mutex;
 
+mod build_cache;
 mod work_impl;
 
 const EMU_H: &str = include_str!("emu.h");

@@ -5,35 +5,23 @@
 
 use super::*;
 
-impl KernelModules for EmuPlatform {
-    fn compiler_version(&self) -> Result<String> {
-        Ok("g++ emulation".into())
-    }
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
-        let id = self.handle();
-        let mut source = request.source.to_string();
-        for k in request.kernel_names {
-            let params = kernel_params(request.source, k)
-                .ok_or_else(|| invalid(format!("kernel {k} not found in {}", request.name)))?;
-            source.push_str(&trampoline(k, &params));
-        }
-        let cpp = self.dir.join(format!("m{id}.cpp"));
-        let so = self.dir.join(format!("m{id}.so"));
-        std::fs::write(&cpp, &source).map_err(|e| invalid(format!("write source: {e}")))?;
+impl EmuPlatform {
+    /// Builds `source` (saved as `cpp`) into the library `so` with the host `g++`.
+    fn build(
+        &self,
+        request: &CompileRequest<'_>,
+        source: &str,
+        cpp: &Path,
+        so: &Path,
+    ) -> Result<()> {
+        std::fs::write(cpp, source).map_err(|e| invalid(format!("write source: {e}")))?;
         let out = Command::new("g++")
-            .args([
-                "-std=c++17",
-                "-O1",
-                "-g0",
-                "-w",
-                "-fPIC",
-                "-shared",
-                "-include",
-            ])
+            .args(build_cache::GXX_FLAGS)
+            .arg("-include")
             .arg(self.dir.join("emu.h"))
-            .arg(&cpp)
+            .arg(cpp)
             .arg("-o")
-            .arg(&so)
+            .arg(so)
             .output()
             .map_err(|e| invalid(format!("run g++: {e}")))?;
         if !out.status.success() {
@@ -53,7 +41,35 @@ impl KernelModules for EmuPlatform {
                 ),
             });
         }
-        let _ = std::fs::remove_file(&cpp);
+        let _ = std::fs::remove_file(cpp);
+        Ok(())
+    }
+}
+
+impl KernelModules for EmuPlatform {
+    fn compiler_version(&self) -> Result<String> {
+        Ok("g++ emulation".into())
+    }
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompiledProgram> {
+        let id = self.handle();
+        let mut source = request.source.to_string();
+        for k in request.kernel_names {
+            let params = kernel_params(request.source, k)
+                .ok_or_else(|| invalid(format!("kernel {k} not found in {}", request.name)))?;
+            source.push_str(&trampoline(k, &params));
+        }
+        let cpp = self.dir.join(format!("m{id}.cpp"));
+        let so = self.dir.join(format!("m{id}.so"));
+        let cached = build_cache::entry(EMU_H, &source);
+        if !cached
+            .as_deref()
+            .is_some_and(|c| build_cache::fetch(c, &so))
+        {
+            self.build(request, &source, &cpp, &so)?;
+            if let Some(c) = &cached {
+                build_cache::store(&so, c);
+            }
+        }
         Ok(CompiledProgram {
             binary: so.to_string_lossy().into_owned().into_bytes(),
             lowered_names: request
