@@ -24,6 +24,7 @@ use parking_lot::Mutex;
 
 use crate::buffer::{self, BufferPool, WgpuBuffer};
 use crate::error::{OomCause, Result, WgpuError};
+use crate::param_arena::{ParamArenas, ParamSlot};
 use crate::pipeline::PipelineCache;
 use crate::timing::Timing;
 
@@ -43,6 +44,8 @@ pub struct Features {
 struct Batch {
     encoder: Option<wgpu::CommandEncoder>,
     commands: usize,
+    /// The parameter blocks of the batch's kernels, written just before it is submitted.
+    params: ParamArenas,
 }
 
 pub(crate) struct Context {
@@ -136,9 +139,34 @@ impl Context {
 
     fn submit_locked(&self, batch: &mut Batch) {
         batch.commands = 0;
+        batch.params.write(&self.queue);
         if let Some(encoder) = batch.encoder.take() {
             self.queue.submit([encoder.finish()]);
         }
+    }
+
+    /// Places a kernel's parameter block in the pending batch's arena (`param_arena.rs`);
+    /// a block too large for one gets a buffer of its own.
+    pub fn param_block(&self, block: &[u8]) -> Result<ParamSlot> {
+        let align = u64::from(
+            self.limits
+                .min_uniform_buffer_offset_alignment
+                .max(self.limits.min_storage_buffer_offset_alignment)
+                .max(16),
+        );
+        if let Some(slot) = self.batch.lock().params.place(&self.device, block, align) {
+            return Ok(slot);
+        }
+        let buffer = self.upload_buffer(
+            block,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
+        )?;
+        let size = buffer.size();
+        Ok(ParamSlot {
+            buffer,
+            offset: 0,
+            size,
+        })
     }
 
     /// Submits the pending encoder, if any.

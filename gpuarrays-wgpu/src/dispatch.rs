@@ -8,7 +8,7 @@
 //! still be processed window by window. A window larger than `max_storage_buffer_binding_size`
 //! is a [`WgpuError::LimitExceeded`] naming the limit.
 //!
-//! [`launch`] uploads the parameter block, builds the bind group and records the dispatch
+//! [`launch`] places the parameter block in the batch's arena (`param_arena.rs`), builds the bind group and records the dispatch
 //! into the pending encoder on a 2-D grid of workgroups.
 
 use crate::buffer::WgpuBuffer;
@@ -225,13 +225,17 @@ pub(crate) fn launch(
     let mut words = params.to_vec();
     words.resize(crate::wgsl::header::param_vec4s(params.len()) * 4, 0);
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let param_buf = ctx.upload_buffer(
-        &bytes,
-        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
-    )?;
+    let slot = ctx.param_block(&bytes)?;
+    let params_binding = || {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &slot.buffer,
+            offset: slot.offset,
+            size: wgpu::BufferSize::new(slot.size),
+        })
+    };
     let mut entries = vec![wgpu::BindGroupEntry {
         binding: 0,
-        resource: param_buf.as_entire_binding(),
+        resource: params_binding(),
     }];
     for (i, (e, w)) in plan.entries.iter().zip(windows).enumerate() {
         entries.push(wgpu::BindGroupEntry {
@@ -246,7 +250,7 @@ pub(crate) fn launch(
     if f64_view {
         entries.push(wgpu::BindGroupEntry {
             binding: plan.len() as u32 + 1,
-            resource: param_buf.as_entire_binding(),
+            resource: params_binding(),
         });
     }
     let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -24,6 +24,7 @@ pub mod float_controls;
 pub(crate) mod kernels;
 pub(crate) mod memory_budget;
 pub mod options;
+pub(crate) mod param_arena;
 pub mod pipeline;
 mod quiet_wayland;
 pub mod subnormals;
