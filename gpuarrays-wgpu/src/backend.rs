@@ -342,10 +342,11 @@ impl Backend for WgpuBackend {
         Ok(self.ctx.wait()?)
     }
 
-    /// The scalar kernel stores a strided output element by element; bool and u8 outputs
-    /// share words between threads, so those stay contiguous (core writes them in runs).
+    /// The scalar kernel stores a strided output element by element; outputs of packed types
+    /// (1- and 2-byte elements) share words between threads, so those stay contiguous (core
+    /// writes them in runs).
     fn writes_strided_outputs(&self, dtype: DType) -> bool {
-        !crate::wgsl::types::is_byte(dtype)
+        !crate::wgsl::types::is_packed(dtype)
     }
 
     fn elementwise(&self, program: &Program, args: &ElementwiseArgs<'_, WgpuBuffer>) -> Result<()> {

@@ -5,7 +5,7 @@
 //! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
 //! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
 //! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
-//! | i8, i16, u16, f16, bf16 | no (not handled yet) | no |
+//! | i8, i16, u16, f16, bf16 | always | every adapter (no SHADER_F16 needed): all but sorts and scatters, and gathers of the 2-byte types |
 //!
 //! FFTs (`kernels::fft`) answer yes for f32/c32 and no for f64/c64 on every adapter; within
 //! f32, lengths that are not powers of two are refused at dispatch with core's
@@ -34,6 +34,21 @@ use gpuarrays_core::{DType, OpKind, Support};
 
 use crate::context::Features;
 
+/// Whether a narrow type (i8, i16, u16, f16, bf16) has kernels of kind `op` (other types:
+/// true). Their elements are packed in words, as WGSL has no 8- or 16-bit types
+/// (`wgsl::types`), and halves are computed in f32 without SHADER_F16, so this holds on every
+/// adapter. Every kind but these: sorts (no radix keys for them yet), scatters, and gathers
+/// of 16-bit elements (those kernels move 1-byte or whole-word elements only).
+fn narrow_has(dtype: DType, op: OpKind) -> bool {
+    match dtype {
+        DType::I8 => !matches!(op, OpKind::Sort | OpKind::Scatter),
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            !matches!(op, OpKind::Sort | OpKind::Scatter | OpKind::Gather)
+        }
+        _ => true,
+    }
+}
+
 /// Whether the operation kind is implemented at all (slices not yet built answer no).
 pub(crate) fn implemented(_op: OpKind) -> bool {
     true
@@ -52,17 +67,12 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
             Some("use c32/f32, or the CPU or HIP backend for double precision"),
         );
     }
-    // Storage too: operations that need no kernel (a view, an empty result) would
-    // otherwise succeed for a type whose other operations are refused.
-    if matches!(
-        dtype,
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16
-    ) {
+    if !narrow_has(dtype, op) {
         return Support::no(
-            format!(
-                "the wgpu backend does not handle {dtype} yet (no {op} shaders: WGSL has no 8- or 16-bit integers, and f16 needs SHADER_F16)"
+            format!("the wgpu backend has no {op} kernels for {dtype} yet"),
+            Some(
+                "cast to a 32-bit type for this operation (i32 or f32), or use the CPU or HIP backend",
             ),
-            Some("compute on the CPU backend (`to_backend`), or hold the data as i32 or f32"),
         );
     }
     match dtype {

@@ -74,8 +74,9 @@ fn module(
     spec: &ShaderSpec,
     spirv: Option<&SpirvMode>,
 ) -> wgpu::ShaderModule {
+    let source = crate::wgsl::half::complete(&spec.source);
     if let Some(mode) = spirv {
-        match float_controls::compile(&spec.source, mode) {
+        match float_controls::compile(&source, mode) {
             Ok(words) => {
                 let desc = wgpu::ShaderModuleDescriptorPassthrough {
                     label: Some(&spec.label),
@@ -104,7 +105,7 @@ fn module(
     }
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&spec.label),
-        source: wgpu::ShaderSource::Wgsl(spec.source.as_str().into()),
+        source: wgpu::ShaderSource::Wgsl(source),
     })
 }
 

@@ -145,12 +145,13 @@ fn range_error(op: &str, index: i64, extent: usize) -> Error {
 /// a kernel is needed (`false` for an empty index space).
 pub(crate) fn check_space<B: Backend>(
     op: &str,
+    data: (DType, OpKind),
     index: &RawArray<B>,
     points: usize,
     extent: usize,
     mode: IndexMode,
 ) -> Result<bool> {
-    check_points(op, index, points, extent, mode == IndexMode::Raise)
+    check_points(op, data, index, points, extent, mode == IndexMode::Raise)
 }
 
 /// [`check_space`] for a gather: where the backend's gather reports out-of-range indices
@@ -158,23 +159,29 @@ pub(crate) fn check_space<B: Backend>(
 /// the kernel and [`gather`] reads its report.
 pub(crate) fn check_gather_space<B: Backend>(
     op: &str,
+    dtype: DType,
     index: &RawArray<B>,
     points: usize,
     extent: usize,
     mode: IndexMode,
 ) -> Result<bool> {
     let pass = mode == IndexMode::Raise && !index.backend.reports_gather_range();
-    check_points(op, index, points, extent, pass)
+    check_points(op, (dtype, OpKind::Gather), index, points, extent, pass)
 }
 
+/// `data` is the element type the kernel moves and its kind (gather or scatter): a backend
+/// without that kernel refuses the operation for every shape, an empty one included (where
+/// no kernel would run), so its answer does not depend on the data.
 fn check_points<B: Backend>(
     op: &str,
+    data: (DType, OpKind),
     index: &RawArray<B>,
     points: usize,
     extent: usize,
     range_pass: bool,
 ) -> Result<bool> {
     index.ensure_alive()?;
+    ensure_supported(&index.backend, data.0, data.1)?;
     if points == 0 {
         return Ok(false);
     }

@@ -15,6 +15,7 @@ use crate::kernel::{IndexMode, ReduceOp, ScatterOp};
 use crate::ops::expr::Expr;
 use crate::ops::index_space::{Folded, check_space, gather, scatter};
 use crate::scalar::Scalar;
+use crate::support::OpKind;
 
 impl<B: Backend> RawArray<B> {
     /// Checks that `mask` is a bool array covering this array's leading dimensions, and
@@ -55,7 +56,14 @@ impl<B: Backend> RawArray<B> {
         out_dims.extend_from_slice(&rest);
         let extent = source.dims[0];
         // Positions come from `find`: in range by construction, so no check.
-        if !check_space(op, &positions, count * inner, extent, IndexMode::Clip)? {
+        if !check_space(
+            op,
+            (self.dtype, OpKind::Gather),
+            &positions,
+            count * inner,
+            extent,
+            IndexMode::Clip,
+        )? {
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }
         let src = Folded::new(&source, 0..1)?;
@@ -98,7 +106,14 @@ impl<B: Backend> RawArray<B> {
         let target = self.merge_leading(mask.ndim())?;
         let inner: usize = rest.iter().product();
         let extent = target.dims[0];
-        if !check_space(op, &positions, count * inner, extent, IndexMode::Clip)? {
+        if !check_space(
+            op,
+            (self.dtype, OpKind::Scatter),
+            &positions,
+            count * inner,
+            extent,
+            IndexMode::Clip,
+        )? {
             return values.ensure_alive();
         }
         let t = Folded::new(&target, 0..1)?;
@@ -258,7 +273,14 @@ impl<B: Backend> RawArray<B> {
             }
         };
         let out = RawArray::full(&self.backend, &[len], Scalar::zero(values.dtype))?;
-        if !check_space(op, &index, n, len, IndexMode::Clip)? {
+        if !check_space(
+            op,
+            (out.dtype, OpKind::Scatter),
+            &index,
+            n,
+            len,
+            IndexMode::Clip,
+        )? {
             return Ok(out);
         }
         let t = Folded::new(&out, 0..1)?;

@@ -17,6 +17,7 @@ use crate::ops::eval::check_writable;
 use crate::ops::index_space::{Folded, as_i64, check_space, scatter};
 use crate::ops::take::along_axis_dims;
 use crate::shape;
+use crate::support::OpKind;
 
 /// One scatter into `target` (any view that can be written) whose index space is
 /// `[outer, count, inner]`: the target folded around `axis`, the index and values already
@@ -100,7 +101,14 @@ impl<B: Backend> RawArray<B> {
         }
         let flat_target = self.flattened()?;
         let target_is_view = crate::DataRef::same_buffer(&flat_target.data, &self.data);
-        if !check_space(op, &index, n, self.len(), mode)? {
+        if !check_space(
+            op,
+            (self.dtype, OpKind::Scatter),
+            &index,
+            n,
+            self.len(),
+            mode,
+        )? {
             return values.ensure_alive();
         }
         // NumPy repeats the values cyclically: a gather of `values` at `0..n` modulo their
@@ -184,7 +192,14 @@ impl<B: Backend> RawArray<B> {
         let values = apart(values.broadcast_to(&space)?, self)?;
         let (outer, count, inner) = shape::split_at_axis(&space, axis);
         let extent = self.dims[axis];
-        if !check_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
+        if !check_space(
+            op,
+            (self.dtype, OpKind::Scatter),
+            &index,
+            outer * count * inner,
+            extent,
+            IndexMode::Raise,
+        )? {
             return values.ensure_alive();
         }
         let idx = Folded::new(&index, axis..axis + 1)?;
@@ -241,7 +256,14 @@ impl<B: Backend> RawArray<B> {
         let values = apart(values.broadcast_to(&space)?, self)?;
         let (outer, extent, inner) = shape::split_at_axis(&self.dims, axis);
         let count = index.len();
-        if !check_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
+        if !check_space(
+            op,
+            (self.dtype, OpKind::Scatter),
+            &index,
+            outer * count * inner,
+            extent,
+            IndexMode::Raise,
+        )? {
             return values.ensure_alive();
         }
         let idx = Folded::middle(&index)?;

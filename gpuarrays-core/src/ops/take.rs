@@ -43,7 +43,7 @@ impl<B: Backend> RawArray<B> {
         out_dims.extend_from_slice(&index.dims);
         out_dims.extend_from_slice(&source.dims[axis + 1..]);
         let dims = [outer, count, inner];
-        if !check_gather_space(op, &index, outer * count * inner, extent, mode)? {
+        if !check_gather_space(op, self.dtype, &index, outer * count * inner, extent, mode)? {
             source.ensure_alive()?;
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }
@@ -74,7 +74,14 @@ impl<B: Backend> RawArray<B> {
         let index = index.broadcast_view(&out_dims)?;
         let (outer, count, inner) = shape::split_at_axis(&out_dims, axis);
         let extent = self.dims[axis];
-        if !check_gather_space(op, &index, outer * count * inner, extent, IndexMode::Raise)? {
+        if !check_gather_space(
+            op,
+            self.dtype,
+            &index,
+            outer * count * inner,
+            extent,
+            IndexMode::Raise,
+        )? {
             self.ensure_alive()?;
             return RawArray::alloc(&self.backend, self.dtype, &out_dims);
         }

@@ -1,6 +1,6 @@
-//! Temporary buffers of kernels, one 32-bit word per bool/u8 element (so threads never share
-//! a word), and the pass that packs such words into a bool/u8 destination (an elementwise
-//! cast, which writes whole words).
+//! Temporary buffers of kernels, one 32-bit word per element of a packed type (bool, u8,
+//! i8, i16, u16, f16, bf16: so threads never share a word), and the pass that packs such
+//! words into a destination of the type (an elementwise cast, which writes whole words).
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::{ElementwiseArgs, Instr, Node, Operand, Program};
@@ -9,11 +9,16 @@ use crate::buffer::WgpuBuffer;
 use crate::context::Context;
 use crate::error::Result;
 use crate::kernels::elementwise;
-use crate::wgsl::types::is_byte;
+use crate::wgsl::types::is_packed;
 
 /// The element type temporaries of `d` are kept in.
 pub fn temp_dtype(d: DType) -> DType {
-    if is_byte(d) { DType::U32 } else { d }
+    match d {
+        _ if !is_packed(d) => d,
+        DType::I8 | DType::I16 => DType::I32,
+        DType::F16 | DType::BF16 => DType::F32,
+        _ => DType::U32,
+    }
 }
 
 /// The temp form of a value of `d`.
@@ -34,8 +39,8 @@ pub fn from_temp(d: DType, v: &str) -> String {
     }
 }
 
-/// Converts `count` words of `temp` (values 0..=255) into `d` elements of `dst` at element
-/// `dst_offset`.
+/// Converts `count` words of `temp` (of [`temp_dtype`]`(d)`, holding values of `d`) into
+/// `d` elements of `dst` at element `dst_offset` (the cast is exact).
 pub fn pack(
     ctx: &Context,
     temp: &WgpuBuffer,
@@ -44,13 +49,14 @@ pub fn pack(
     dst_offset: usize,
     count: usize,
 ) -> Result<()> {
+    let t = temp_dtype(d);
     let program = Program {
-        inputs: vec![DType::U32],
+        inputs: vec![t],
         scalars: vec![],
         instrs: vec![
             Instr {
                 node: Node::Input(0),
-                dtype: DType::U32,
+                dtype: t,
             },
             Instr {
                 node: Node::Cast(d, 0),
@@ -62,7 +68,7 @@ pub fn pack(
         shape: &[count],
         inputs: &[Operand {
             buffer: temp,
-            dtype: DType::U32,
+            dtype: t,
             offset: 0,
             strides: &[1],
         }],

@@ -61,7 +61,8 @@ impl Helpers {
     pub fn isnan(&mut self, d: DType) -> String {
         let name = format!("isnan_{}", ty(d));
         self.add(&name, || match d {
-            DType::F32 => format!(
+            // Halves are held in f32.
+            DType::F32 | DType::F16 | DType::BF16 => format!(
                 "fn {name}(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }}\n"
             ),
             _ => format!("fn {name}(x: f64) -> bool {{ return !(x == x); }}\n"),
@@ -97,7 +98,8 @@ impl Helpers {
         let t = ty(d);
         let name = format!("isinf_{t}");
         self.add(&name, || match d {
-            DType::F32 => format!(
+            // Halves are held in f32.
+            DType::F32 | DType::F16 | DType::BF16 => format!(
                 "fn {name}(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }}\n"
             ),
             _ => format!("fn {name}(x: f64) -> bool {{ return abs(x) > 1.7976931348623157e308lf; }}\n"),

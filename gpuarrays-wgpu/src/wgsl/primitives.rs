@@ -1,7 +1,8 @@
 //! WGSL for the primitives of `gpuarrays_core::kernel::lowered`. Every semantic rule (integer
 //! division by zero, saturating casts, NaN-propagating min/max, complex formulas, Philox) is
 //! expanded by core, so this only prints each primitive. What stays here is WGSL's own
-//! business: u8 lives in a u32 and is masked back to 8 bits, bool orders through 0/1, `!=`
+//! business: u8, i8, i16 and u16 live in 32 bits and are wrapped back to their width, halves
+//! live in an f32 and are rounded by [`half`], bool orders through 0/1, `!=`
 //! and NaN tests are written so that no driver folds them ([`Helpers::isnan`]), f32 division
 //! goes through [`Helpers::fdiv`], a float +0 is the opaque [`Helpers::zero`] (drivers fold
 //! `x·0.0`), `MulWide` is a `vec2<u32>` (high, low) from 16-bit halves
@@ -17,7 +18,7 @@ use gpuarrays_core::kernel::{BinaryOp, UnaryOp};
 
 use super::helpers::Helpers;
 use super::types::{f32_lit, f64_lit, int_bounds, lit, ty};
-use super::{extended, fmod, math, pow, trig};
+use super::{extended, fmod, half, math, pow, trig};
 use crate::error::{Result, WgpuError};
 
 /// A WGSL literal of `t` with the bits of a `Const`.
@@ -25,18 +26,25 @@ fn literal(h: &Helpers, t: DType, bits: u64) -> String {
     let min = (t == DType::I32 && bits as u32 == 1 << 31) || (t == DType::I64 && bits == 1 << 63);
     match t {
         DType::F32 | DType::F64 if bits == 0 => h.zero(t),
+        DType::F16 | DType::BF16 if bits == 0 => h.zero(DType::F32),
         DType::F32 => f32_lit(f32::from_bits(bits as u32)),
+        // A half constant is held as the f32 of the same value (exact).
+        DType::F16 | DType::BF16 => f32_lit(const_float(t, bits) as f32),
         DType::F64 => f64_lit(const_float(t, bits)),
         _ if min => int_bounds(t).0,
         _ => lit(t, const_int(t, bits) as i64),
     }
 }
 
-fn mask_u8(t: DType, e: String) -> String {
-    if t == DType::U8 {
-        format!("(({e}) & 0xffu)")
-    } else {
-        e
+/// `e` wrapped to the width of a narrow integer type `t` (held in 32 bits): the low bits,
+/// sign-extended for i8 and i16.
+fn wrap(t: DType, e: String) -> String {
+    match t {
+        DType::U8 => format!("(({e}) & 0xffu)"),
+        DType::U16 => format!("(({e}) & 0xffffu)"),
+        DType::I8 => format!("((({e}) << 24u) >> 24u)"),
+        DType::I16 => format!("((({e}) << 16u) >> 16u)"),
+        _ => e,
     }
 }
 
@@ -59,7 +67,7 @@ fn int_to_int(from: DType, to: DType, a: &str) -> String {
     } else {
         format!("bitcast<{}>({v})", ty(to))
     };
-    mask_u8(to, v)
+    wrap(to, v)
 }
 
 fn math_fn(h: &mut Helpers, f: MathFn, t: DType, a: &str) -> String {
@@ -117,7 +125,8 @@ fn binary_prim(h: &mut Helpers, op: PBinary, t: DType, a: &str, b: &str) -> Stri
     };
     let e = format!("({a} {sym} {b})");
     match op {
-        PBinary::Add | PBinary::Sub | PBinary::Mul | PBinary::Shl => mask_u8(t, e),
+        // `Div`: i8 -128 / -1 is 128 in 32 bits, -128 in the type.
+        PBinary::Add | PBinary::Sub | PBinary::Mul | PBinary::Shl | PBinary::Div => wrap(t, e),
         _ => e,
     }
 }
@@ -129,14 +138,20 @@ fn expr(h: &mut Helpers, b: &Block, v: Value, o: &[String]) -> String {
     match op {
         Prim::Const(bits) => literal(h, t, bits),
         Prim::Unary(PUnary::Neg, _) if t.is_float() => format!("(-{a})"),
-        Prim::Unary(PUnary::Neg, _) => mask_u8(t, format!("({} - {a})", lit(t, 0))),
+        Prim::Unary(PUnary::Neg, _) => wrap(t, format!("({} - {a})", lit(t, 0))),
         Prim::Unary(PUnary::Not, _) if t == DType::Bool => format!("(!{a})"),
-        Prim::Unary(PUnary::Not, _) => mask_u8(t, format!("(~{a})")),
+        Prim::Unary(PUnary::Not, _) => wrap(t, format!("(~{a})")),
         Prim::Unary(PUnary::IsNan, x) => format!("{}({a})", h.isnan(b.ty(x))),
         Prim::Unary(PUnary::Math(f), x) => math_fn(h, f, b.ty(x), a),
         Prim::Binary(op, x, _) => binary_prim(h, op, b.ty(x), a, &o[1]),
         Prim::Select(..) => format!("select({}, {}, {a})", o[2], o[1]),
         Prim::Convert(x) if b.ty(x).is_integer() && t.is_integer() => int_to_int(b.ty(x), t, a),
+        // A half is held as the f32 of its value: widening it is the value itself.
+        Prim::Convert(x) if b.ty(x).is_half() && t == DType::F32 => a.to_string(),
+        Prim::Convert(x) if t.is_half() && b.ty(x) == DType::Bool => {
+            format!("select(0.0, 1.0, {a})")
+        }
+        Prim::Convert(x) if t.is_half() => half::round_into(b.ty(x), t, a),
         Prim::Bitcast(_) => format!("bitcast<{}>({a})", ty(t)),
         Prim::Convert(_) => format!("{}({a})", ty(t)),
         Prim::Re(z) | Prim::Im(z) if reads(b, op) != [z] => {

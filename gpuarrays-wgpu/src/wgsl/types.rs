@@ -5,6 +5,9 @@
 //! |---|---|---|---|
 //! | bool | `bool` | `array<u32>`, one byte per element | byte |
 //! | u8 | `u32` holding 0..=255 | `array<u32>`, one byte per element | byte |
+//! | i8 | `i32` holding -128..=127 | `array<u32>`, one byte per element | byte |
+//! | i16, u16 | `i32`, `u32` holding the type's range | `array<u32>`, two bytes per element | element |
+//! | f16, bf16 | `f32` holding a value of the type exactly | `array<u32>`, two bytes per element | element |
 //! | i32, u32, f32 | `i32`, `u32`, `f32` | `array<u32>` (bitcast) | element |
 //! | c32 | `vec2<f32>` | `array<u32>`, two words | f32 part |
 //! | i64, u64 | `i64`, `u64` | `array<u64>` (SHADER_INT64) | element |
@@ -12,8 +15,12 @@
 //! | c64 | `vec2<f64>` | `array<f64>`, two parts | f64 part |
 //!
 //! Offsets and strides passed to kernels are in units, relative to the start of the bound
-//! window. Bytes are never stored one at a time (two threads would race on a word): kernels
-//! writing bool/u8 write whole words (see `kernels::elementwise` and `kernels::pack`).
+//! window. Elements narrower than a word (*packed* types: 1- and 2-byte ones) are never
+//! stored one at a time (two threads would race on a word): kernels writing them write whole
+//! words (`kernels::elementwise`), and other kernels write a 32-bit temporary that an
+//! elementwise cast packs (`kernels::temp`). Arithmetic on the narrow integers wraps to their
+//! width after each operation; halves are computed in f32 (core widens them) and rounded
+//! once per operation to nearest even (`wgsl::half`), as on every backend.
 
 use gpuarrays_core::DType;
 
@@ -63,9 +70,18 @@ impl Class {
     }
 }
 
-/// Whether elements are single bytes packed in words.
-pub const fn is_byte(d: DType) -> bool {
-    matches!(d, DType::Bool | DType::U8)
+/// Elements per 32-bit word of a packed type (1, 2 or 4 bytes per element); 1 otherwise.
+pub const fn per_word(d: DType) -> u32 {
+    match d {
+        DType::Bool | DType::U8 | DType::I8 => 4,
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+        _ => 1,
+    }
+}
+
+/// Whether several elements share one 32-bit word (so a kernel writes them a word at a time).
+pub const fn is_packed(d: DType) -> bool {
+    per_word(d) > 1
 }
 
 /// Bytes of one unit (see the module table).
@@ -86,41 +102,49 @@ pub const fn units(d: DType) -> u32 {
 pub const fn ty(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
-        DType::U8 | DType::U32 => "u32",
-        DType::I32 => "i32",
+        DType::U8 | DType::U16 | DType::U32 => "u32",
+        DType::I8 | DType::I16 | DType::I32 => "i32",
+        DType::F16 | DType::BF16 => "f32",
         DType::I64 => "i64",
         DType::U64 => "u64",
         DType::F32 => "f32",
         DType::F64 => "f64",
         DType::C32 => "vec2<f32>",
         DType::C64 => "vec2<f64>",
-        // `capability::supports` refuses every kernel of these types; a name no WGSL
-        // type has makes a shader that reaches here fail validation instead of running.
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            "no_wgsl_type_for_this_dtype"
-        }
+    }
+}
+
+/// The expression of the packed element at index `i` of binding `b`, as a u32 holding its
+/// bits (low 8 or 16 bits).
+fn packed_bits(d: DType, b: &str, i: &str) -> String {
+    if per_word(d) == 4 {
+        format!("(({b}[({i}) >> 2u] >> ((({i}) & 3u) * 8u)) & 0xffu)")
+    } else {
+        format!("(({b}[({i}) >> 1u] >> ((({i}) & 1u) * 16u)) & 0xffffu)")
     }
 }
 
 /// The expression loading the element at unit index `i` (a u32 expression) of binding `b`.
 pub fn load(d: DType, b: &str, i: &str) -> String {
     match d {
-        DType::Bool => format!("((({b}[({i}) >> 2u] >> ((({i}) & 3u) * 8u)) & 0xffu) != 0u)"),
-        DType::U8 => format!("(({b}[({i}) >> 2u] >> ((({i}) & 3u) * 8u)) & 0xffu)"),
+        DType::Bool => format!("({} != 0u)", packed_bits(d, b, i)),
+        DType::U8 | DType::U16 => packed_bits(d, b, i),
+        // Sign extension: the element's bits to the top of the word, then back.
+        DType::I8 => format!("(bitcast<i32>({} << 24u) >> 24u)", packed_bits(d, b, i)),
+        DType::I16 => format!("(bitcast<i32>({} << 16u) >> 16u)", packed_bits(d, b, i)),
+        DType::F16 => format!("ga_h2f({})", packed_bits(d, b, i)),
+        DType::BF16 => format!("bitcast<f32>({} << 16u)", packed_bits(d, b, i)),
         DType::U32 | DType::F64 | DType::U64 => format!("{b}[{i}]"),
         DType::I32 => format!("bitcast<i32>({b}[{i}])"),
         DType::F32 => format!("bitcast<f32>({b}[{i}])"),
         DType::I64 => format!("bitcast<i64>({b}[{i}])"),
         DType::C32 => format!("vec2<f32>(bitcast<f32>({b}[{i}]), bitcast<f32>({b}[({i}) + 1u]))"),
         DType::C64 => format!("vec2<f64>({b}[{i}], {b}[({i}) + 1u])"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            format!("no_wgsl_load_for_{}({b}[{i}])", d.name())
-        }
     }
 }
 
-/// The statement storing value `v` at unit index `i` of binding `b` (not for byte types:
-/// those store whole words).
+/// The statement storing value `v` at unit index `i` of binding `b` (not for packed types:
+/// those store whole words, see [`bits_of`]).
 pub fn store(d: DType, b: &str, i: &str, v: &str) -> String {
     match d {
         DType::U32 | DType::F64 | DType::U64 => format!("{b}[{i}] = {v};"),
@@ -132,21 +156,31 @@ pub fn store(d: DType, b: &str, i: &str, v: &str) -> String {
             "{{ let z = {v}; {b}[{i}] = bitcast<u32>(z.x); {b}[({i}) + 1u] = bitcast<u32>(z.y); }}"
         ),
         DType::C64 => format!("{{ let z = {v}; {b}[{i}] = z.x; {b}[({i}) + 1u] = z.y; }}"),
-        // Callers pack bytes into words themselves.
-        DType::Bool => format!("/* byte store */ {b}[{i}] = select(0u, 1u, {v});"),
-        DType::U8 => format!("/* byte store */ {b}[{i}] = {v};"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            format!("no_wgsl_store_for_{}({b}[{i}], {v});", d.name())
+        // Callers pack narrow elements into words themselves.
+        DType::Bool
+        | DType::U8
+        | DType::I8
+        | DType::I16
+        | DType::U16
+        | DType::F16
+        | DType::BF16 => {
+            format!("/* packed store */ {b}[{i}] = {};", bits_of(d, v))
         }
     }
 }
 
-/// The byte (0..=255, as u32) a bool or u8 value is stored as.
-pub fn byte_of(d: DType, v: &str) -> String {
-    if d == DType::Bool {
-        format!("select(0u, 1u, {v})")
-    } else {
-        format!("(({v}) & 0xffu)")
+/// The bits (in the low 8 or 16 bits of a u32, the rest zero) a value of packed type `d` is
+/// stored as. A half value is one of the type's values already (rounded by the operation
+/// that made it), so converting it is exact.
+pub fn bits_of(d: DType, v: &str) -> String {
+    match d {
+        DType::Bool => format!("select(0u, 1u, {v})"),
+        DType::I8 => format!("(bitcast<u32>({v}) & 0xffu)"),
+        DType::I16 => format!("(bitcast<u32>({v}) & 0xffffu)"),
+        DType::U16 => format!("(({v}) & 0xffffu)"),
+        DType::F16 => format!("ga_f2h({v})"),
+        DType::BF16 => format!("ga_f2bf({v})"),
+        _ => format!("(({v}) & 0xffu)"),
     }
 }
 
@@ -154,7 +188,8 @@ pub fn byte_of(d: DType, v: &str) -> String {
 pub fn lit(d: DType, v: i64) -> String {
     match d {
         DType::Bool => (v != 0).to_string(),
-        DType::U8 | DType::U32 => format!("{}u", v as u32),
+        DType::U8 | DType::U16 | DType::U32 => format!("{}u", v as u32),
+        DType::I8 | DType::I16 => format!("i32({v})"),
         DType::I32 => {
             if v == i32::MIN as i64 {
                 "i32(-2147483647 - 1)".to_string()
@@ -164,13 +199,10 @@ pub fn lit(d: DType, v: i64) -> String {
         }
         DType::I64 => format!("i64({v}li)"),
         DType::U64 => format!("{}lu", v as u64),
-        DType::F32 => format!("f32({v}.0)"),
+        DType::F32 | DType::F16 | DType::BF16 => format!("f32({v}.0)"),
         DType::F64 => format!("f64({v}.0lf)"),
         DType::C32 => format!("vec2<f32>({v}.0, 0.0)"),
         DType::C64 => format!("vec2<f64>({v}.0lf, 0.0lf)"),
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            format!("no_wgsl_literal_for_{}({v})", d.name())
-        }
     }
 }
 
@@ -189,6 +221,9 @@ pub fn f64_lit(x: f64) -> String {
 pub fn int_bounds(d: DType) -> (String, String) {
     match d {
         DType::U8 => ("0u".into(), "255u".into()),
+        DType::I8 => ("i32(-128)".into(), "i32(127)".into()),
+        DType::I16 => ("i32(-32768)".into(), "i32(32767)".into()),
+        DType::U16 => ("0u".into(), "65535u".into()),
         DType::I32 => ("i32(-2147483647 - 1)".into(), "2147483647i".into()),
         DType::U32 => ("0u".into(), "4294967295u".into()),
         DType::I64 => (

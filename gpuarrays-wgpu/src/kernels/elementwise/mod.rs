@@ -30,7 +30,7 @@ use crate::dispatch::{self, BindingPlan, Window};
 use crate::error::{Result, WgpuError, invalid};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::WORKGROUP;
-use crate::wgsl::types::{Class, is_byte, unit_bytes, units};
+use crate::wgsl::types::{Class, is_packed, per_word, unit_bytes, units};
 use source::{Slots, slots};
 
 /// A box of the output's index space: indices `prefix` in the dimensions before `level`,
@@ -201,9 +201,9 @@ pub fn run(ctx: &Context, program: &Program, args: &ElementwiseArgs<'_, WgpuBuff
     }
     let out_d = program.output_dtype();
     let strided_output = !gpuarrays_core::shape::is_contiguous(args.shape, args.output.strides);
-    if strided_output && is_byte(out_d) {
+    if strided_output && is_packed(out_d) {
         return Err(invalid(format!(
-            "a strided {out_d} output (bytes share words: core writes those in contiguous runs)"
+            "a strided {out_d} output (its elements share words: core writes those in contiguous runs)"
         )));
     }
     let vec4 = is_word(out_d) && args.output.offset % 4 == 0 && !strided_output;
@@ -364,8 +364,9 @@ fn dispatch_range(
     };
     p[0] = if vec4 {
         len / 4
-    } else if is_byte(out_d) {
-        ((out_off + len - 1) >> 2) - (out_off >> 2) + 1
+    } else if is_packed(out_d) {
+        let n = per_word(out_d);
+        (out_off + len - 1) / n - out_off / n + 1
     } else {
         len
     };

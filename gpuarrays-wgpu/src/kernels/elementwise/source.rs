@@ -19,7 +19,7 @@ use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::helpers::Helpers;
 use crate::wgsl::primitives;
 use crate::wgsl::random;
-use crate::wgsl::types::{self, Class, is_byte, units};
+use crate::wgsl::types::{self, Class, is_packed, per_word, units};
 
 /// Where each operand is bound and how it is read: everything the source depends on
 /// besides the program.
@@ -109,10 +109,12 @@ fn scalar_expr(d: DType, w: usize) -> String {
         ),
         DType::F64 => format!("pf[{}u]", w / 2),
         DType::C64 => format!("vec2<f64>(pf[{}u], pf[{}u])", w / 2, w / 2 + 1),
-        // Refused by `capability::supports`; an unknown name fails validation.
-        DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            format!("no_wgsl_scalar_for_{}({w}u)", d.name())
-        }
+        // Narrow scalars arrive in the low bits of their word (little-endian bytes).
+        DType::I8 => format!("(bitcast<i32>(prm({w}u) << 24u) >> 24u)"),
+        DType::I16 => format!("(bitcast<i32>(prm({w}u) << 16u) >> 16u)"),
+        DType::U16 => format!("(prm({w}u) & 0xffffu)"),
+        DType::F16 => format!("ga_h2f(prm({w}u) & 0xffffu)"),
+        DType::BF16 => format!("bitcast<f32>(prm({w}u) << 16u)"),
     }
 }
 
@@ -140,10 +142,10 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
             "a vec4 elementwise kernel with {out} output"
         )));
     }
-    if layout.strided_output && (layout.vec4 || is_byte(out)) {
+    if layout.strided_output && (layout.vec4 || is_packed(out)) {
         return Err(invalid(format!(
             "a strided {out} output in the {} kernel",
-            if layout.vec4 { "vec4" } else { "byte" }
+            if layout.vec4 { "vec4" } else { "packed" }
         )));
     }
     let vec4_input = |slot: usize| layout.vec4 && layout.vec4_inputs.get(slot) == Some(&true);
@@ -250,21 +252,24 @@ pub fn source(program: &Program, layout: &Layout) -> Result<String> {
             lanes.join(", ")
         ));
         st
-    } else if is_byte(out) {
+    } else if is_packed(out) {
+        // One thread per output word: `n` elements of `bits` bits each.
+        let (n, bits) = (per_word(out), 32 / per_word(out));
+        let mask = if bits == 8 { "0xffu" } else { "0xffffu" };
         format!(
-            "  let w = (prm(2u) >> 2u) + t;
+            "  let w = (prm(2u) / {n}u) + t;
   var word = {ob}[w];
-  for (var k = 0u; k < 4u; k++) {{
-    let p = w * 4u + k;
+  for (var k = 0u; k < {n}u; k++) {{
+    let p = w * {n}u + k;
     if (p >= prm(2u) && p - prm(2u) < prm(3u)) {{
       let jl = p - prm(2u);
       let v = {};
-      word = (word & ~(0xffu << (k * 8u))) | (v << (k * 8u));
+      word = (word & ~({mask} << (k * {bits}u))) | (v << (k * {bits}u));
     }}
   }}
   {ob}[w] = word;
 ",
-            types::byte_of(out, "eval(prm(1u) + jl, jl)")
+            types::bits_of(out, "eval(prm(1u) + jl, jl)")
         )
     } else if let Some(w) = s.output_strides {
         // The output's multi-index, as the strided inputs' is found in `eval`.

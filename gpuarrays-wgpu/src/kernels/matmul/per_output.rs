@@ -27,8 +27,12 @@ pub(super) fn source(
     bo: usize,
 ) -> Result<String> {
     let mut h = Helpers::default();
-    let mul = primitives::binary(&mut h, BinaryOp::Mul, d, "x", "y")?;
-    let add = primitives::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
+    // Halves (held in f32) are multiplied and summed in f32, and rounded once when the
+    // temporary is packed, as every backend does: rounding each step (the half `Mul` and
+    // `Add` of core's lowering) would overflow where the f32 sum does not.
+    let cd = if d.is_half() { DType::F32 } else { d };
+    let mul = primitives::binary(&mut h, BinaryOp::Mul, cd, "x", "y")?;
+    let add = primitives::binary(&mut h, BinaryOp::Add, cd, "acc", "p")?;
     let (t, zero, od) = (types::ty(d), lit(d, 0), temp_dtype(d));
     let Operands {
         la,

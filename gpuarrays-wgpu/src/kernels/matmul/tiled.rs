@@ -35,7 +35,11 @@ pub(super) fn source(
     bo: usize,
 ) -> Result<String> {
     let mut h = Helpers::default();
-    let add = primitives::binary(&mut h, BinaryOp::Add, d, "acc", "p")?;
+    // Halves (held in f32) are multiplied and summed in f32, and rounded once when the
+    // temporary is packed, as every backend does: rounding each step (the half `Mul` and
+    // `Add` of core's lowering) would overflow where the f32 sum does not.
+    let cd = if d.is_half() { DType::F32 } else { d };
+    let add = primitives::binary(&mut h, BinaryOp::Add, cd, "acc", "p")?;
     let t = types::ty(d);
     let tm = per_thread(d);
     let bm = 16 * tm;
@@ -122,8 +126,13 @@ pub(super) fn source(
     }
     for i in 0..tm {
         for j in 0..tm {
-            let m =
-                primitives::binary(&mut h, BinaryOp::Mul, d, &format!("a{i}"), &format!("b{j}"))?;
+            let m = primitives::binary(
+                &mut h,
+                BinaryOp::Mul,
+                cd,
+                &format!("a{i}"),
+                &format!("b{j}"),
+            )?;
             s.push_str(&format!(
                 "      {{ let p = {m}; let acc = acc{i}_{j}; acc{i}_{j} = {add}; }}\n"
             ));

@@ -244,7 +244,7 @@ fn final_pass(
     let out_d =
         a.op.result_dtype(a.dtype)
             .map_err(|e| invalid(e.to_string()))?;
-    if types::is_byte(out_d) {
+    if types::is_packed(out_d) {
         let temp = ctx.alloc(outputs * 4)?;
         let sink = Dest {
             buffer: &temp,

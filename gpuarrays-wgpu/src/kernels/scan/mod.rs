@@ -34,7 +34,7 @@ use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::WORKGROUP;
 use crate::wgsl::helpers::Helpers;
 use crate::wgsl::primitives;
-use crate::wgsl::types::{Class, is_byte, unit_bytes};
+use crate::wgsl::types::{Class, is_packed, unit_bytes};
 
 /// The most iterations one thread's loop makes in one dispatch.
 const MAX_LOOP: usize = 32768;
@@ -92,7 +92,7 @@ pub fn run(ctx: &Context, a: &ScanArgs<'_, WgpuBuffer>) -> Result<()> {
         offset: a.input_offset,
     };
     let d = a.dtype;
-    if is_byte(d) {
+    if is_packed(d) {
         let temp = ctx.alloc(total * 4)?;
         let out = View {
             buffer: &temp,
