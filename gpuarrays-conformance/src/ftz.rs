@@ -34,6 +34,15 @@ fn flush32(x: f32) -> f32 {
     }
 }
 
+fn flush_bf16(x: gpuarrays_core::bf16) -> gpuarrays_core::bf16 {
+    // Subnormal: exponent bits zero, mantissa not.
+    if x.to_bits() & 0x7f80 == 0 && x.to_bits() & 0x7f != 0 {
+        gpuarrays_core::bf16::from_f32(0.0f32.copysign(x.to_f32()))
+    } else {
+        x
+    }
+}
+
 fn flush64(x: f64) -> f64 {
     if x.is_subnormal() {
         0.0f64.copysign(x)
@@ -49,6 +58,7 @@ pub fn flush_scalar(s: Scalar, flush: SubnormalFlush) -> Scalar {
     }
     match s {
         Scalar::F32(x) => Scalar::F32(flush32(x)),
+        Scalar::BF16(x) => Scalar::BF16(flush_bf16(x)),
         Scalar::F64(x) => Scalar::F64(flush64(x)),
         Scalar::C32(z) => Scalar::C32(Complex32::new(flush32(z.re), flush32(z.im))),
         Scalar::C64(z) => Scalar::C64(Complex64::new(flush64(z.re), flush64(z.im))),
@@ -63,6 +73,7 @@ pub fn flush_data(data: &mut HostData, flush: SubnormalFlush) {
     }
     match data {
         HostData::F32(v) => v.iter_mut().for_each(|x| *x = flush32(*x)),
+        HostData::BF16(v) => v.iter_mut().for_each(|x| *x = flush_bf16(*x)),
         HostData::F64(v) => v.iter_mut().for_each(|x| *x = flush64(*x)),
         HostData::C32(v) => v
             .iter_mut()
@@ -139,6 +150,27 @@ mod tests {
         assert_eq!(d64, HostData::F64(vec![1e-310]));
         let z = flush_scalar(Scalar::C32(Complex32::new(1e-40, 2.0)), F32_ONLY);
         assert_eq!(z, Scalar::C32(Complex32::new(0.0, 2.0)));
+    }
+
+    #[test]
+    fn bf16_subnormals_go_with_f32_and_f16_ones_never() {
+        use gpuarrays_core::{bf16, f16};
+        // bf16 0x0001 is 2^-133 (an f32 subnormal); f16 0x0001 is 2^-24 (a normal f32).
+        let mut b = HostData::BF16(vec![
+            bf16::from_bits(0x0001),
+            bf16::from_bits(0x8001),
+            bf16::ONE,
+        ]);
+        flush_data(&mut b, F32_ONLY);
+        assert_eq!(
+            b,
+            HostData::BF16(vec![bf16::from_bits(0), bf16::from_bits(0x8000), bf16::ONE])
+        );
+        let mut h = HostData::F16(vec![f16::from_bits(0x0001)]);
+        flush_data(&mut h, F32_ONLY);
+        assert_eq!(h, HostData::F16(vec![f16::from_bits(0x0001)]));
+        let s = flush_scalar(Scalar::BF16(bf16::from_bits(0x0040)), F32_ONLY);
+        assert_eq!(s, Scalar::BF16(bf16::from_bits(0)));
     }
 
     /// Exact results (as `neg`, `abs`, comparisons) unless `eps`; then 4 ε of the value.

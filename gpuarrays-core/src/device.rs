@@ -27,7 +27,8 @@ pub struct DeviceInfo {
 /// The default flushes nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SubnormalFlush {
-    /// f32 (and the parts of c32).
+    /// f32 (and the parts of c32, and bf16: its subnormals are f32's, as it has f32's
+    /// exponent range, and every backend computes it in f32).
     pub f32: bool,
     /// f64 (and the parts of c64).
     pub f64: bool,
@@ -45,11 +46,11 @@ impl SubnormalFlush {
         self.f32 || self.f64
     }
 
-    /// Whether elements of `dtype` are flushed: f32/c32 by `f32`, f64/c64 by `f64`; never
-    /// for bool and integer types.
+    /// Whether elements of `dtype` are flushed: f32/c32/bf16 by `f32`, f64/c64 by `f64`;
+    /// never for bool, integer types and f16 (whose subnormals are normal f32 values).
     pub fn applies_to(self, dtype: DType) -> bool {
         match dtype {
-            DType::F32 | DType::C32 => self.f32,
+            DType::F32 | DType::C32 | DType::BF16 => self.f32,
             DType::F64 | DType::C64 => self.f64,
             _ => false,
         }
