@@ -96,7 +96,7 @@ extern "C" inline void fiber_entry();
 // its own copy.
 extern "C" void ga_emu_switch_stack(void** save_sp, void* load_sp);
 asm(R"(
-  .text
+  .pushsection .text
   .globl ga_emu_switch_stack
   .hidden ga_emu_switch_stack
   .type ga_emu_switch_stack, @function
@@ -123,6 +123,7 @@ ga_emu_switch_stack:
   popq %rbp
   ret
   .size ga_emu_switch_stack, .-ga_emu_switch_stack
+  .popsection
 )");
 
 // A new fiber's stack, as ga_emu_switch_stack leaves a suspended one: the control words and
