@@ -8,8 +8,8 @@
 //! still be processed window by window. A window larger than `max_storage_buffer_binding_size`
 //! is a [`WgpuError::LimitExceeded`] naming the limit.
 //!
-//! [`launch`] places the parameter block in the batch's arena (`param_arena.rs`), builds the bind group and records the dispatch
-//! into the pending encoder on a 2-D grid of workgroups.
+//! [`launch`] places the parameter block in the batch's arena (`param_arena.rs`), builds the
+//! bind group and records the dispatch into the pending encoder on a 2-D grid of workgroups.
 
 use crate::buffer::WgpuBuffer;
 use crate::context::Context;
