@@ -5,7 +5,14 @@
 //! | bool, u8, i32, u32, f32, c32 | always | always (what is implemented) |
 //! | f64, c64 | with SHADER_F64 | with SHADER_F64 |
 //! | i64, u64 | with SHADER_INT64 | with SHADER_INT64 |
-//! | i8, i16, u16, f16, bf16 | always | every adapter (no SHADER_F16 needed): all but sorts and scatters, and gathers of the 2-byte types |
+//! | i8, i16, u16, f16, bf16 | always | every adapter (no SHADER_F16 needed) |
+//!
+//! The narrow types are packed in 32-bit words, as WGSL has no 8- or 16-bit types
+//! (`wgsl::types`): narrow integers are computed in i32/u32 and wrapped, halves in f32 and
+//! rounded once per operation with integer operations on the bits (`wgsl::half`), so no
+//! adapter feature is needed. Kernels writing them write whole words, or go through a
+//! temporary of one word per element; scatters change their lane of a word by
+//! compare-exchange loops.
 //!
 //! FFTs (`kernels::fft`) answer yes for f32/c32 and no for f64/c64 on every adapter; within
 //! f32, lengths that are not powers of two are refused at dispatch with core's
@@ -20,7 +27,7 @@
 //! (adding them is f64 arithmetic). Every other type is yes; scatter-adding bool is refused
 //! by the scatter itself (`Error::InvalidDType`, core's type rule, as on the host).
 //!
-//! | kind | bool, u8, i32, u32, f32, c32 | i64, u64 | f64, c64 |
+//! | kind | bool, u8, i8, i16, u16, f16, bf16, i32, u32, f32, c32 | i64, u64 | f64, c64 |
 //! |---|---|---|---|
 //! | gather | yes | yes (no SHADER_INT64 needed) | with SHADER_F64 |
 //! | scatter (store, add) | yes | yes (no SHADER_INT64 needed) | with SHADER_F64 |
@@ -33,21 +40,6 @@
 use gpuarrays_core::{DType, OpKind, Support};
 
 use crate::context::Features;
-
-/// Whether a narrow type (i8, i16, u16, f16, bf16) has kernels of kind `op` (other types:
-/// true). Their elements are packed in words, as WGSL has no 8- or 16-bit types
-/// (`wgsl::types`), and halves are computed in f32 without SHADER_F16, so this holds on every
-/// adapter. Every kind but these: sorts (no radix keys for them yet), scatters, and gathers
-/// of 16-bit elements (those kernels move 1-byte or whole-word elements only).
-fn narrow_has(dtype: DType, op: OpKind) -> bool {
-    match dtype {
-        DType::I8 => !matches!(op, OpKind::Sort | OpKind::Scatter),
-        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
-            !matches!(op, OpKind::Sort | OpKind::Scatter | OpKind::Gather)
-        }
-        _ => true,
-    }
-}
 
 /// Whether the operation kind is implemented at all (slices not yet built answer no).
 pub(crate) fn implemented(_op: OpKind) -> bool {
@@ -65,14 +57,6 @@ pub(crate) fn supports(features: Features, dtype: DType, op: OpKind) -> Support 
         return Support::no(
             "the wgpu FFT computes single precision only (c32/f32, power-of-two lengths)",
             Some("use c32/f32, or the CPU or HIP backend for double precision"),
-        );
-    }
-    if !narrow_has(dtype, op) {
-        return Support::no(
-            format!("the wgpu backend has no {op} kernels for {dtype} yet"),
-            Some(
-                "cast to a 32-bit type for this operation (i32 or f32), or use the CPU or HIP backend",
-            ),
         );
     }
     match dtype {

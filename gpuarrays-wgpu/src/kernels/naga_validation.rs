@@ -17,17 +17,6 @@ fn generated() -> impl Iterator<Item = DType> {
     DType::ALL.into_iter()
 }
 
-/// The types of the kernels the narrow types (i8, i16, u16, f16, bf16) do not have yet
-/// (sorts, scatters, 2-byte gathers: `capability::supports` refuses them first).
-fn wide() -> impl Iterator<Item = DType> {
-    DType::ALL.into_iter().filter(|&d| {
-        !matches!(
-            d,
-            DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16
-        )
-    })
-}
-
 fn validate(label: &str, src: &str) {
     let src = &*crate::wgsl::half::complete(src);
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| {
@@ -302,8 +291,7 @@ fn every_axis_kernel_shader_validates() {
                 );
             }
         }
-        // Sorts: not for the narrow types yet (`wide`).
-        if !d.is_complex() && wide().any(|w| w == d) {
+        if !d.is_complex() {
             let kc = if d.size() == 8 {
                 Class::U64
             } else {
@@ -351,7 +339,7 @@ fn every_indexing_shader_validates() {
     let a32 = (Class::A32, Access::ReadWrite);
     let mut n = 0;
     for mode in IndexMode::ALL {
-        for size in [1, 4, 8, 16] {
+        for size in [1, 2, 4, 8, 16] {
             // Apart, and the output sharing the source's buffer (one binding).
             validate("gather", &gather_source(size, mode, &[w, w, rw], 0, 1, 2));
             validate(

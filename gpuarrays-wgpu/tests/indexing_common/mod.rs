@@ -9,7 +9,7 @@
 pub mod scatter_cases;
 
 use gpuarrays_core::kernel::{GatherArgs, IndexMode, IndexSpace, ScatterArgs, ScatterOp, Strided3};
-use gpuarrays_core::{Backend, DType, Result};
+use gpuarrays_core::{Backend, DType, Result, bf16, f16};
 
 /// A small deterministic generator (SplitMix64).
 pub struct Rng(pub u64);
@@ -151,7 +151,7 @@ pub fn bytes(rng: &mut Rng, d: DType, n: usize) -> Vec<u8> {
 
 /// Values for adds: integers of any bits; floats (each part of complex) multiples of 1/16
 /// in −100..100 if `exact` (sums of thousands of them are exact in any order), otherwise
-/// in −1..1 with every mantissa bit.
+/// in −1..1 with every mantissa bit (halves: see below).
 pub fn addends(rng: &mut Rng, d: DType, n: usize, exact: bool) -> Vec<u8> {
     let parts = n * if d.is_complex() { 2 } else { 1 };
     let f = |rng: &mut Rng| {
@@ -166,6 +166,20 @@ pub fn addends(rng: &mut Rng, d: DType, n: usize, exact: bool) -> Vec<u8> {
             .flat_map(|_| (f(rng) as f32).to_le_bytes())
             .collect(),
         DType::F64 | DType::C64 => (0..parts).flat_map(|_| f(rng).to_le_bytes()).collect(),
+        // Halves: exact ones are integers in −4..=4 (a few dozen of them sum exactly even in
+        // bf16's 8 bits), others in −1..1 rounded to the type.
+        DType::F16 | DType::BF16 => (0..n)
+            .flat_map(|_| {
+                let x = match exact {
+                    true => rng.below(9) as f32 - 4.0,
+                    false => f(rng) as f32,
+                };
+                match d {
+                    DType::F16 => f16::from_f32(x).to_le_bytes(),
+                    _ => bf16::from_f32(x).to_le_bytes(),
+                }
+            })
+            .collect(),
         _ => bytes(rng, d, n),
     }
 }
@@ -282,9 +296,17 @@ pub fn first_difference(what: &str, d: DType, got: &[u8], want: &[u8]) -> Option
         })
 }
 
-/// Float parts of a buffer of f32/c32 or f64/c64 elements, as f64.
+/// Float parts of a buffer of f16, bf16, f32/c32 or f64/c64 elements, as f64.
 pub fn floats(d: DType, b: &[u8]) -> Vec<f64> {
     match d {
+        DType::F16 => b
+            .chunks(2)
+            .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f64())
+            .collect(),
+        DType::BF16 => b
+            .chunks(2)
+            .map(|c| bf16::from_le_bytes([c[0], c[1]]).to_f64())
+            .collect(),
         DType::F32 | DType::C32 => b
             .chunks(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)

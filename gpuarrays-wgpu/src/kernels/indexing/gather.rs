@@ -2,9 +2,10 @@
 //! with the same two kernels and without 64-bit arithmetic.
 //!
 //! Elements of one or more words: one invocation per point copies the element's words.
-//! bool/u8: bytes of the contiguous output share words, so one invocation per output word
-//! computes the up to four points that word holds and stores the word once, keeping the
-//! bytes outside the output (no two invocations write one word, no atomics needed).
+//! Packed elements (bool, u8, i8: four per word; i16, u16, f16, bf16: two): elements of the
+//! contiguous output share words, so one invocation per output word computes the points
+//! that word holds and stores the word once, keeping the lanes outside the output (no two
+//! invocations write one word, no atomics needed).
 
 use gpuarrays_core::kernel::{GatherArgs, IndexMode};
 
@@ -19,8 +20,9 @@ use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
 use crate::wgsl::types::Class;
 
-/// The gather kernel for elements of `size` bytes (1: packed bytes), the index, source and
-/// output at bindings `bi`, `bs`, `bo` (0-based; equal where one buffer serves two).
+/// The gather kernel for elements of `size` bytes (1 or 2: packed in words), the index,
+/// source and output at bindings `bi`, `bs`, `bo` (0-based; equal where one buffer serves
+/// two).
 pub(crate) fn source(
     size: u64,
     mode: IndexMode,
@@ -33,19 +35,22 @@ pub(crate) fn source(
     let mut src = header::declarations(prm::WORDS, storage, false);
     src.push_str(&prelude(mode, bi));
     src.push_str(&header::entry(WORKGROUP));
-    if size == 1 {
+    if size < 4 {
+        // Lanes per word, log2 of it, bits per lane and the lane mask.
+        let (per, sh, bits) = (4 / size, if size == 1 { 2 } else { 1 }, size * 8);
+        let mask = if size == 1 { "0xffu" } else { "0xffffu" };
         src.push_str(&format!(
             "  let n = prm({q1}u) - prm({q0}u);
   let ob = prm({ob}u);
-  if (t > ((ob + n - 1u) >> 2u) - (ob >> 2u)) {{ return; }}
-  let w = (ob >> 2u) + t;
+  if (t > ((ob + n - 1u) >> {sh}u) - (ob >> {sh}u)) {{ return; }}
+  let w = (ob >> {sh}u) + t;
   var word = b{o}[w];
-  for (var e = 0u; e < 4u; e++) {{
-    let b = w * 4u + e;
+  for (var e = 0u; e < {per}u; e++) {{
+    let b = w * {per}u + e;
     if (b >= ob && b - ob < n) {{
       let a = slot(point(prm({q0}u) + (b - ob)));
-      let v = (b{s}[a >> 2u] >> ((a & 3u) * 8u)) & 0xffu;
-      word = (word & ~(0xffu << (e * 8u))) | (v << (e * 8u));
+      let v = (b{s}[a >> {sh}u] >> ((a & {lm}u) * {bits}u)) & {mask};
+      word = (word & ~({mask} << (e * {bits}u))) | (v << (e * {bits}u));
     }}
   }}
   b{o}[w] = word;
@@ -54,6 +59,7 @@ pub(crate) fn source(
             q0 = prm::Q0,
             q1 = prm::Q1,
             ob = prm::OTHER,
+            lm = per - 1,
         ));
     } else {
         let w = words(size);
@@ -76,7 +82,7 @@ pub fn run(ctx: &Context, a: &GatherArgs<'_, WgpuBuffer>) -> Result<()> {
     let Some(geo) = Geometry::new(ctx, &a.space, &a.source, a.dtype.size())? else {
         return Ok(());
     };
-    let unit = if size == 1 { 1 } else { 4 };
+    let unit = size.min(4);
     let out = |q0: usize, q1: usize| {
         let base = a.output_offset as u64;
         Ok(((base + q0 as u64) * size, (base + q1 as u64) * size))
@@ -103,9 +109,9 @@ pub fn run(ctx: &Context, a: &GatherArgs<'_, WgpuBuffer>) -> Result<()> {
         operand(&mut p, prm::TABLE, &a.source, size, unit, w[bs].start);
         p[prm::OTHER] = rel(olo, w[bo].start, unit);
         let n = (q1 - q0) as u64;
-        let threads = if size == 1 {
-            let ob = p[prm::OTHER] as u64;
-            ((ob + n - 1) >> 2) - (ob >> 2) + 1
+        let threads = if size < 4 {
+            let (ob, per) = (p[prm::OTHER] as u64, 4 / size);
+            (ob + n - 1) / per - ob / per + 1
         } else {
             n
         };

@@ -4,13 +4,16 @@
 //! | op | element type | how one update is applied |
 //! |---|---|---|
 //! | store | i32, u32, f32 | `atomicStore` of the word (one of several updates wins) |
-//! | store | bool, u8 | compare-exchange loop replacing the byte in its word |
+//! | store | bool, u8, i8 | compare-exchange loop replacing the byte in its word |
+//! | store | i16, u16, f16, bf16 | compare-exchange loop replacing the half-word in its word |
 //! | store | i64, u64, f64, c32, c64 | claim scheme (`staged`): the last update wins whole |
 //! | add | i32, u32 | `atomicAdd` (wrapping, bits shared by both types) |
 //! | add | i64, u64 | `atomicAdd` of the low word, then of the high word plus the carry |
 //! | add | f32 | compare-exchange loop on the bits |
 //! | add | c32 | a compare-exchange loop per part |
-//! | add | u8 | compare-exchange loop adding into the byte of its word (wrapping) |
+//! | add | u8, i8 | compare-exchange loop adding into the byte of its word (wrapping) |
+//! | add | i16, u16 | compare-exchange loop adding into the half-word of its word (wrapping) |
+//! | add | f16, bf16 | compare-exchange loop: the half-word to f32, the sum, rounded once |
 //! | add | f64, c64 | list scheme (`staged`) |
 //! | add | bool | refused: core's type rules do not add bools |
 
@@ -25,7 +28,7 @@ use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
-use crate::wgsl::types::Class;
+use crate::wgsl::types::{Class, bits_of};
 
 /// The one-dispatch scatter kernels. The target is always bound as atomic words: even a
 /// store is an `atomicStore`, because plain stores of one word by two invocations are a
@@ -35,12 +38,18 @@ use crate::wgsl::types::Class;
 pub(crate) enum Direct {
     /// Store of one word (i32, u32, f32).
     StoreWord,
-    /// Store of a byte into its word (bool, u8).
+    /// Store of a byte into its word (bool, u8, i8).
     StoreByte,
+    /// Store of a half-word into its word (i16, u16, f16, bf16).
+    StoreHalf,
     /// `atomicAdd` of one word (i32, u32).
     AddWord,
-    /// Wrapping add into a byte of a word (u8).
+    /// Wrapping add into a byte of a word (u8, i8).
     AddByte,
+    /// Wrapping add into a half-word of a word (i16, u16).
+    AddHalf,
+    /// Add of halves (f16 or bf16): both to f32, summed, rounded to nearest even once.
+    AddHalfFloat(DType),
     /// 64-bit integer add as two words with carry (i64, u64).
     AddWide,
     /// f32 add.
@@ -51,20 +60,25 @@ pub(crate) enum Direct {
 
 impl Direct {
     #[cfg(test)]
-    pub const ALL: [Direct; 7] = [
+    pub const ALL: [Direct; 11] = [
         Direct::StoreWord,
         Direct::StoreByte,
+        Direct::StoreHalf,
         Direct::AddWord,
         Direct::AddByte,
+        Direct::AddHalf,
+        Direct::AddHalfFloat(DType::F16),
+        Direct::AddHalfFloat(DType::BF16),
         Direct::AddWide,
         Direct::AddF32,
         Direct::AddC32,
     ];
 
-    /// Bytes of one element (1: packed bytes).
+    /// Bytes of one element (1 or 2: packed in words).
     fn size(self) -> u64 {
         match self {
             Direct::StoreByte | Direct::AddByte => 1,
+            Direct::StoreHalf | Direct::AddHalf | Direct::AddHalfFloat(_) => 2,
             Direct::StoreWord | Direct::AddWord | Direct::AddF32 => 4,
             Direct::AddWide | Direct::AddC32 => 8,
         }
@@ -80,25 +94,24 @@ enum Scheme {
 
 fn scheme(op: ScatterOp, dtype: DType) -> Result<Scheme, Error> {
     Ok(match (op, dtype) {
-        (ScatterOp::Assign, DType::Bool | DType::U8) => Scheme::Direct(Direct::StoreByte),
+        (ScatterOp::Assign, DType::Bool | DType::U8 | DType::I8) => {
+            Scheme::Direct(Direct::StoreByte)
+        }
+        (ScatterOp::Assign, DType::I16 | DType::U16 | DType::F16 | DType::BF16) => {
+            Scheme::Direct(Direct::StoreHalf)
+        }
         (ScatterOp::Assign, DType::I32 | DType::U32 | DType::F32) => {
             Scheme::Direct(Direct::StoreWord)
         }
         (ScatterOp::Assign, _) => Scheme::Claim,
         (ScatterOp::Add, DType::I32 | DType::U32) => Scheme::Direct(Direct::AddWord),
-        (ScatterOp::Add, DType::U8) => Scheme::Direct(Direct::AddByte),
+        (ScatterOp::Add, DType::U8 | DType::I8) => Scheme::Direct(Direct::AddByte),
+        (ScatterOp::Add, DType::I16 | DType::U16) => Scheme::Direct(Direct::AddHalf),
+        (ScatterOp::Add, DType::F16 | DType::BF16) => Scheme::Direct(Direct::AddHalfFloat(dtype)),
         (ScatterOp::Add, DType::I64 | DType::U64) => Scheme::Direct(Direct::AddWide),
         (ScatterOp::Add, DType::F32) => Scheme::Direct(Direct::AddF32),
         (ScatterOp::Add, DType::C32) => Scheme::Direct(Direct::AddC32),
         (ScatterOp::Add, DType::F64 | DType::C64) => Scheme::List,
-        (ScatterOp::Add, DType::I8 | DType::I16 | DType::U16 | DType::F16 | DType::BF16) => {
-            return Err(Error::InvalidDType {
-                op: ScatterOp::Add.name().into(),
-                dtype,
-                hint: "the wgpu backend has no kernels for this type (its `supports` says so)"
-                    .into(),
-            });
-        }
         (ScatterOp::Add, DType::Bool) => {
             return Err(Error::InvalidDType {
                 op: ScatterOp::Add.name().into(),
@@ -152,6 +165,7 @@ pub(crate) fn source(
         )
     };
     let byte = format!("((b{v}[v >> 2u] >> ((v & 3u) * 8u)) & 0xffu)");
+    let half = format!("((b{v}[v >> 1u] >> ((v & 1u) * 16u)) & 0xffffu)");
     match kind {
         Direct::StoreWord => s.push_str(&format!("  atomicStore(&b{t}[a], b{v}[v]);\n")),
         Direct::StoreByte => {
@@ -168,6 +182,38 @@ pub(crate) fn source(
                 t,
                 "a >> 2u",
                 &format!("(old & ~(0xffu << sh)) | ((((old >> sh) + {byte}) & 0xffu) << sh)"),
+            ));
+        }
+        Direct::StoreHalf => {
+            s.push_str("  let sh = (a & 1u) * 16u;\n");
+            s.push_str(&cas(
+                t,
+                "a >> 1u",
+                &format!("(old & ~(0xffffu << sh)) | ({half} << sh)"),
+            ));
+        }
+        Direct::AddHalf => {
+            s.push_str("  let sh = (a & 1u) * 16u;\n");
+            s.push_str(&cas(
+                t,
+                "a >> 1u",
+                &format!("(old & ~(0xffffu << sh)) | ((((old >> sh) + {half}) & 0xffffu) << sh)"),
+            ));
+        }
+        Direct::AddHalfFloat(d) => {
+            // The target's half and the value as f32 (exact), their f32 sum rounded once
+            // to the half type, as the CPU reference adds each update.
+            let f = |bits: &str| match d {
+                DType::F16 => format!("ga_h2f({bits})"),
+                _ => format!("bitcast<f32>(({bits}) << 16u)"),
+            };
+            s.push_str("  let sh = (a & 1u) * 16u;\n");
+            s.push_str(&format!("  let x = {};\n", f(&half)));
+            let sum = format!("{} + x", f("((old >> sh) & 0xffffu)"));
+            s.push_str(&cas(
+                t,
+                "a >> 1u",
+                &format!("(old & ~(0xffffu << sh)) | ({} << sh)", bits_of(d, &sum)),
             ));
         }
         Direct::AddWord => s.push_str(&format!("  atomicAdd(&b{t}[a], b{v}[v]);\n")),

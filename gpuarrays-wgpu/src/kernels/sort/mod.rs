@@ -12,7 +12,10 @@
 //!   keys of the pairs bound as two windows (so a key array larger than a binding works).
 //!
 //! Then the keys are turned back into values (a NaN comes back as a NaN; which NaN is not
-//! kept). 64-bit types use u64 keys (SHADER_INT64).
+//! kept). 64-bit types use u64 keys (SHADER_INT64). Packed types (bool, u8, i8, i16, u16,
+//! f16, bf16) are loaded widened, narrow integers into i32/u32 and halves into f32, all
+//! exactly, so they take the keys of those types; their sorted values go to a temporary of
+//! one word per element that an exact cast packs into the row.
 
 mod source;
 

@@ -26,8 +26,10 @@ pub(crate) fn local(d: DType) -> usize {
 fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
     match d {
         DType::Bool => ("select(0u, 1u, v)".into(), "(k != 0u)".into()),
-        DType::U8 | DType::U32 | DType::U64 => ("v".into(), "k".into()),
-        DType::I32 => (
+        // Narrow integers are held in u32/i32 (sign-extended), so their keys are those of
+        // the 32-bit types; halves are held in f32 (exactly), so theirs are f32's.
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => ("v".into(), "k".into()),
+        DType::I8 | DType::I16 | DType::I32 => (
             "(bitcast<u32>(v) ^ 0x80000000u)".into(),
             "bitcast<i32>(k ^ 0x80000000u)".into(),
         ),
@@ -37,7 +39,7 @@ fn key_fns(h: &mut Helpers, d: DType) -> (String, String) {
         ),
         _ => {
             let nan = h.isnan(d);
-            let (u, top, max, f) = if d == DType::F32 {
+            let (u, top, max, f) = if matches!(d, DType::F32 | DType::F16 | DType::BF16) {
                 ("u32", "0x80000000u", "0xffffffffu", "f32")
             } else {
                 ("u64", "0x8000000000000000lu", "0xfffffffffffffffflu", "f64")
