@@ -308,3 +308,62 @@ fn temporaries_of_a_capture_reuse_dropped_buffers() {
         assert_eq!(z.to_vec().expect("read"), eager, "[{name}]");
     }
 }
+
+/// `Graph::update`: the recording is replaced by one with other scalars, then by one of
+/// another shape; each launch computes, bit for bit, what the new recording computes
+/// eagerly into the outputs the update returned; the old output keeps its last values; a
+/// refused update changes nothing; the old recordings' memory is freed with their arrays.
+#[test]
+fn an_update_launches_the_new_recording() {
+    for (name, b) in backends() {
+        eprintln!("{name}");
+        let in_use = || b.memory_stats().in_use_bytes;
+        let mut x = Array::<f32, _>::from_slice(&b, &[8, 40], &values(320, 10)).expect("x");
+        let before = in_use();
+        let chain = |x: &Array<f32, AnyBackend>, a: f32, c: f32| {
+            let z = (x.ex() * a + c).eval::<f32>()?;
+            (z.ex() * 0.5f32).exp().eval::<f32>()?.sum_axis(1)
+        };
+        let eager = |x: &Array<f32, AnyBackend>, a: f32, c: f32| {
+            chain(x, a, c).expect("eager").to_vec().expect("read")
+        };
+        let (graph, y1) = capture(&b, || chain(&x, 2.0, 0.25)).expect("capture");
+        graph.launch().expect("launch");
+        let first = eager(&x, 2.0, 0.25);
+        assert_eq!(y1.to_vec().expect("read"), first, "[{name}]");
+
+        let y2 = graph.update(|| chain(&x, -1.5, 0.75)).expect("update");
+        graph.launch().expect("launch after the update");
+        assert_eq!(
+            y2.to_vec().expect("read"),
+            eager(&x, -1.5, 0.75),
+            "[{name}]"
+        );
+        assert_eq!(y1.to_vec().expect("read"), first, "[{name}] the old output");
+
+        let y3 = graph.update(|| x.cumsum(1)).expect("another shape");
+        assert_eq!(graph.node_count(), Some(1), "[{name}] {graph:?}");
+        x.fill(0.25).expect("fill");
+        graph.launch().expect("launch of another shape");
+        let cumsum = x.cumsum(1).expect("eager").to_vec().expect("read");
+        assert_eq!(y3.to_vec().expect("read"), cumsum, "[{name}]");
+
+        let refused = graph.update(|| {
+            let t = x.cumsum(0)?;
+            t.to_vec()?;
+            Ok(t)
+        });
+        let e = refused.expect_err("a read-back cannot be recorded");
+        assert_eq!(e.kind(), ErrorKind::NotCapturable, "[{name}] {e:?}");
+        graph.launch().expect("launch after a refused update");
+        assert_eq!(y3.to_vec().expect("read"), cumsum, "[{name}] unchanged");
+
+        drop((y1, y2, y3));
+        drop(graph);
+        assert_eq!(
+            in_use(),
+            before,
+            "[{name}] every recording's memory is freed"
+        );
+    }
+}

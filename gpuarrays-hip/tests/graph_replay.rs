@@ -320,3 +320,73 @@ fn temporaries_of_a_capture_reuse_its_freed_blocks() {
         assert_eq!(z.to_vec().expect("read"), expected, "[{name}]");
     }
 }
+
+/// `Graph::update`: the same chain with other scalars (updated in place where the driver
+/// allows) and work of another shape (instantiated anew) each compute, bit for bit, what
+/// they compute eagerly, into the outputs the update returns; the old output keeps its last
+/// values; inputs are still read at each launch; a refused update changes nothing; every
+/// recording's memory is freed once its arrays and the graph are gone.
+#[test]
+fn an_update_launches_the_new_recording() {
+    let _serial = serial();
+    for (name, hip) in backends() {
+        eprintln!("{name}");
+        let dims = [8, 40];
+        let mut x = F::from_slice(&hip, &dims, &values(320, 10)).expect("x");
+        let before = hip.memory_stats().in_use_bytes;
+        let chain = |x: &F, a: f32, b: f32| -> Result<F> {
+            let mut z = (x.ex() * a).eval::<f32>()?;
+            for i in 0..10 {
+                z = (z.ex() * 0.5f32 + b * i as f32).eval::<f32>()?;
+            }
+            z.sum_axis(1)
+        };
+        let eager = |x: &F, a: f32, b: f32| chain(x, a, b).expect("eager").to_vec().expect("read");
+        let read = |y: &F| y.to_vec().expect("read");
+
+        let (graph, y1) = capture(&hip, || chain(&x, 2.0, 0.25)).expect("capture");
+        graph.launch().expect("launch");
+        let first = eager(&x, 2.0, 0.25);
+        assert_eq!(read(&y1), first, "[{name}] before the update");
+
+        let y2 = graph
+            .update(|| chain(&x, -1.5, 3.0))
+            .expect("update with other scalars");
+        assert_eq!(active_captures(), 0, "[{name}] the update's capture ended");
+        graph.launch().expect("launch after the update");
+        assert_eq!(read(&y2), eager(&x, -1.5, 3.0), "[{name}] new scalars");
+        assert_eq!(read(&y1), first, "[{name}] the old output keeps its values");
+        x.assign(&F::from_slice(&hip, &dims, &values(320, 11)).expect("x2"))
+            .expect("assign");
+        graph.launch().expect("launch with new inputs");
+        assert_eq!(read(&y2), eager(&x, -1.5, 3.0), "[{name}] new inputs");
+
+        let y3 = graph
+            .update(|| x.cumsum(1))
+            .expect("update to another shape");
+        graph.launch().expect("launch of another shape");
+        let cumsum = |x: &F| read(&x.cumsum(1).expect("eager cumsum"));
+        assert_eq!(read(&y3), cumsum(&x), "[{name}] another shape");
+
+        let refused = graph.update(|| {
+            let t = chain(&x, 1.0, 1.0)?;
+            t.to_vec()?;
+            Ok(t)
+        });
+        let e = refused.expect_err("a read-back cannot be recorded");
+        assert_eq!(e.kind(), ErrorKind::NotCapturable, "[{name}] {e:?}");
+        assert_eq!(active_captures(), 0, "[{name}] the refused capture ended");
+        x.fill(0.25).expect("fill");
+        graph.launch().expect("launch after a refused update");
+        assert_eq!(read(&y3), cumsum(&x), "[{name}] unchanged by the refusal");
+
+        drop((y1, y2, y3));
+        drop(graph);
+        hip.synchronize().expect("synchronize");
+        assert_eq!(
+            hip.memory_stats().in_use_bytes,
+            before,
+            "[{name}] every recording's memory is freed"
+        );
+    }
+}

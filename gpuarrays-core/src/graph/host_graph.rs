@@ -21,6 +21,8 @@
 //!   interleave.
 //! - **All or nothing**: an error or a panic in the closure ends the capture and drops
 //!   what it recorded.
+//! - **Updates** record the closure again and swap the list of calls (with its buffers) in
+//!   whole, between launches.
 
 use std::collections::HashMap;
 
@@ -34,13 +36,17 @@ use crate::graph::GraphReplay;
 /// A graph of backend calls recorded by core (see the module documentation).
 pub(super) struct HostGraph<B: Backend> {
     backend: B,
+    /// Held by a launch: two threads launching one graph run its calls one launch after the
+    /// other, not interleaved call by call (each launch is one unit, as on HIP, where a
+    /// launch is one ordered operation); replaced whole by an update.
+    recorded: parking_lot::Mutex<Recorded<B>>,
+}
+
+/// The calls of a recording and the buffers they use.
+struct Recorded<B: Backend> {
     ops: Vec<RecordedOp>,
     /// The buffers the calls use; `RecordedOp` positions index this list.
     buffers: Vec<DataRef<B::Buffer>>,
-    /// Held by a launch: two threads launching one graph run its calls one launch after the
-    /// other, not interleaved call by call (each launch is one unit, as on HIP, where a
-    /// launch is one ordered operation).
-    launching: parking_lot::Mutex<()>,
 }
 
 /// Runs `record` on this thread while recording core's backend calls for `backend`.
@@ -48,6 +54,16 @@ pub(super) fn capture<B: Backend>(
     backend: &B,
     record: &mut dyn FnMut() -> Result<()>,
 ) -> Result<Box<dyn GraphReplay>> {
+    Ok(Box::new(HostGraph {
+        backend: backend.clone(),
+        recorded: parking_lot::Mutex::new(record_calls(backend, record)?),
+    }))
+}
+
+fn record_calls<B: Backend>(
+    backend: &B,
+    record: &mut dyn FnMut() -> Result<()>,
+) -> Result<Recorded<B>> {
     let active = ActiveCapture::begin(backend)?;
     record()?;
     let rec = active.finish()?;
@@ -66,30 +82,34 @@ pub(super) fn capture<B: Backend>(
     for op in &mut ops {
         op.renumber(|b| kept[&b]);
     }
-    Ok(Box::new(HostGraph {
-        backend: backend.clone(),
-        ops,
-        buffers,
-        launching: parking_lot::Mutex::new(()),
-    }))
+    Ok(Recorded { ops, buffers })
 }
 
 impl<B: Backend> GraphReplay for HostGraph<B> {
     fn launch(&self) -> Result<()> {
-        let _one_at_a_time = self.launching.lock();
-        let guards: Vec<BufferGuard<'_, B::Buffer>> = self
+        let recorded = self.recorded.lock();
+        let guards: Vec<BufferGuard<'_, B::Buffer>> = recorded
             .buffers
             .iter()
             .map(DataRef::read)
             .collect::<Result<_>>()?;
         let bufs: Vec<&B::Buffer> = guards.iter().map(|g| &**g).collect();
-        for op in &self.ops {
+        for op in &recorded.ops {
             op.replay(&self.backend, &bufs)?;
         }
         Ok(())
     }
 
+    /// A new list of calls; the old one's buffers are released as any buffer is (after the
+    /// calls made with them, which the backend orders).
+    fn update(&self, record: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        let new = record_calls(&self.backend, record)?;
+        let old = std::mem::replace(&mut *self.recorded.lock(), new);
+        drop(old);
+        Ok(())
+    }
+
     fn node_count(&self) -> Option<usize> {
-        Some(self.ops.len())
+        Some(self.recorded.lock().ops.len())
     }
 }

@@ -19,8 +19,9 @@
 //!   into the same buffers, so an output array returned by `record` holds the result of the
 //!   last launch (its contents before the first launch are unspecified).
 //! - Inputs are read at each launch: write new values into them (`assign`, `eval_into`,
-//!   `write`) between launches. Scalars are part of the recording: a different scalar needs
-//!   a new capture.
+//!   `write`) between launches. Scalars are part of the recording: [`Graph::update`]
+//!   records the closure again with other scalars (on HIP the driver's executable graph is
+//!   then updated in place, not instantiated anew).
 //! - Work that needs the host now cannot be recorded: reading values back (`to_vec`,
 //!   `item`, operations whose result size depends on the data: `nonzero`, `unique`, masked
 //!   selection, a gather's out-of-range check), `synchronize`, writing host data into a
@@ -57,6 +58,9 @@ pub trait GraphReplay: Send + Sync {
     /// Enqueue the recorded work once more, on the calling thread's queue, ordered after the
     /// earlier work on the graph's buffers.
     fn launch(&self) -> Result<()>;
+    /// Record `record` (which calls the user's closure once) and replay that from now on
+    /// instead of what was recorded before; on an error nothing changes ([`Graph::update`]).
+    fn update(&self, record: &mut dyn FnMut() -> Result<()>) -> Result<()>;
     /// How many operations (kernels, copies, library calls) the graph holds, where the
     /// backend knows it.
     fn node_count(&self) -> Option<usize> {
@@ -85,6 +89,27 @@ impl Graph {
         self.replay.launch()
     }
 
+    /// Record `record` again, under the rules of [`capture`], and launch that from now on
+    /// in place of what the graph launched before; returns `record`'s result.
+    ///
+    /// This is how a graph's scalars change: record the same operations with the new
+    /// values. On HIP, when the new recording has the old one's shape — the same
+    /// operations in the same order, differing only in scalars, buffers or sizes — the
+    /// driver's executable graph is updated in place (`cuGraphExecUpdate` /
+    /// `hipGraphExecUpdate`), which costs a fraction of instantiating a new one; any other
+    /// recording is instantiated anew (after the graph's last launch has finished). Core's
+    /// graphs (every other backend) replace their list of calls.
+    ///
+    /// Arrays `record` creates are new, as in a capture: the graph computes into the new
+    /// outputs it returns from now on, and the old outputs keep the last values the old
+    /// recording computed (their memory is released when they and the launches are done).
+    /// Launches made before the update run what they were launched with. If `record` or the
+    /// recording fails, the graph is unchanged.
+    pub fn update<R>(&self, record: impl FnOnce() -> Result<R>) -> Result<R> {
+        let ((), result) = record_once("update", record, |run| self.replay.update(run))?;
+        Ok(result)
+    }
+
     /// The backend that recorded it.
     pub fn backend(&self) -> &'static str {
         self.backend
@@ -102,22 +127,12 @@ pub fn capture<B: Backend, R>(
     backend: &B,
     record: impl FnOnce() -> Result<R>,
 ) -> Result<(Graph, R)> {
-    let mut record = Some(record);
-    let mut result = None;
-    let mut run = || {
-        let f = record.take().ok_or_else(|| {
-            Error::invalid_arg("capture", "the backend ran the recording closure twice")
-        })?;
-        result = Some(f()?);
-        Ok(())
-    };
-    let replay = if backend.records_graphs() {
-        backend.capture_graph(&mut run)?
-    } else {
-        host_graph::capture(backend, &mut run)?
-    };
-    let result = result.ok_or_else(|| {
-        Error::invalid_arg("capture", "the backend never ran the recording closure")
+    let (replay, result) = record_once("capture", record, |run| {
+        if backend.records_graphs() {
+            backend.capture_graph(run)
+        } else {
+            host_graph::capture(backend, run)
+        }
     })?;
     Ok((
         Graph {
@@ -126,4 +141,26 @@ pub fn capture<B: Backend, R>(
         },
         result,
     ))
+}
+
+/// Gives `with` a closure that runs `record` (once) and keeps its result; returns what
+/// `with` returns and that result.
+fn record_once<T, R>(
+    op: &'static str,
+    record: impl FnOnce() -> Result<R>,
+    with: impl FnOnce(&mut dyn FnMut() -> Result<()>) -> Result<T>,
+) -> Result<(T, R)> {
+    let mut record = Some(record);
+    let mut result = None;
+    let mut run = || {
+        let f = record
+            .take()
+            .ok_or_else(|| Error::invalid_arg(op, "the backend ran the recording closure twice"))?;
+        result = Some(f()?);
+        Ok(())
+    };
+    let made = with(&mut run)?;
+    let result = result
+        .ok_or_else(|| Error::invalid_arg(op, "the backend never ran the recording closure"))?;
+    Ok((made, result))
 }

@@ -16,6 +16,13 @@ pub trait GraphCapture {
     fn is_capturing(&self, stream: StreamHandle) -> Result<bool>;
     /// Instantiate a graph.
     fn instantiate_graph(&self, graph: GraphHandle) -> Result<GraphExecHandle>;
+    /// Update the instantiated graph `exec` in place to run `graph`, a graph of the same
+    /// topology whose nodes differ only in their parameters (kernel arguments, addresses,
+    /// sizes): `cuGraphExecUpdate` / `hipGraphExecUpdate`, much cheaper than instantiating
+    /// `graph`. `Ok(false)` when the driver refuses the update (another topology, node kind
+    /// or kernel): `exec` is then unchanged. Launches enqueued before the update run the
+    /// graph they were launched with.
+    fn update_graph_exec(&self, exec: GraphExecHandle, graph: GraphHandle) -> Result<bool>;
     /// Launch an instantiated graph on `stream`.
     fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()>;
     /// Destroy a graph.

@@ -209,6 +209,31 @@ impl GraphCapture for EmuPlatform {
         st.graphs.insert(h, ops);
         Ok(GraphExecHandle(h))
     }
+    fn update_graph_exec(&self, exec: GraphExecHandle, graph: GraphHandle) -> Result<bool> {
+        let mut st = self.state.lock();
+        let new = st
+            .graphs
+            .get(&graph.0)
+            .cloned()
+            .ok_or_else(|| invalid("no such graph".into()))?;
+        let old = st
+            .graphs
+            .get_mut(&exec.0)
+            .ok_or_else(|| invalid("no such executable graph".into()))?;
+        // As the drivers: only the same nodes in the same order, kernels of the same
+        // function, update in place (their parameters, addresses and sizes may differ).
+        let same = old.len() == new.len()
+            && old.iter().zip(new.iter()).all(|(a, b)| match (a, b) {
+                (EmuOp::Kernel { function: f, .. }, EmuOp::Kernel { function: g, .. }) => f == g,
+                (EmuOp::Copy { .. }, EmuOp::Copy { .. }) => true,
+                (EmuOp::Memset { .. }, EmuOp::Memset { .. }) => true,
+                _ => false,
+            });
+        if same {
+            *old = new;
+        }
+        Ok(same)
+    }
     fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
         let ops = self.state.lock().graphs.get(&graph.0).cloned();
         let ops = ops.ok_or_else(|| invalid("no such executable graph".into()))?;

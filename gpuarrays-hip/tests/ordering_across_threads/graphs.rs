@@ -113,3 +113,85 @@ fn a_free_by_another_thread_during_a_capture_never_enters_the_graph() {
     assert_eq!(in_use(), before, "the graph's memory is freed with it");
     assert_no_races(&f);
 }
+
+/// `Graph::update` with work of the same shape (another scalar) updates the executable graph
+/// in place; work of another shape is instantiated anew; a failing update changes nothing.
+/// The old recording's memory (a temporary only it used) is freed after its launches, and
+/// launches stay ordered (the race detector checks every launch's declared accesses).
+#[test]
+fn updates_are_made_in_place_when_the_shape_is_kept_and_free_what_only_the_old_graph_used() {
+    let (_h, f, b) = fake_with(FakeConfig {
+        kernel_time: Duration::from_millis(5),
+        ..FakeConfig::default()
+    });
+    let in_use = || b.memory_stats().in_use_bytes;
+    let (x, out) = (b.alloc(N * 4).unwrap(), b.alloc(N * 4).unwrap());
+    write_f32(&b, &x, 1.0);
+    scale(&b, 0, &x, &out, 2.0); // compiled outside the capture
+    let before = in_use();
+    let mut tmp = Some(b.alloc(N * 4).unwrap());
+    let (graph, ()) = capture(&b, || {
+        let t = tmp.take().expect("runs once");
+        scale(&b, 0, &x, &t, 2.0);
+        scale(&b, 0, &t, &out, 2.0);
+        drop(t); // its memory is kept for the graph
+        Ok(())
+    })
+    .expect("capture");
+    graph.launch().expect("launch");
+    let stats = f.stats();
+    assert_eq!((stats.graph_instantiations, stats.graph_updates), (1, 0));
+    assert_eq!(
+        in_use(),
+        before + N * 4,
+        "the temporary is kept for the graph"
+    );
+
+    // The same two kernels with other scalars, reading `x` twice: updated in place.
+    graph
+        .update(|| {
+            scale(&b, 0, &x, &out, 3.0);
+            scale(&b, 0, &x, &out, 4.0);
+            Ok(())
+        })
+        .expect("update");
+    let stats = f.stats();
+    assert_eq!((stats.graph_instantiations, stats.graph_updates), (1, 1));
+    graph.launch().expect("launch after the update");
+    b.synchronize().unwrap();
+    assert_eq!(
+        in_use(),
+        before,
+        "the temporary only the old recording used is freed after its launches"
+    );
+
+    // One kernel: another topology, instantiated anew.
+    graph
+        .update(|| {
+            scale(&b, 0, &x, &out, 5.0);
+            Ok(())
+        })
+        .expect("update to another shape");
+    let stats = f.stats();
+    assert_eq!((stats.graph_instantiations, stats.graph_updates), (2, 1));
+    graph.launch().expect("launch of the new executable graph");
+
+    // A failing update leaves the graph as it was.
+    let failed: gpuarrays_core::Result<()> = graph.update(|| {
+        scale(&b, 0, &x, &out, 6.0);
+        Err(gpuarrays_core::Error::InvalidArgument {
+            op: "test".into(),
+            reason: "give up".into(),
+        })
+    });
+    assert!(failed.is_err());
+    assert_eq!(f.stats().graph_instantiations, 2);
+    assert_eq!(f.stats().graph_updates, 1);
+    graph.launch().expect("the graph still launches");
+    fill(&b, &out, 1.0);
+    b.synchronize().unwrap();
+    assert_no_races(&f);
+    drop(graph);
+    b.synchronize().unwrap();
+    assert_eq!(in_use(), before);
+}

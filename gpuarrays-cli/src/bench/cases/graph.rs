@@ -7,6 +7,11 @@
 //!   `z * 0.999` and `z + 0.001`): launch cost and nothing else.
 //! - `mlp_step`: a training-style step, `relu(x · w)` summed over rows, with x 256 × 512
 //!   and w 512 × 256 (a BLAS product, an elementwise kernel, a reduction).
+//! - `chain100/update` and `chain100/recapture`: a new scalar at every call (the chain's
+//!   factor alternates between two values), recorded again and launched, either into the
+//!   same graph (`Graph::update`: on HIP the driver's executable graph updated in place) or
+//!   as a new graph (`capture`: instantiated, the old one destroyed). Their difference is
+//!   what an update saves over a new capture; both include recording the 100 operations.
 //!
 //! On HIP the replay is one driver graph launch; on the CPU reference and wgpu it is core's
 //! graph, which repeats the recorded backend calls without core's side of each operation.
@@ -37,6 +42,24 @@ fn chain(x: &F) -> Result<F> {
         };
     }
     Ok(z)
+}
+
+/// The chain with the factor `k` in place of 0.999.
+fn scaled_chain(x: &F, k: f32) -> Result<F> {
+    let mut z = x.copy()?;
+    for i in 0..CHAIN_OPS {
+        z = if i % 2 == 0 {
+            (z.ex() * k).eval()?
+        } else {
+            (z.ex() + 0.001f32).eval()?
+        };
+    }
+    Ok(z)
+}
+
+/// The two factors the scalar rows alternate between.
+fn factor(call: usize) -> f32 {
+    if call % 2 == 0 { 0.999 } else { 0.998 }
 }
 
 fn mlp_step(x: &F, w: &F) -> Result<F> {
@@ -86,6 +109,39 @@ pub fn cases(sizes: Sizes) -> Vec<Case> {
                 chain(&x)?; // compiles the kernels outside the capture
                 let (graph, z) = capture(b, || chain(&x))?;
                 Ok(replay(graph, (x, z)))
+            },
+        ),
+        Case::new(
+            "graph/chain100/update",
+            json!({"op": "chain_update", "dtype": "f32", "dims": [CHAIN_LEN], "ops": CHAIN_OPS}),
+            chain_bytes,
+            |b| {
+                let x = data::<f32>(b, &[CHAIN_LEN], 61)?;
+                scaled_chain(&x, factor(0))?;
+                // Outputs are dropped at once: their memory is the graph's while it uses it.
+                let (graph, _) = capture(b, || scaled_chain(&x, factor(0)))?;
+                let mut call = 0;
+                Ok(Box::new(move || {
+                    call += 1;
+                    graph.update(|| scaled_chain(&x, factor(call)))?;
+                    graph.launch()
+                }) as Runner)
+            },
+        ),
+        Case::new(
+            "graph/chain100/recapture",
+            json!({"op": "chain_recapture", "dtype": "f32", "dims": [CHAIN_LEN], "ops": CHAIN_OPS}),
+            chain_bytes,
+            |b| {
+                let x = data::<f32>(b, &[CHAIN_LEN], 61)?;
+                scaled_chain(&x, factor(0))?;
+                let b = b.clone();
+                let mut call = 0;
+                Ok(Box::new(move || {
+                    call += 1;
+                    let (graph, _) = capture(&b, || scaled_chain(&x, factor(call)))?;
+                    graph.launch()
+                }) as Runner)
             },
         ),
         Case::new("graph/mlp_step/eager", mlp_params(false), mlp_flops, |b| {

@@ -43,6 +43,9 @@ impl GraphCapture for ModelPlatform {
     fn instantiate_graph(&self, _graph: GraphHandle) -> Result<GraphExecHandle> {
         Err(not_modelled("graphs"))
     }
+    fn update_graph_exec(&self, _exec: GraphExecHandle, _graph: GraphHandle) -> Result<bool> {
+        Err(not_modelled("graphs"))
+    }
     fn launch_graph(&self, _graph: GraphExecHandle, _stream: StreamHandle) -> Result<()> {
         Err(not_modelled("graphs"))
     }

@@ -101,6 +101,22 @@ impl GraphCapture for AmdPlatform {
         })?;
         Ok(GraphExecHandle(e as usize as u64))
     }
+    fn update_graph_exec(&self, exec: GraphExecHandle, graph: GraphHandle) -> Result<bool> {
+        let mut node = std::ptr::null_mut();
+        let mut result = 0i32;
+        // SAFETY: valid out-pointers; both handles were created on this platform (`exec` by
+        // instantiate_graph, `graph` by end_capture) and are alive.
+        let code =
+            unsafe { (self.f().hipGraphExecUpdate)(p(exec.0), p(graph.0), &mut node, &mut result) };
+        // hipErrorGraphExecUpdateFailure: the update was not made, `exec` is unchanged.
+        const UPDATE_FAILURE: i32 = 910;
+        if code == UPDATE_FAILURE {
+            tracing::debug!(result, "the driver refused a graph update");
+            return Ok(false);
+        }
+        self.check("hipGraphExecUpdate", code)?;
+        Ok(true)
+    }
     fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
         // SAFETY: handles created on this platform.
         self.check("hipGraphLaunch", unsafe {

@@ -63,6 +63,7 @@ pub const DRIVER: SymbolSpec = SymbolSpec {
         "cuStreamEndCapture",
         "cuStreamIsCapturing",
         "cuGraphInstantiateWithFlags",
+        "cuGraphExecUpdate_v2",
         "cuGraphLaunch",
         "cuGraphDestroy",
         "cuGraphExecDestroy",

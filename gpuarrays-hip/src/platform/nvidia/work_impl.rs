@@ -1,7 +1,7 @@
 //! `impl KernelModules, GraphCapture, BlasLibrary, FftLibrary for NvidiaPlatform`: NVRTC and the
 //! driver's modules and launches, graph capture, cuBLAS and cuFFT.
 
-use super::{NvidiaPlatform, cu, cu_call, stream};
+use super::{NvidiaPlatform, api_error, cu, cu_call, guarded, stream};
 use crate::error::{HipError, Result};
 use crate::platform::{
     BlasHandle, BlasLibrary, CaptureMode, CompileRequest, CompiledProgram, DeviceId, DevicePtr,
@@ -107,6 +107,31 @@ impl GraphCapture for NvidiaPlatform {
             cu::cuGraphInstantiateWithFlags(&mut e, graph.0 as usize as cu::CUgraph, 0)
         })?;
         Ok(GraphExecHandle(e as usize as u64))
+    }
+    fn update_graph_exec(&self, exec: GraphExecHandle, graph: GraphHandle) -> Result<bool> {
+        let mut info = cu::CUgraphExecUpdateResultInfo {
+            result: cu::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
+            errorNode: std::ptr::null_mut(),
+            errorFromNode: std::ptr::null_mut(),
+        };
+        let call = "cuGraphExecUpdate_v2";
+        // SAFETY: `info` is a valid out-pointer; both handles were created on this platform
+        // (`exec` by instantiate_graph, `graph` by end_capture) and are alive.
+        let r = guarded(call, || unsafe {
+            cu::cuGraphExecUpdate_v2(
+                exec.0 as usize as cu::CUgraphExec,
+                graph.0 as usize as cu::CUgraph,
+                &mut info,
+            )
+        })?;
+        match r {
+            cu::CUresult::CUDA_SUCCESS => Ok(true),
+            cu::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
+                tracing::debug!(result = ?info.result, "the driver refused a graph update");
+                Ok(false)
+            }
+            other => Err(api_error(call, other)),
+        }
     }
     fn launch_graph(&self, graph: GraphExecHandle, s: StreamHandle) -> Result<()> {
         // SAFETY: handles created on this platform.

@@ -105,6 +105,10 @@ pub struct FakeStats {
     pub device_synchronizations: usize,
     /// Captures invalidated by an operation not permitted during them.
     pub invalidated_captures: usize,
+    /// `instantiate_graph` calls that made an executable graph.
+    pub graph_instantiations: usize,
+    /// `update_graph_exec` calls that updated an executable graph in place.
+    pub graph_updates: usize,
 }
 
 /// The test double. See the module documentation.

@@ -213,7 +213,34 @@ impl GraphCapture for FakePlatform {
         let h = st.handle();
         let left_unfreed = Vec::new();
         st.execs.insert(h, FakeExec { ops, left_unfreed });
+        st.stats.graph_instantiations += 1;
         Ok(GraphExecHandle(h))
+    }
+
+    fn update_graph_exec(&self, exec: GraphExecHandle, graph: GraphHandle) -> Result<bool> {
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
+        let ops = st
+            .graphs
+            .get(&graph.0)
+            .ok_or_else(|| no_such("update_graph_exec", "graph"))?;
+        let e = st
+            .execs
+            .get_mut(&exec.0)
+            .ok_or_else(|| no_such("update_graph_exec", "executable graph"))?;
+        // As the drivers: only a graph of the same topology and node kinds updates in place
+        // (here, the same sequence of operation kinds); otherwise nothing changes.
+        let same = e.ops.len() == ops.len()
+            && e.ops
+                .iter()
+                .zip(ops)
+                .all(|(a, b)| std::mem::discriminant(a) == std::mem::discriminant(b));
+        if !same {
+            return Ok(false);
+        }
+        e.ops = ops.clone();
+        st.stats.graph_updates += 1;
+        Ok(true)
     }
 
     fn launch_graph(&self, graph: GraphExecHandle, stream: StreamHandle) -> Result<()> {
