@@ -135,6 +135,14 @@ impl Operands {
 /// budget). 16,384 takes about 18,400 of the 65,535 loop iterations an invocation may run.
 pub(crate) const MAX_K_PER_DISPATCH: usize = 16_384;
 
+/// The type products of `d` multiply and sum in. Halves (held in f32) are multiplied and
+/// summed in f32, and rounded once when the temporary is packed, as every backend does:
+/// rounding each step (the half `Mul` and `Add` of core's lowering) would overflow where the
+/// f32 sum does not.
+fn compute_dtype(d: DType) -> DType {
+    if d.is_half() { DType::F32 } else { d }
+}
+
 /// Batches `b0..b1`, rows `m0..m1` of `a` and the output, `k0..k1` of the inner axis.
 #[derive(Clone, Copy)]
 struct Block {

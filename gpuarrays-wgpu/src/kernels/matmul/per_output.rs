@@ -7,7 +7,7 @@
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::BinaryOp;
 
-use super::{Operands, PARAMS};
+use super::{Operands, PARAMS, compute_dtype};
 use crate::error::Result;
 use crate::kernels::temp::{temp_dtype, to_temp};
 use crate::pipeline::Access;
@@ -27,10 +27,7 @@ pub(super) fn source(
     bo: usize,
 ) -> Result<String> {
     let mut h = Helpers::default();
-    // Halves (held in f32) are multiplied and summed in f32, and rounded once when the
-    // temporary is packed, as every backend does: rounding each step (the half `Mul` and
-    // `Add` of core's lowering) would overflow where the f32 sum does not.
-    let cd = if d.is_half() { DType::F32 } else { d };
+    let cd = compute_dtype(d);
     let mul = primitives::binary(&mut h, BinaryOp::Mul, cd, "x", "y")?;
     let add = primitives::binary(&mut h, BinaryOp::Add, cd, "acc", "p")?;
     let (t, zero, od) = (types::ty(d), lit(d, 0), temp_dtype(d));
