@@ -116,6 +116,10 @@ impl<B: Backend> Backend for Restricted<B> {
         self.inner.reports_gather_range()
     }
 
+    fn scans_halves(&self) -> bool {
+        self.inner.scans_halves()
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Self::Buffer> {
         self.inner.alloc(bytes)
     }

@@ -178,6 +178,14 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::scan(self, args)
     }
 
+    /// Whether [`scan`](Self::scan) takes f16 and bf16 itself, keeping an f32 running value
+    /// and rounding each output once to the half type (the rule of `cumsum` and friends on
+    /// halves). Default `false`: core then widens halves to f32, scans f32 and rounds, three
+    /// passes over the data, and the backend's scan never sees a half.
+    fn scans_halves(&self) -> bool {
+        false
+    }
+
     /// Sorts rows in place. Default: [`host::sort`].
     fn sort(&self, args: &SortArgs<'_, Self::Buffer>) -> Result<()> {
         host::sort(self, args)

@@ -98,6 +98,24 @@ fn row_scans_match_cpu_on_both_paths() {
 }
 
 #[test]
+fn half_scans_keep_f32_totals_on_every_path() {
+    let Some(hip) = emulator::backend() else {
+        return;
+    };
+    // Half tiles hold 4096 elements: 1 and 5 tiles per row, partial last tiles, several rows;
+    // columns split along a long axis (split totals in memory).
+    kernel_checks::scans::half_scans(
+        &hip,
+        &[
+            (&[4096 * 4 + 33], 0),
+            (&[3, 4096 * 2 + 5], 1),
+            (&[2, 300], 1),
+            (&[9000, 3], 0),
+        ],
+    );
+}
+
+#[test]
 fn permutes_match_cpu() {
     let Some(hip) = emulator::backend() else {
         return;

@@ -2,9 +2,9 @@
 //! HIP backend, its generated kernels run on the CPU through the emulated platform of
 //! `emulator/`, against the CPU reference: a row of each kind of kernel (unary and binary
 //! arithmetic, shifts, casts in and out, fused programs, full and axis reductions, argmin,
-//! scans, gathers, scatter-adds, matrix products, random draws) gives the reference's
-//! values, and the operations the backend refuses for these types (sorts, scans of halves)
-//! are refused with the typed error for every shape, empty ones included. The real GPU runs every row (`conformance_hip`);
+//! scans (halves with f32 running values), sorts, gathers, scatter-adds, matrix products,
+//! random draws) gives the reference's values. The real GPU runs every row
+//! (`conformance_hip`);
 //! the emulator compiles each kernel with `g++`, so this runs a sample. Quick shapes only;
 //! skipped (with a printed reason) when `g++` is missing. `GPUARRAYS_EMULATED_ROWS` replaces
 //! the sample with a comma-separated list of row filters (e.g. `sum/f16,cast:i8/`).

@@ -54,6 +54,7 @@ pub trait DynBackend: Send + Sync + 'static {
     fn supports_fft_lengths(&self, real: DType, lengths: &[usize]) -> Support;
     fn writes_strided_outputs(&self, dtype: DType) -> bool;
     fn reports_gather_range(&self) -> bool;
+    fn scans_halves(&self) -> bool;
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer>;
     fn release(&self, buffer: CustomBuffer);
     fn write(&self, dst: &CustomBuffer, byte_offset: usize, src: &[u8]) -> Result<()>;
@@ -125,6 +126,9 @@ impl<B: Backend> DynBackend for B {
     }
     fn reports_gather_range(&self) -> bool {
         Backend::reports_gather_range(self)
+    }
+    fn scans_halves(&self) -> bool {
+        Backend::scans_halves(self)
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         Backend::alloc(self, bytes).map(|b| CustomBuffer::new(b, bytes))
@@ -266,6 +270,9 @@ impl Backend for CustomBackend {
     }
     fn reports_gather_range(&self) -> bool {
         self.0.reports_gather_range()
+    }
+    fn scans_halves(&self) -> bool {
+        self.0.scans_halves()
     }
     fn alloc(&self, bytes: usize) -> Result<CustomBuffer> {
         self.0.alloc(bytes)

@@ -79,6 +79,10 @@ impl Backend for AnyBackend {
         match_variant!(self, b => b.reports_gather_range())
     }
 
+    fn scans_halves(&self) -> bool {
+        match_variant!(self, b => b.scans_halves())
+    }
+
     fn alloc(&self, bytes: usize) -> Result<AnyBuffer> {
         match_variant!(self, b => alloc(b, bytes))
     }

@@ -4,9 +4,10 @@
 //! output rounded once to the half type. That is the rule of half sums (the last element of
 //! a cumulative sum is the sum, rounded once), and what PyTorch does; NumPy's float16 cumsum
 //! rounds the running value at every step instead, so a long float16 running sum stalls
-//! there (4096 ones sum to 2048) and not here. Backends never see a half scan: the widening
-//! and the rounding are elementwise kernels, so every backend that scans f32 and casts halves
-//! scans halves, by one rule.
+//! there (4096 ones sum to 2048) and not here. A backend that keeps that rule in its own scan
+//! says so (`Backend::scans_halves`: HIP, one pass); for every other backend the widening and
+//! the rounding are elementwise kernels around the f32 scan, so every backend that scans f32
+//! and casts halves scans halves, by one rule.
 
 use crate::array::{Array, RawArray};
 use crate::backend::Backend;
@@ -24,7 +25,7 @@ impl<B: Backend> RawArray<B> {
         ensure_type_rule(op.name(), self.dtype, OpKind::Scan)?;
         op.check_dtype(self.dtype)?;
         shape::check_axis(op.name(), axis, self.ndim())?;
-        if self.dtype.is_half() {
+        if self.dtype.is_half() && !self.backend.scans_halves() {
             // See the module docs.
             let wide = Expr::array(self).cast(DType::F32).eval_raw()?;
             let scanned = wide.scan(op, axis)?;

@@ -173,14 +173,6 @@ impl HipBackend {
     }
 
     fn scan_inner(&self, a: &ScanArgs<'_, HipBuffer>) -> crate::Result<()> {
-        if a.dtype.is_half() {
-            // Core scans halves as f32 (one rounding per output); the tile totals of these
-            // kernels are stored as elements, which for a half would round them again.
-            return Err(HipError::InvalidArgument(format!(
-                "scan of {}: core scans the half types as f32, call Array::cumsum and friends",
-                a.dtype
-            )));
-        }
         let n = a.outer * a.len * a.inner;
         check_run(a.input, a.dtype, a.input_offset, n, "scan")?;
         check_run(a.output, a.dtype, a.output_offset, n, "scan")?;
@@ -255,6 +247,12 @@ impl Backend for HipBackend {
 
     fn supports(&self, dtype: DType, op: OpKind) -> Support {
         super::supports(dtype, op)
+    }
+
+    /// Halves are scanned with an f32 running value, each output rounded once, in one
+    /// kernel pass (their tile totals kept in f32: `kernels/scan/codegen.rs`).
+    fn scans_halves(&self) -> bool {
+        true
     }
 
     /// The generated kernels index a strided output like a strided input (one store per

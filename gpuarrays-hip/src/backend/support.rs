@@ -1,7 +1,7 @@
 //! What the HIP backend itself cannot run: today nothing. Every element type is stored,
 //! computed elementwise (casts and random numbers included), reduced, scanned, sorted,
-//! gathered, scattered and multiplied as matrices on both platforms (halves are scanned by
-//! core as f32, so the scan kernels never see them).
+//! gathered, scattered and multiplied as matrices on both platforms (halves are scanned with
+//! an f32 running value, `Backend::scans_halves`).
 //!
 //! This table states only the backend's own limits. Type rules that hold for every backend
 //! (complex numbers have no order to sort by, bool is not multiplied or accumulated, find

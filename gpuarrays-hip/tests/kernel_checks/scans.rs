@@ -159,3 +159,54 @@ pub fn scan_special_values(hip: &HipBackend, dims: &[usize]) {
     }
     hip.kernels().reset_policy();
 }
+
+/// Cumsums and cummaxes of f16 and bf16 with every row scan, along rows and along columns
+/// (split columns: carries in memory), bit for bit equal to the CPU reference: the inputs are
+/// multiples of 1/64 in −2..2, so every running sum is exact in f32 whatever the association,
+/// and each output is that sum rounded once. The running sums need more bits than a half
+/// holds, so a tile total or carry rounded to the half type would show.
+pub fn half_scans(hip: &HipBackend, shapes: &[(&[usize], usize)]) {
+    let cpu = CpuBackend::new();
+    let _one = CHOICE.lock();
+    for mode in RowScan::ALL {
+        hip.kernels().update_policy(|p| p.row_scan = Some(mode));
+        for (k, &(dims, axis)) in shapes.iter().enumerate() {
+            let n: usize = dims.iter().product();
+            let xf: Vec<f32> = words(n, 300 + k as u64)
+                .iter()
+                .map(|&x| ((x >> 40) % 257) as f32 / 64.0 - 2.0)
+                .collect();
+            fn check<T: Element + PartialEq + std::fmt::Debug>(
+                hip: &HipBackend,
+                cpu: &CpuBackend,
+                what: &str,
+                dims: &[usize],
+                axis: usize,
+                x: &[T],
+            ) {
+                for max in [false, true] {
+                    let run = |a: Array<T, _>| if max { a.cummax(axis) } else { a.cumsum(axis) };
+                    let got = Array::from_slice(hip, dims, x)
+                        .and_then(run)
+                        .and_then(|a| a.to_vec())
+                        .unwrap_or_else(|e| panic!("{what} {dims:?} axis {axis}: {e}"));
+                    let want = Array::from_slice(cpu, dims, x)
+                        .and_then(|a| if max { a.cummax(axis) } else { a.cumsum(axis) })
+                        .and_then(|a| a.to_vec())
+                        .expect("cpu");
+                    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                        panic!(
+                            "{what} {dims:?} axis {axis} (max {max}) at {i}: got {:?}, want {:?}",
+                            got[i], want[i]
+                        );
+                    }
+                }
+            }
+            let h: Vec<f16> = xf.iter().map(|&v| f16::from_f32(v)).collect();
+            check(hip, &cpu, &format!("{mode:?} f16"), dims, axis, &h);
+            let b: Vec<bf16> = xf.iter().map(|&v| bf16::from_f32(v)).collect();
+            check(hip, &cpu, &format!("{mode:?} bf16"), dims, axis, &b);
+        }
+    }
+    hip.kernels().reset_policy();
+}

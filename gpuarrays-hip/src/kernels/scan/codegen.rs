@@ -64,10 +64,13 @@
 //! sequentially (coalesced across threads); splits after the first start from a carry
 //! computed the same way.
 //!
-//! Tile totals, split totals and carries live in memory as elements (`ga_finish`, read back
-//! with `ga_map`): the recursive scan of the totals is the same scan, and the accumulator
-//! `GaA` may be larger than an element (a complex product carries a "holds a factor" flag,
-//! see `cpp::combine`). Every stored total covers at least one element.
+//! Tile totals, split totals and carries live in memory as `GaT`: elements for every type
+//! but the halves (`ga_finish`, read back with `ga_map`), so the recursive scan of the totals
+//! is the same scan, and the accumulator `GaA` may be larger than an element (a complex
+//! product carries a "holds a factor" flag, see `cpp::combine`). Halves keep their f32
+//! running value (`GaA` is f32) and round each output once: their totals stay f32 (a half
+//! would round the running value again), and are scanned by the f32 scan of the same
+//! operation. Every stored total covers at least one element.
 
 use gpuarrays_core::DType;
 
@@ -108,6 +111,17 @@ pub fn body(t: DType, c: &Combiner) -> String {
     let mut s = String::new();
     s.push_str(&c.definitions);
     s.push_str(LIBRARY);
+    let (tot, total, carry) = if t.is_half() {
+        ("f32", "a", "c")
+    } else {
+        (m, "ga_finish(a)", "ga_map(c, 0)")
+    };
+    s.push_str(&format!(
+        "// Tile totals, split totals and carries in memory (see the module docs).\n\
+         typedef {tot} GaT;\n\
+         GA_INLINE GaT ga_total(const GaA a) {{ return {total}; }}\n\
+         GA_INLINE GaA ga_carry(const GaT c) {{ return {carry}; }}\n"
+    ));
     s.push_str(&format!(
         r#"
 #define GA_ITEMS {items}
@@ -150,7 +164,7 @@ GA_INLINE void ga_tile_apply_store(GaA* tile, {m}* yr, const i64 cnt, const GaA 
   __syncthreads();
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __restrict__ x, GaT* agg, const i64 outer, const i64 len, const i64 tpr) {{
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
     const i64 o = b / tpr, t = b % tpr;
     const i64 start = t * GA_TILE;
@@ -159,11 +173,11 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tile_reduce(const {m}* __rest
     GaA acc = ga_identity();
     for (i64 e = threadIdx.x; e < cnt; e += blockDim.x) acc = ga_combine(acc, ga_map({xe}, start + e));
     acc = ga_block_reduce(acc);
-    if (threadIdx.x == 0) agg[b] = ga_finish(acc);
+    if (threadIdx.x == 0) agg[b] = ga_total(acc);
   }}
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__ x, {m}* y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr, const int has_carry) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__ x, {m}* y, const GaT* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr, const int has_carry) {{
   __shared__ GaA tile[GA_PAD(GA_TILE)];
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
     const i64 o = b / tpr, t = b % tpr;
@@ -175,7 +189,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tiles(const {m}* __restrict__
     GaA prefix = ga_tile_load_scan(tile, xr, start, cnt, &total);
     bool has = threadIdx.x > 0;
     if (t > 0 && has_carry) {{
-      const GaA c = ga_map(carry[o * tpr + t - 1], 0);
+      const GaA c = ga_carry(carry[o * tpr + t - 1]);
       prefix = has ? ga_combine(c, prefix) : c;
       has = true;
     }}

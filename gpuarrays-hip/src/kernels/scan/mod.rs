@@ -109,12 +109,41 @@ struct Ctx<'a> {
     dev: &'a DeviceKernels,
     stream: &'a Stream,
     module: Arc<Module>,
+    op: ScanOp,
     dtype: DType,
     /// Bytes of one accumulator `GaA` (`combine::acc_bytes`).
     acc_bytes: usize,
 }
 
-impl Ctx<'_> {
+/// The type tile and split totals of a scan of `t` are stored and scanned in (`GaT` of
+/// [`codegen`]): `t`, except f32 for the halves, whose running value is f32.
+fn totals_dtype(t: DType) -> DType {
+    if t.is_half() { DType::F32 } else { t }
+}
+
+/// The scan module of (op, dtype).
+fn module(dev: &DeviceKernels, op: ScanOp, dtype: DType) -> Result<Arc<Module>> {
+    dev.scan
+        .get(&(op, dtype), dev.modules(), || source(dev, op, dtype))
+}
+
+impl<'a> Ctx<'a> {
+    /// The context scanning this scan's totals.
+    fn totals(&self) -> Result<Ctx<'a>> {
+        let dtype = totals_dtype(self.dtype);
+        Ok(Ctx {
+            dev: self.dev,
+            stream: self.stream,
+            module: match dtype == self.dtype {
+                true => self.module.clone(),
+                false => module(self.dev, self.op, dtype)?,
+            },
+            op: self.op,
+            dtype,
+            acc_bytes: combine::acc_bytes(self.op.reduction(), dtype),
+        })
+    }
+
     fn launch(&self, name: &str, items: usize, args: &mut KernelArgs) -> Result<()> {
         let f = self.module.function(name)?;
         let blocks = items.clamp(1, i32::MAX as usize) as u32;
@@ -211,14 +240,14 @@ impl Ctx<'_> {
             _ => ("ga_scan_tile_reduce", "ga_scan_tiles"),
         };
         let carry = if tpr > 1 {
-            let bytes = outer * tpr * size;
+            let bytes = outer * tpr * totals_dtype(self.dtype).size();
             let agg = self.dev.scratch(bytes, self.stream)?;
             let scanned = self.dev.scratch(bytes, self.stream)?;
             let mut a = KernelArgs::with_capacity(5);
             a.ptr(x).ptr(agg.ptr());
             a.i64(outer as i64).i64(len as i64).i64(tpr as i64);
             self.launch(totals, outer * tpr, &mut a)?;
-            self.rows(agg.ptr(), scanned.ptr(), outer, tpr)?;
+            self.totals()?.rows(agg.ptr(), scanned.ptr(), outer, tpr)?;
             Some((agg, scanned))
         } else {
             None
@@ -252,7 +281,7 @@ impl Ctx<'_> {
         let splits = len.div_ceil(ksplit);
         let threads = outer * splits * inner;
         let carry = if splits > 1 {
-            let bytes = threads * self.dtype.size();
+            let bytes = threads * totals_dtype(self.dtype).size();
             let agg = self.dev.scratch(bytes, self.stream)?;
             let scanned = self.dev.scratch(bytes, self.stream)?;
             let mut a = KernelArgs::with_capacity(7);
@@ -264,7 +293,8 @@ impl Ctx<'_> {
                 threads.div_ceil(BLOCK as usize),
                 &mut a,
             )?;
-            self.cols(agg.ptr(), scanned.ptr(), outer, splits, inner)?;
+            self.totals()?
+                .cols(agg.ptr(), scanned.ptr(), outer, splits, inner)?;
             Some((agg, scanned))
         } else {
             None
@@ -295,9 +325,11 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Resul
     if s.outer * s.len * s.inner == 0 {
         return Ok(());
     }
-    let module = dev.scan.get(&(s.op, s.dtype), dev.modules(), || {
-        source(dev, s.op, s.dtype)
-    })?;
+    let module = module(dev, s.op, s.dtype)?;
+    if totals_dtype(s.dtype) != s.dtype {
+        // Compiled now too: `prepare` must leave nothing to compile for the launch.
+        self::module(dev, s.op, totals_dtype(s.dtype))?;
+    }
     let Some(stream) = stream else {
         return Ok(());
     };
@@ -305,6 +337,7 @@ fn run_on(dev: &DeviceKernels, stream: Option<&Stream>, s: &ScanLaunch) -> Resul
         dev,
         stream,
         module,
+        op: s.op,
         dtype: s.dtype,
         acc_bytes: combine::acc_bytes(s.op.reduction(), s.dtype),
     };

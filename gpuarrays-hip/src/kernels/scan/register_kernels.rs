@@ -18,7 +18,7 @@ pub(super) fn register_kernels(t: DType) -> String {
 // Tile totals: the tile loaded as the scan loads it, each thread's elements combined in
 // (j, i) order, then the fixed block tree. `agg[o * tpr + t]` = total of tile t of row o.
 template <bool VEC_IO>
-__device__ void ga_scan_tile_totals_impl(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+__device__ void ga_scan_tile_totals_impl(const {m}* __restrict__ x, GaT* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
   const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
   const i64 seg = (i64)warp * GA_WSEG;
   for (i64 b = blockIdx.x; b < outer * tpr; b += gridDim.x) {{
@@ -34,14 +34,14 @@ __device__ void ga_scan_tile_totals_impl(const {m}* __restrict__ x, {m}* __restr
       for (int i = (j == 0 ? 1 : 0); i < GA_VEC; ++i) acc = ga_combine(acc, v[j][i]);
     }}
     acc = ga_block_reduce(acc);
-    if (threadIdx.x == 0) agg[b] = ga_finish(acc);
+    if (threadIdx.x == 0) agg[b] = ga_total(acc);
   }}
 }}
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals(const {m}* __restrict__ x, GaT* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
   ga_scan_tile_totals_impl<false>(x, agg, outer, len, tpr);
 }}
 // The same with 16-byte loads (x and every row 16-byte aligned).
-__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals_vec(const {m}* __restrict__ x, {m}* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals_vec(const {m}* __restrict__ x, GaT* __restrict__ agg, const i64 outer, const i64 len, const i64 tpr) {{
   ga_scan_tile_totals_impl<true>(x, agg, outer, len, tpr);
 }}
 // Tiles scanned in registers, tile t > 0 starting from `carry[o * tpr + t - 1]` (the
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__({BLOCK}) ga_scan_tile_totals_vec(const {m}* __
 // loads. The register budget (GA_REG_MIN_BLOCKS blocks per multiprocessor) keeps enough
 // tiles resident for the loads in flight that HBM needs.
 template <bool VEC_IO>
-__device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+__device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restrict__ y, const GaT* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
   __shared__ GaA s_warp[GA_MAX_WARPS];
   const int lane = threadIdx.x % GA_WARP, warp = threadIdx.x / GA_WARP;
   const i64 seg = (i64)warp * GA_WSEG;
@@ -59,7 +59,7 @@ __device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restri
     const i64 cnt = len - start < GA_TILE ? len - start : GA_TILE;
     const i64 row = (b / tpr) * len + start;
     const bool has_carry = t > 0;
-    const GaA c = has_carry ? ga_map(carry[b - 1], 0) : ga_identity();
+    const GaA c = has_carry ? ga_carry(carry[b - 1]) : ga_identity();
     GaA v[GA_NV][GA_VEC];
     ga_reg_load<VEC_IO>(v, x + row, start, cnt, seg, lane);
     GaA pre[GA_NV];
@@ -70,11 +70,11 @@ __device__ void ga_scan_tiles_regs_impl(const {m}* __restrict__ x, {m}* __restri
   }}
 }}
 #define GA_REG_MIN_BLOCKS {reg_min_blocks}
-__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs(const {m}* __restrict__ x, {m}* __restrict__ y, const GaT* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
   ga_scan_tiles_regs_impl<false>(x, y, carry, outer, len, tpr);
 }}
 // The same with 16-byte loads and stores (x, y and every row 16-byte aligned).
-__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs_vec(const {m}* __restrict__ x, {m}* __restrict__ y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
+__global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_tiles_regs_vec(const {m}* __restrict__ x, {m}* __restrict__ y, const GaT* __restrict__ carry, const i64 outer, const i64 len, const i64 tpr) {{
   ga_scan_tiles_regs_impl<true>(x, y, carry, outer, len, tpr);
 }}
 
@@ -120,23 +120,23 @@ __global__ void __launch_bounds__({BLOCK}, GA_REG_MIN_BLOCKS) ga_scan_rows_regs_
   ga_scan_rows_regs_impl<true>(x, y, outer, len, tpr);
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, {m}* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols_reduce(const {m}* __restrict__ x, GaT* agg, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
     const i64 k0 = s * ksplit;
     const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
     GaA acc = ga_identity();
     for (i64 k = k0; k < k1; ++k) acc = ga_combine(acc, ga_map({xc}, k));
-    agg[t] = ga_finish(acc);
+    agg[t] = ga_total(acc);
   }}
 }}
 
-__global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ x, {m}* y, const {m}* __restrict__ carry, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit, const int has_carry) {{
+__global__ void __launch_bounds__({BLOCK}) ga_scan_cols(const {m}* __restrict__ x, {m}* y, const GaT* __restrict__ carry, const i64 outer, const i64 len, const i64 inner, const i64 splits, const i64 ksplit, const int has_carry) {{
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < outer * splits * inner; t += (i64)gridDim.x * blockDim.x) {{
     const i64 i = t % inner, s = (t / inner) % splits, o = t / inner / splits;
     const i64 k0 = s * ksplit;
     const i64 k1 = k0 + ksplit < len ? k0 + ksplit : len;
-    GaA acc = (s > 0 && has_carry) ? ga_map(carry[t - inner], 0) : ga_identity();
+    GaA acc = (s > 0 && has_carry) ? ga_carry(carry[t - inner]) : ga_identity();
     for (i64 k = k0; k < k1; ++k) {{
       const i64 idx = (o * len + k) * inner + i;
       acc = ga_combine(acc, ga_map({xi}, k));
