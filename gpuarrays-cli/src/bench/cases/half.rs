@@ -1,5 +1,6 @@
-//! `half/...`: f16 and bf16 elementwise arithmetic, sums, cumulative sums (core scans halves
-//! as f32 between a widening and a rounding pass), the cast from f32 and sorts (16-bit keys:
+//! `half/...`: f16 and bf16 elementwise arithmetic, sums, cumulative sums (an f32 running
+//! value, each output rounded once: one pass on HIP, a widening pass, the f32 scan and a
+//! rounding pass elsewhere), the cast from f32 and sorts (16-bit keys:
 //! two radix passes), at the suite's small size and at 1 GiB of f32 input, compared with the
 //! copy bandwidth (and with PyTorch, which `benches/suite_torch.py` runs on the same rows). The kernels compute in
 //! f32 and round once per operation (the guide's rule), so these rows show what that costs
