@@ -101,6 +101,12 @@ fn large_scans_match_cpu() {
             &[2500, 4097],
         ],
     );
+    // Halves: one long row (tile totals scanned recursively in f32), rows enough for one
+    // pass per row, split columns.
+    kernel_checks::scans::half_scans(
+        &hip,
+        &[(&[1 << 24], 0), (&[2500, 4097], 1), (&[100_000, 7], 0)],
+    );
     eprintln!("large scans: {:.1} s", t.elapsed().as_secs_f64());
 }
 
