@@ -41,7 +41,7 @@
 //! | releasing idle resources when memory runs out | [`ReleaseHook`] | `memory/release_hooks.rs` |
 //! | large copies to and from pageable host memory, staged through pinned chunks by several threads | [`memory::PinnedStaging`], [`memory::CopyWorkers`], [`DeviceBuffer::copy_to_host_at`] | `memory/pinned_staging.rs`, `memory/copy_workers.rs`, `device/staged_copy.rs` |
 //! | a stream, its generation, state and owner | [`Stream`], [`stream::OwnerToken`] | `stream/shared_stream.rs`, `stream/owner.rs` |
-//! | user graph capture: record array operations once, launch them again and again | [`HipBackend::capture`], [`HipGraph`], [`stream::GraphRecording`] | `backend/graph.rs`, `stream/recording.rs`, `memory/memory_pool/graph_pins.rs` |
+//! | user graph capture: record array operations once, launch them again and again, update them with new scalars (in place: `cuGraphExecUpdate`/`hipGraphExecUpdate`) | [`HipBackend::capture`], [`HipGraph`], [`HipGraph::update`], [`stream::GraphRecording`] | `backend/graph.rs`, `stream/recording.rs`, `memory/memory_pool/graph_pins.rs` |
 //! | graph captures begun through a stream, and the count of running ones | [`Stream::begin_capture`], [`stream::active_captures`] | `stream/capture.rs` |
 //! | recycled streams per device × priority | [`StreamPool`], [`StreamPriority`] | `stream/stream_pool.rs`, `stream/priority.rs` |
 //! | the calling thread's stream, and scoped overrides | [`with_stream`], [`with_priority`] | `stream/thread.rs` |
