@@ -116,7 +116,7 @@ pub const fn ty(d: DType) -> &'static str {
 
 /// The expression of the packed element at index `i` of binding `b`, as a u32 holding its
 /// bits (low 8 or 16 bits).
-fn packed_bits(d: DType, b: &str, i: &str) -> String {
+pub fn packed_bits(d: DType, b: &str, i: &str) -> String {
     if per_word(d) == 4 {
         format!("(({b}[({i}) >> 2u] >> ((({i}) & 3u) * 8u)) & 0xffu)")
     } else {
@@ -127,13 +127,13 @@ fn packed_bits(d: DType, b: &str, i: &str) -> String {
 /// The expression loading the element at unit index `i` (a u32 expression) of binding `b`.
 pub fn load(d: DType, b: &str, i: &str) -> String {
     match d {
-        DType::Bool => format!("({} != 0u)", packed_bits(d, b, i)),
-        DType::U8 | DType::U16 => packed_bits(d, b, i),
-        // Sign extension: the element's bits to the top of the word, then back.
-        DType::I8 => format!("(bitcast<i32>({} << 24u) >> 24u)", packed_bits(d, b, i)),
-        DType::I16 => format!("(bitcast<i32>({} << 16u) >> 16u)", packed_bits(d, b, i)),
-        DType::F16 => format!("ga_h2f({})", packed_bits(d, b, i)),
-        DType::BF16 => format!("bitcast<f32>({} << 16u)", packed_bits(d, b, i)),
+        DType::Bool
+        | DType::U8
+        | DType::I8
+        | DType::U16
+        | DType::I16
+        | DType::F16
+        | DType::BF16 => from_bits(d, &packed_bits(d, b, i)),
         DType::U32 | DType::F64 | DType::U64 => format!("{b}[{i}]"),
         DType::I32 => format!("bitcast<i32>({b}[{i}])"),
         DType::F32 => format!("bitcast<f32>({b}[{i}])"),
@@ -181,6 +181,20 @@ pub fn bits_of(d: DType, v: &str) -> String {
         DType::F16 => format!("ga_f2h({v})"),
         DType::BF16 => format!("ga_f2bf({v})"),
         _ => format!("(({v}) & 0xffu)"),
+    }
+}
+
+/// The value (of [`ty`]`(d)`) of a packed element of type `d` from `bits`, a u32 holding its
+/// bits in the low 8 or 16 (the inverse of [`bits_of`]).
+pub fn from_bits(d: DType, bits: &str) -> String {
+    match d {
+        DType::Bool => format!("({bits} != 0u)"),
+        // Sign extension: the element's bits to the top of the word, then back.
+        DType::I8 => format!("(bitcast<i32>({bits} << 24u) >> 24u)"),
+        DType::I16 => format!("(bitcast<i32>({bits} << 16u) >> 16u)"),
+        DType::F16 => format!("ga_h2f({bits})"),
+        DType::BF16 => format!("bitcast<f32>({bits} << 16u)"),
+        _ => bits.to_string(),
     }
 }
 

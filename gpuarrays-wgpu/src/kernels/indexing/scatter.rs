@@ -28,7 +28,7 @@ use crate::context::Context;
 use crate::dispatch::{self, BindingPlan};
 use crate::pipeline::{Access, ShaderSpec};
 use crate::wgsl::header::{self, WORKGROUP};
-use crate::wgsl::types::{Class, bits_of};
+use crate::wgsl::types::{Class, bits_of, from_bits, packed_bits};
 
 /// The one-dispatch scatter kernels. The target is always bound as atomic words: even a
 /// store is an `atomicStore`, because plain stores of one word by two invocations are a
@@ -164,8 +164,9 @@ pub(crate) fn source(
             &format!("bitcast<u32>(bitcast<f32>(old) + bitcast<f32>({x}))"),
         )
     };
-    let byte = format!("((b{v}[v >> 2u] >> ((v & 3u) * 8u)) & 0xffu)");
-    let half = format!("((b{v}[v >> 1u] >> ((v & 1u) * 16u)) & 0xffffu)");
+    let values = format!("b{v}");
+    let byte = packed_bits(DType::U8, &values, "v");
+    let half = packed_bits(DType::U16, &values, "v");
     match kind {
         Direct::StoreWord => s.push_str(&format!("  atomicStore(&b{t}[a], b{v}[v]);\n")),
         Direct::StoreByte => {
@@ -203,13 +204,9 @@ pub(crate) fn source(
         Direct::AddHalfFloat(d) => {
             // The target's half and the value as f32 (exact), their f32 sum rounded once
             // to the half type, as the CPU reference adds each update.
-            let f = |bits: &str| match d {
-                DType::F16 => format!("ga_h2f({bits})"),
-                _ => format!("bitcast<f32>(({bits}) << 16u)"),
-            };
             s.push_str("  let sh = (a & 1u) * 16u;\n");
-            s.push_str(&format!("  let x = {};\n", f(&half)));
-            let sum = format!("{} + x", f("((old >> sh) & 0xffffu)"));
+            s.push_str(&format!("  let x = {};\n", from_bits(d, &half)));
+            let sum = format!("{} + x", from_bits(d, "((old >> sh) & 0xffffu)"));
             s.push_str(&cas(
                 t,
                 "a >> 1u",
