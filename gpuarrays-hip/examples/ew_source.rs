@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     vec,
                     ndim: 0,
                     idx32: false,
-                    transpose: false,
+                    transpose: None,
                     one_step,
                     per_thread,
                 };

@@ -16,6 +16,7 @@ use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
 use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
+use gpuarrays_hip::kernels::elementwise::transpose::Tiling;
 use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, search, sort};
 
 #[path = "common/cpp_shim.rs"]
@@ -101,7 +102,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 4,
             ndim: 0,
             idx32: false,
-            transpose: false,
+            transpose: None,
             one_step: false,
             per_thread: 1,
         },
@@ -111,7 +112,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 0,
             idx32: false,
-            transpose: false,
+            transpose: None,
             one_step: false,
             per_thread: 1,
         },
@@ -128,7 +129,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 2,
             ndim: 3,
             idx32: true,
-            transpose: false,
+            transpose: None,
             one_step: false,
             per_thread: 1,
         });
@@ -138,7 +139,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 2,
             idx32: false,
-            transpose: false,
+            transpose: None,
             one_step: false,
             per_thread: 1,
         });
@@ -151,11 +152,12 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 4,
             ndim: 2,
             idx32: true,
-            transpose: false,
+            transpose: None,
             one_step: false,
             per_thread: 1,
         });
-        // The tiled kernel: the strided inputs from shared memory.
+        // The tiled kernel: the strided inputs from shared memory (large tiles, the grid
+        // a loop over every tile).
         let mut tiled = mixed;
         tiled[0] = Class::Strided;
         v.push(EwLayout {
@@ -164,7 +166,12 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
             vec: 1,
             ndim: 3,
             idx32: true,
-            transpose: true,
+            transpose: Some(Tiling {
+                a: 1,
+                elems_log2: 12,
+                side_l_log2: 6,
+                grid3: false,
+            }),
             one_step: false,
             per_thread: 1,
         });
@@ -173,7 +180,7 @@ fn layouts(n_inputs: usize) -> Vec<EwLayout> {
     // where there are vectors, as for programs with random draws).
     let one_step: Vec<EwLayout> = v
         .iter()
-        .filter(|l| !l.transpose)
+        .filter(|l| l.transpose.is_none())
         .map(|l| EwLayout {
             one_step: true,
             per_thread: if l.vec > 1 { 2 } else { 1 },
@@ -255,7 +262,7 @@ fn elementwise_bodies() -> Vec<String> {
     for p in &progs {
         for l in layouts(p.inputs.len()) {
             let body = codegen::body(p, &l, p.output_dtype());
-            if l.transpose && p.draws_random() {
+            if l.transpose.is_some() && p.draws_random() {
                 assert!(body.is_err(), "the tiled kernel draws no random numbers");
                 continue;
             }
@@ -322,15 +329,28 @@ fn axis_bodies() -> Vec<String> {
         bodies.push(search::body(d).expect("search"));
     }
     for d in generated() {
-        for ndim in [2, 3] {
+        // Oblong tiles of 1024 on a three-dimensional grid; large tiles in 64-bit indices.
+        let oblong = Tiling {
+            a: 0,
+            elems_log2: 10,
+            side_l_log2: 3,
+            grid3: true,
+        };
+        let large = Tiling {
+            a: 1,
+            elems_log2: 12,
+            side_l_log2: 6,
+            grid3: true,
+        };
+        for (ndim, tiling, idx32) in [(2, oblong, true), (3, large, false)] {
             let copy = program(vec![d], vec![], vec![(Node::Input(0), d)]);
             let tiled = EwLayout {
                 inputs: [Class::Strided].into_iter().collect(),
                 output: Class::Contiguous,
                 vec: 1,
                 ndim,
-                idx32: true,
-                transpose: true,
+                idx32,
+                transpose: Some(tiling),
                 one_step: false,
                 per_thread: 1,
             };

@@ -170,19 +170,30 @@ fn rows_of_strided_operands_match_cpu() {
 /// shared-memory tiles), against the CPU reference bit for bit: a transposed input beside a
 /// contiguous one and a broadcast scalar, two inputs transposed alike, a batch axis, short
 /// sides (8 and 12: oblong tiles), partial tiles, a cast, the index leaf, and 1-, 8- and
-/// 16-byte types.
+/// 16-byte types. Large tiles (64 × 64, taken from one tile on here) where both sides reach
+/// 64 and the tiles fit the shared memory, partial ones included.
 #[test]
 fn tiled_programs_match_cpu() {
     let Some(hip) = emulator::backend() else {
         return;
     };
+    gpuarrays_hip::kernels::elementwise::transpose::set_large_tile_min(Some(1));
     fn run<B: Backend>(b: &B, dtype: DType) -> Vec<Vec<u8>> {
         let grid = |dims: &[usize], k: f64| {
             let e = Expr::index(b, dims).cast(DType::F64) * k + 1.0;
             e.cast(dtype).eval_raw().unwrap()
         };
         let mut out = vec![];
-        for (rows, cols) in [(70, 45), (8, 150), (12, 40), (33, 16), (100, 9)] {
+        let shapes = [
+            (70, 45),
+            (8, 150),
+            (12, 40),
+            (33, 16),
+            (100, 9),
+            (130, 70),
+            (64, 64),
+        ];
+        for (rows, cols) in shapes {
             let xt = grid(&[cols, rows], 0.5).permute(&[1, 0]).unwrap();
             let ut = grid(&[cols, rows], -2.0).permute(&[1, 0]).unwrap();
             let y = grid(&[rows, cols], 3.0);
@@ -196,16 +207,19 @@ fn tiled_programs_match_cpu() {
                 out.push(e.eval_raw().unwrap().to_bytes().unwrap());
             }
         }
-        // A batch axis: [5, 40, 24] from [24, 5, 40] by (1, 2, 0), plus a contiguous operand.
-        let x = grid(&[24, 5, 40], 0.25).permute(&[1, 2, 0]).unwrap();
-        let y = grid(&[5, 40, 24], 1.5);
-        out.push(
-            (Expr::array(&x) + Expr::array(&y))
-                .eval_raw()
-                .unwrap()
-                .to_bytes()
-                .unwrap(),
-        );
+        // A batch axis: [5, 40, 24] from [24, 5, 40] by (1, 2, 0), plus a contiguous operand;
+        // [3, 80, 100] from [100, 3, 80] (large tiles).
+        for (from, to) in [([24, 5, 40], [5, 40, 24]), ([100, 3, 80], [3, 80, 100])] {
+            let x = grid(&from, 0.25).permute(&[1, 2, 0]).unwrap();
+            let y = grid(&to, 1.5);
+            out.push(
+                (Expr::array(&x) + Expr::array(&y))
+                    .eval_raw()
+                    .unwrap()
+                    .to_bytes()
+                    .unwrap(),
+            );
+        }
         out
     }
     let cpu = CpuBackend::new();

@@ -175,7 +175,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             p.inputs.len()
         )));
     }
-    if l.transpose {
+    if let Some(t) = &l.transpose {
         if p.draws_random() {
             return Err(invalid(
                 "the tiled kernel takes no random draws (they are planned for the generic one)"
@@ -183,7 +183,7 @@ pub fn body(p: &Program, l: &EwLayout, out_dtype: DType) -> Result<String> {
             ));
         }
         let eval = eval_function(p)?;
-        return Ok(super::transpose::body(p, l, out_dtype, &eval));
+        return Ok(super::transpose::body(p, l, t, out_dtype, &eval));
     }
     let mut s = String::new();
     if l.ndim > 0 {

@@ -1,7 +1,7 @@
 //! The last elementwise launch this thread planned, kept so that a loop of one expression
 //! skips the planning as well as the kernel lookup.
 //!
-//! A launch's plan (the [`EwLayout`], the tiled-copy axis, the kernel) is a function of the
+//! A launch's plan (the [`EwLayout`] with its tiling, the kernel) is a function of the
 //! program, the shape, each operand's type, strides and pointer alignment (only the address
 //! modulo the 16-byte vector width enters the plan), the grid limit and the device. When all
 //! of these equal the last launch's, so does the plan: it is compared by value, so it is never
@@ -54,7 +54,6 @@ struct StoredInputs {
     /// The inputs, then the output.
     operands: SmallVec<[OperandInputs; 5]>,
     grid_limit: usize,
-    transpose_axis: Option<usize>,
 }
 
 struct Memo {
@@ -86,12 +85,11 @@ fn same_operands(
     }
 }
 
-/// One launch's plan: the kernel, its layout and the tiled-copy axis (made by `prepare`, or
+/// One launch's plan: the kernel and its layout, the tiling included (made by `prepare`, or
 /// recalled whole from here).
 pub(super) struct Planned {
     pub(super) function: FunctionHandle,
     pub(super) layout: EwLayout,
-    pub(super) transpose_axis: Option<usize>,
 }
 
 /// What one launch's plan is computed from.
@@ -117,7 +115,6 @@ pub(super) fn recall_plan(dev: &DeviceKernels, launch: &Launch<'_>) -> Option<Pl
         same.then(|| Planned {
             function: x.function,
             layout: x.key.layout.copied(),
-            transpose_axis: p.transpose_axis,
         })
     })
     .ok()
@@ -184,7 +181,6 @@ pub(super) fn remember_plan(dev: &DeviceKernels, launch: &Launch<'_>, planned: &
                 .map(OperandInputs::of)
                 .collect(),
             grid_limit: launch.grid_limit,
-            transpose_axis: planned.transpose_axis,
         });
     });
 }

@@ -98,8 +98,8 @@ pub struct EwLayout {
     pub ndim: u32,
     /// Whether the decomposition may use 32-bit division (fewer than 2³² elements).
     pub idx32: bool,
-    /// Run by the tiled kernel of [`super::transpose`] instead of the generic one.
-    pub transpose: bool,
+    /// Run by the tiled kernel of [`super::transpose`], tiled so, instead of the generic one.
+    pub transpose: Option<super::transpose::Tiling>,
     /// One launch covers every vector, so the kernel has no grid-stride loop (see
     /// [`plan_steps`]).
     pub one_step: bool,
@@ -212,7 +212,7 @@ pub fn plan(shape: &[usize], inputs: &[EwOperand<'_>], output: &EwOperand<'_>) -
         vec: vec as u32,
         ndim: if strided { shape.len() as u32 } else { 0 },
         idx32: strided && n <= u32::MAX as usize,
-        transpose: false,
+        transpose: None,
         one_step: false,
         per_thread: 1,
     }

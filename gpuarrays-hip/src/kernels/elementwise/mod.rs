@@ -96,14 +96,13 @@ pub fn set_grid_limit(blocks: Option<usize>) {
     GRID_LIMIT.store(blocks.map_or(0, |b| b.max(1)), Ordering::Relaxed);
 }
 
-/// The tiled kernel of [`transpose`]: `a` is the output axis along which the strided inputs
-/// are contiguous.
+/// The tiled kernel of [`transpose`], tiled by `tiling`.
 fn run_transpose(
     dev: &DeviceKernels,
     stream: &Stream,
     function: FunctionHandle,
     prepared: &Prepared<'_>,
-    a: usize,
+    tiling: &transpose::Tiling,
 ) -> Result<()> {
     let Prepared {
         layout: ref l,
@@ -113,7 +112,7 @@ fn run_transpose(
         ref output,
         ..
     } = *prepared;
-    let tiles = transpose::tiles(shape, a);
+    let tiles = transpose::tiles(shape, tiling);
     let mut args = KernelArgs::with_capacity(8 + 2 * inputs.len() + scalars.len());
     for op in inputs {
         args.ptr(op.ptr);
@@ -125,13 +124,17 @@ fn run_transpose(
     }
     args.ptr(output.ptr)
         .dims(shape.iter().map(|&n| n as i64))
-        .i32(a as i32)
-        .i32(tiles.side_l_log2 as i32)
         .i64(tiles.along_l as i64)
         .i64(tiles.along_a as i64)
         .i64(tiles.total as i64);
+    // The kernel was compiled for this form of the grid (the tiling, like the rest of the
+    // plan that chose the kernel, is a function of the shape and the operands).
     let (grid, grid3) = transpose::grid(&tiles);
-    args.i32(i32::from(grid3));
+    if grid3 != tiling.grid3 {
+        return Err(mismatch(format!(
+            "a kernel tiled for {tiling:?} launched over {shape:?}"
+        )));
+    }
     for s in scalars {
         args.scalar(s);
     }
@@ -156,9 +159,6 @@ fn run_transpose(
 pub struct Prepared<'a> {
     function: FunctionHandle,
     layout: EwLayout,
-    /// For the tiled kernel of [`transpose`]: the output axis along which the strided inputs
-    /// are contiguous.
-    transpose_axis: Option<usize>,
     shape: &'a [usize],
     inputs: &'a [EwOperand<'a>],
     scalars: &'a [Scalar],
@@ -219,15 +219,10 @@ pub fn prepare<'a>(
             p
         }
     };
-    let launch_memo::Planned {
-        function,
-        layout,
-        transpose_axis,
-    } = planned;
+    let launch_memo::Planned { function, layout } = planned;
     Ok(Some(Prepared {
         function,
         layout,
-        transpose_axis,
         shape,
         inputs,
         scalars,
@@ -250,19 +245,14 @@ fn plan_launch(
         grid_limit,
     } = *launch;
     let mut planned = layout::plan(shape, inputs, output);
-    let transpose_axis = transpose::contiguous_axis(program, shape, inputs, &planned);
-    if transpose_axis.is_some() {
-        planned.transpose = true;
+    planned.transpose = transpose::plan(program, shape, inputs, &planned);
+    if planned.transpose.is_some() {
         planned.vec = 1;
     } else {
         layout::plan_steps(&mut planned, n, program.draws_random(), grid_limit);
     }
     let (function, layout) = kernel(dev, program, planned)?;
-    Ok(launch_memo::Planned {
-        function,
-        layout,
-        transpose_axis,
-    })
+    Ok(launch_memo::Planned { function, layout })
 }
 
 /// Launches the prepared kernel on `stream`.
@@ -270,14 +260,13 @@ pub fn run(dev: &DeviceKernels, stream: &Stream, prepared: &Prepared<'_>) -> Res
     let Prepared {
         function,
         layout: ref l,
-        transpose_axis,
         shape,
         inputs,
         scalars,
         ref output,
     } = *prepared;
-    if let Some(a) = transpose_axis {
-        return run_transpose(dev, stream, function, prepared, a);
+    if let Some(t) = &l.transpose {
+        return run_transpose(dev, stream, function, prepared, t);
     }
     let n: usize = shape.iter().product();
     let strides = |s: &[isize]| {

@@ -19,13 +19,22 @@
 //! longer along the other (8 × 128, 16 × 64), so every thread still moves an element: the
 //! suite's `permutedims/4d` row (output `[40, 25, 64, 8]`, `L` of 8) used a quarter of each
 //! 32 × 32 tile and ran at 324 GB/s where the 3-D row ran at 722 GB/s (H200, 2026-12-02).
+//! Large launches (both sides at least 64, at least [`LARGE_MIN_TILES`] tiles) take tiles of
+//! 64 × 64, sixteen elements per thread: with four, a thread's fixed work (finding its tile,
+//! its addresses, the bounds) was most of its instructions — ~70 per element, the kernel
+//! bound by instruction issue at 68 % of the copy bandwidth (H100, Nsight Compute) — and
+//! each thread had only four loads in flight.
+//!
+//! **Specialised.** The kernel is compiled for its [`Tiling`] (the axis `a`, the tile's
+//! shape, the grid's form), which is part of its layout: the batch decomposition, the shifts
+//! and masks are constants.
 //!
 //! Kernel parameters: one pointer per input, the strides (`GaDims`, one per output axis) of
-//! each strided input, the output pointer, the shape (`GaDims`), `a`, log2 of the tile's side
-//! along `L`, tiles along `L`, tiles along `a`, total tiles, `grid3` (the grid is tiles along
-//! `L` × tiles along `a` × batch, see [`grid`]), then one parameter per scalar.
+//! each strided input, the output pointer, the shape (`GaDims`), tiles along `L`, tiles along
+//! `a`, total tiles, then one parameter per scalar.
 
 use std::fmt::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
@@ -33,36 +42,69 @@ use gpuarrays_core::kernel::Program;
 use super::layout::{Class, EwLayout, EwOperand};
 use crate::kernels::cpp::element_types::{cty, load, mty, store};
 
-/// Elements per tile.
+/// Elements per tile, and per tile of a large launch.
 const TILE_ELEMS: usize = 1024;
-/// Threads per block (each moves `TILE_ELEMS / BLOCK` elements of a tile).
+const LARGE_TILE_ELEMS: usize = 4096;
+/// Threads per block (each moves a tile's elements over `BLOCK`).
 pub const BLOCK: u32 = 256;
 /// The shortest side of a tile, and the shortest axis the tiled kernel takes: shorter,
 /// and the generic kernel is as good.
 const MIN_SIDE: usize = 8;
 /// A tile's side along an axis at least this long is 32 (and the tile square).
 const SQUARE_SIDE: usize = 32;
+/// The side of a large tile (both axes at least this long).
+const LARGE_SIDE: usize = 64;
+/// Large tiles only when there are at least this many (about four per multiprocessor on the
+/// largest parts): below that, fewer, larger blocks would leave multiprocessors idle.
+pub const LARGE_MIN_TILES: usize = 512;
+
+static LARGE_MIN: AtomicUsize = AtomicUsize::new(LARGE_MIN_TILES);
+
+/// Sets the number of large tiles from which later launches in this process take them
+/// (`None`: [`LARGE_MIN_TILES`]). Results do not depend on it; for tests of large tiles on
+/// small inputs.
+pub fn set_large_tile_min(tiles: Option<usize>) {
+    LARGE_MIN.store(tiles.unwrap_or(LARGE_MIN_TILES), Ordering::Relaxed);
+}
 
 /// Bytes of shared memory the tiles of one block may take (the static limit of a block on
 /// both platforms).
 const SHARED_BYTES: usize = 48 << 10;
 
-/// Elements of one tile in shared memory: `TILE_ELEMS` plus one padding element per row
-/// (at most `TILE_ELEMS / MIN_SIDE` rows).
-const TILE_SLOTS: usize = TILE_ELEMS + TILE_ELEMS / MIN_SIDE;
+/// Elements of one tile in shared memory: its elements plus one padding element per row
+/// (a tile of 1024 has at most `1024 / MIN_SIDE` rows; a large one has 64).
+const fn slots(elems: usize) -> usize {
+    if elems == LARGE_TILE_ELEMS {
+        elems + LARGE_SIDE
+    } else {
+        elems + elems / MIN_SIDE
+    }
+}
 
-/// The output axis along which every strided input is contiguous, when the tiled kernel
-/// applies to this launch (`layout` as planned for the generic kernel): a program without
-/// random draws, a contiguous output, inputs that are contiguous, broadcast or strided, at
-/// least one strided, the strided ones with a non-unit stride along the last axis and a unit
-/// stride along one common axis `a`, both axes at least `MIN_SIDE` long, and their tiles
-/// within `SHARED_BYTES` (48 KiB).
-pub fn contiguous_axis(
+/// How a launch is tiled. Part of the kernel's layout: the kernel is compiled for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tiling {
+    /// The output axis along which every strided input is contiguous.
+    pub a: u32,
+    /// log2 of a tile's elements.
+    pub elems_log2: u32,
+    /// log2 of a tile's side along the last axis (its side along `a` is the rest).
+    pub side_l_log2: u32,
+    /// The grid is (tiles along `L`, tiles along `a`, batch), see [`grid`].
+    pub grid3: bool,
+}
+
+/// The tiling of this launch, when the tiled kernel applies to it (`layout` as planned for
+/// the generic kernel): a program without random draws, a contiguous output, inputs that are
+/// contiguous, broadcast or strided, at least one strided, the strided ones with a non-unit
+/// stride along the last axis and a unit stride along one common axis `a`, both axes at
+/// least `MIN_SIDE` long, and their tiles within `SHARED_BYTES` (48 KiB).
+pub fn plan(
     program: &Program,
     shape: &[usize],
     inputs: &[EwOperand<'_>],
     layout: &EwLayout,
-) -> Option<usize> {
+) -> Option<Tiling> {
     let nd = shape.len();
     if program.draws_random() || layout.output != Class::Contiguous || nd < 2 {
         return None;
@@ -83,16 +125,41 @@ pub fn contiguous_axis(
         return None;
     }
     let a = (0..last).find(|&d| first[d] == 1 && shape[d] >= MIN_SIDE)?;
-    let shared: usize = strided().map(|o| TILE_SLOTS * o.dtype.size()).sum();
+    let tile_bytes: usize = strided().map(|o| o.dtype.size()).sum();
     let all_along_a = strided().all(|o| o.strides[a] == 1 && o.strides[last] != 0);
-    (all_along_a && shared <= SHARED_BYTES).then_some(a)
+    if !all_along_a || slots(TILE_ELEMS) * tile_bytes > SHARED_BYTES {
+        return None;
+    }
+    Some(tiling(shape, a, tile_bytes))
+}
+
+/// The tiling of `shape` with the strided inputs contiguous along `a`, their elements
+/// `tile_bytes` bytes together.
+pub fn tiling(shape: &[usize], a: usize, tile_bytes: usize) -> Tiling {
+    let last = shape.len() - 1;
+    let (na, nl) = (shape[a], shape[last]);
+    let large = na >= LARGE_SIDE
+        && nl >= LARGE_SIDE
+        && slots(LARGE_TILE_ELEMS) * tile_bytes <= SHARED_BYTES
+        && shape.iter().product::<usize>() / LARGE_TILE_ELEMS >= LARGE_MIN.load(Ordering::Relaxed);
+    let (elems, side_l) = if large {
+        (LARGE_TILE_ELEMS, LARGE_SIDE)
+    } else {
+        (TILE_ELEMS, side_along_l(na, nl))
+    };
+    let mut t = Tiling {
+        a: a as u32,
+        elems_log2: elems.trailing_zeros(),
+        side_l_log2: side_l.trailing_zeros(),
+        grid3: false,
+    };
+    t.grid3 = grid(&tiles(shape, &t)).1;
+    t
 }
 
 /// The tiles of a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tiles {
-    /// log2 of a tile's side along the last axis (its side along `a` is 1024 over that).
-    pub side_l_log2: u32,
     /// Tiles along the last axis.
     pub along_l: usize,
     /// Tiles along `a`.
@@ -115,12 +182,13 @@ fn side_along_l(na: usize, nl: usize) -> usize {
     }
 }
 
-/// The tiles of a launch over `shape` with the input contiguous along `a`.
-pub fn tiles(shape: &[usize], a: usize) -> Tiles {
-    let last = shape.len() - 1;
-    let side_l = side_along_l(shape[a], shape[last]);
+/// The tiles of a launch over `shape` tiled by `t`.
+pub fn tiles(shape: &[usize], t: &Tiling) -> Tiles {
+    let (a, last) = (t.a as usize, shape.len() - 1);
+    let side_l = 1usize << t.side_l_log2;
+    let side_a = 1usize << (t.elems_log2 - t.side_l_log2);
     let tl = shape[last].div_ceil(side_l);
-    let ta = shape[a].div_ceil(TILE_ELEMS / side_l);
+    let ta = shape[a].div_ceil(side_a);
     let batch: usize = shape
         .iter()
         .enumerate()
@@ -128,7 +196,6 @@ pub fn tiles(shape: &[usize], a: usize) -> Tiles {
         .map(|(_, &n)| n)
         .product();
     Tiles {
-        side_l_log2: side_l.trailing_zeros(),
         along_l: tl,
         along_a: ta,
         total: tl * ta * batch,
@@ -152,14 +219,20 @@ pub fn grid(t: &Tiles) -> ([u32; 3], bool) {
 }
 
 /// The body of the tiled kernel of `program` (its `ga_eval` function is `eval`) over
-/// `layout.ndim` axes, producing `out_dtype`.
-pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) -> String {
+/// `layout.ndim` axes tiled by `t`, producing `out_dtype`.
+pub fn body(
+    program: &Program,
+    layout: &EwLayout,
+    t: &Tiling,
+    out_dtype: DType,
+    eval: &str,
+) -> String {
     let ndim = layout.ndim;
     // The tile's coordinates in 32-bit arithmetic when the shape has fewer than 2^32
-    // elements: a 64-bit division is a long software sequence, and every thread repeats the
-    // four of each tile.
+    // elements: a 64-bit division is a long software sequence.
     let ti = if layout.idx32 { "u32" } else { "i64" };
-    let elems_log2 = TILE_ELEMS.trailing_zeros();
+    let (elems, side_l_log2, a) = (1usize << t.elems_log2, t.side_l_log2, t.a);
+    let slots = slots(elems);
     let classes = || program.inputs.iter().zip(&layout.inputs).enumerate();
     let tiled = || classes().filter(|(_, (_, c))| **c == Class::Strided);
     let mut params: Vec<String> = program
@@ -170,8 +243,8 @@ pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) 
         .collect();
     params.extend(tiled().map(|(k, _)| format!("const GaDims st{k}")));
     params.push(format!("{}* out", mty(out_dtype)));
-    params.push("const GaDims shape, const int a, const int side_l_log2".into());
-    params.push("const i64 tiles_l, const i64 tiles_a, const i64 total, const int grid3".into());
+    params.push("const GaDims shape".into());
+    params.push("const i64 tiles_l, const i64 tiles_a, const i64 total".into());
     params.extend(
         program
             .scalars
@@ -184,17 +257,18 @@ pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) 
     let mut starts = String::new();
     for (k, (&d, _)) in tiled() {
         let m = mty(d);
-        let _ = writeln!(decls, "  __shared__ {m} tile{k}[{TILE_SLOTS}];");
+        let _ = writeln!(decls, "  __shared__ {m} tile{k}[{slots}];");
         let _ = write!(offsets, "i64 in_off{k} = 0; ");
         let _ = write!(regs, "{m} r{k}[GA_PER]; ");
-        // The thread's first element of the tile and the step to its next one (rows of ldy).
+        // The thread's first element of the tile and the step to its next one (rows of
+        // GA_LDY); the unit stride along a is known.
         let _ = write!(
             starts,
-            "const {m}* q{k} = p{k} + (in_off{k} + (a0 + lx) * st{k}.v[a] + (l0 + ly0) * st{k}.v[L]); \
-             const i64 qs{k} = (i64)ldy * st{k}.v[L]; "
+            "const {m}* q{k} = p{k} + (in_off{k} + a0 + GA_LX + (l0 + GA_LY0) * st{k}.v[GA_L]); \
+             const i64 qs{k} = (i64)GA_LDY * st{k}.v[GA_L]; "
         );
         let _ = write!(loads, "r{k}[i] = q{k}[i * qs{k}]; ");
-        let _ = write!(keeps, "tile{k}[lt + i * ldy] = r{k}[i]; ");
+        let _ = write!(keeps, "tile{k}[GA_LT + i * GA_LDY] = r{k}[i]; ");
     }
     let batch_offsets: String = tiled()
         .map(|(k, _)| format!("in_off{k} += c * st{k}.v[d]; "))
@@ -212,53 +286,62 @@ pub fn body(program: &Program, layout: &EwLayout, out_dtype: DType, eval: &str) 
     let mut args = vec!["idx".to_string()];
     args.extend(classes().map(|(k, (&d, c))| match c {
         Class::Broadcast => format!("b{k}"),
-        Class::Strided => load(d, &format!("tile{k}[st_at + i * st_step]")),
+        Class::Strided => load(d, &format!("tile{k}[GA_ST + i * GA_STEP]")),
         _ => load(d, &format!("p{k}[idx]")),
     }));
     args.extend((0..program.scalars.len()).map(|k| format!("s{k}")));
     let value = store(out_dtype, &format!("ga_eval({})", args.join(", ")));
     let params = params.join(", ");
+    // With grid3 the grid is (tiles along L, tiles along a, batch): no division finds the
+    // tile; else a grid-stride loop over every tile, found by division.
+    let (tile_loop, find_tile) = if t.grid3 {
+        (
+            format!("for ({ti} blk = 0; blk < 1; ++blk)"),
+            format!("const {ti} tl = blockIdx.x, ta = blockIdx.y; {ti} batch = blockIdx.z;"),
+        )
+    } else {
+        (
+            format!("for ({ti} blk = blockIdx.x; blk < ({ti})total; blk += gridDim.x)"),
+            format!(
+                "const {ti} tl = blk % ({ti})tiles_l; const {ti} rest = blk / ({ti})tiles_l; \
+                 const {ti} ta = rest % ({ti})tiles_a; {ti} batch = rest / ({ti})tiles_a;"
+            ),
+        )
+    };
     format!(
         r#"struct GaDims {{ i64 v[{ndim}]; }};
-#define GA_TE {TILE_ELEMS}
-#define GA_PER ({TILE_ELEMS} / {BLOCK})
+// A tile is GA_SA x GA_SL elements (a x L), stored as GA_SA rows of GA_SL + 1.
+#define GA_L ({ndim} - 1)
+#define GA_A {a}
+#define GA_SL_LOG2 {side_l_log2}
+#define GA_SA_LOG2 ({el} - GA_SL_LOG2)
+#define GA_SL (1 << GA_SL_LOG2)
+#define GA_SA (1 << GA_SA_LOG2)
+#define GA_PER ({elems} / {BLOCK})
+// Both sides are powers of two at most {BLOCK}, so a thread's elements share one
+// coordinate and step by a constant along the other: element i of a thread is at
+// (GA_LX, GA_LY0 + i * GA_LDY) when reading and (GA_SX0 + i * GA_SDX, GA_SY) when writing.
+#define GA_LX (threadIdx.x & (GA_SA - 1))
+#define GA_LY0 (threadIdx.x >> GA_SA_LOG2)
+#define GA_LDY ({BLOCK} >> GA_SA_LOG2)
+#define GA_SY (threadIdx.x & (GA_SL - 1))
+#define GA_SX0 (threadIdx.x >> GA_SL_LOG2)
+#define GA_SDX ({BLOCK} >> GA_SL_LOG2)
+#define GA_LT (GA_LX * (GA_SL + 1) + GA_LY0)
+#define GA_ST (GA_SX0 * (GA_SL + 1) + GA_SY)
+#define GA_STEP (GA_SDX * (GA_SL + 1))
 {eval}
 __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
-  // A tile is side_a x side_l elements, stored as side_a rows of side_l + 1; side_l >= {MIN_SIDE},
-  // so side_a <= GA_TE / {MIN_SIDE}.
-{decls}  const int L = {ndim} - 1;
-  const int side_a_log2 = {elems_log2} - side_l_log2;
-  const int side_l = 1 << side_l_log2, side_a = 1 << side_a_log2;
-  const i64 na = shape.v[a], nl = shape.v[L];
-  // Both sides are powers of two at most {BLOCK}, so a thread's elements share one
-  // coordinate and step by a constant along the other: element i of a thread is at
-  // (lx, ly0 + i * ldy) when reading and (sx0 + i * sdx, sy) when writing. Addresses are
-  // computed once per tile and advanced by a constant, not from the coordinates each time:
-  // the kernel was bound by instructions (80 % of the SM's issue rate at 58 % of the copy
-  // bandwidth on the H100, Nsight Compute).
-  const int lx = threadIdx.x & (side_a - 1), ly0 = threadIdx.x >> side_a_log2, ldy = {BLOCK} >> side_a_log2;
-  const int sy = threadIdx.x & (side_l - 1), sx0 = threadIdx.x >> side_l_log2, sdx = {BLOCK} >> side_l_log2;
-  const int lt = lx * (side_l + 1) + ly0;
-  const int st_at = sx0 * (side_l + 1) + sy, st_step = sdx * (side_l + 1);
-  // With grid3 the grid is (tiles along L, tiles along a, batch): no division finds the tile.
-  const {ti} tiles = grid3 ? ({ti})1 : ({ti})total;
-  for ({ti} blk = grid3 ? 0 : blockIdx.x; blk < tiles; blk += gridDim.x) {{
-    {ti} tl, ta, batch;
-    if (grid3) {{
-      tl = blockIdx.x; ta = blockIdx.y; batch = blockIdx.z;
-    }} else {{
-      tl = blk % ({ti})tiles_l;
-      const {ti} rest = blk / ({ti})tiles_l;
-      ta = rest % ({ti})tiles_a;
-      batch = rest / ({ti})tiles_a;
-    }}
+{decls}  const i64 na = shape.v[GA_A], nl = shape.v[GA_L];
+  {tile_loop} {{
+    {find_tile}
     // Offsets of the batch index over the other axes (row-major, last axis fastest).
     {offsets}i64 out_off = 0, out_stride_a = 0;
     {{
       i64 ostride = nl;
 #pragma unroll
-      for (int d = L - 1; d >= 0; --d) {{
-        if (d == a) {{
+      for (int d = GA_L - 1; d >= 0; --d) {{
+        if (d == GA_A) {{
           out_stride_a = ostride;
         }} else {{
           const i64 c = batch % ({ti})shape.v[d];
@@ -268,29 +351,30 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
         ostride *= shape.v[d];
       }}
     }}
-    const i64 a0 = (i64)ta * side_a, l0 = (i64)tl * side_l;
+    const i64 a0 = (i64)ta * GA_SA, l0 = (i64)tl * GA_SL;
     // Read: consecutive threads take consecutive elements along a (contiguous in the inputs),
-    // every load of a thread issued before the first is kept in the tile.
+    // every load of a thread issued before the first is kept in the tile. Elements left
+    // along each side, from the thread's first one:
+    const i64 a_left = na - a0 - GA_LX, l_left = nl - l0 - GA_LY0;
     {regs}
     {starts}
-    const bool a_in = a0 + lx < na;
 #pragma unroll
     for (int i = 0; i < GA_PER; ++i) {{
-      if (a_in && l0 + ly0 + i * ldy < nl) {{ {loads}}}
+      if (a_left > 0 && i * GA_LDY < l_left) {{ {loads}}}
     }}
 #pragma unroll
     for (int i = 0; i < GA_PER; ++i) {{
-      if (a_in && l0 + ly0 + i * ldy < nl) {{ {keeps}}}
+      if (a_left > 0 && i * GA_LDY < l_left) {{ {keeps}}}
     }}
     __syncthreads();
     // Evaluate and write: consecutive threads take consecutive elements along L (contiguous
     // in the output and in the contiguous inputs).
-    const i64 out_at = out_off + (a0 + sx0) * out_stride_a + l0 + sy;
-    const i64 out_step = (i64)sdx * out_stride_a;
-    const bool l_in = l0 + sy < nl;
+    const i64 out_at = out_off + (a0 + GA_SX0) * out_stride_a + l0 + GA_SY;
+    const i64 out_step = (i64)GA_SDX * out_stride_a;
+    const i64 wa_left = na - a0 - GA_SX0, wl_left = nl - l0 - GA_SY;
 #pragma unroll
     for (int i = 0; i < GA_PER; ++i) {{
-      if (l_in && a0 + sx0 + i * sdx < na) {{
+      if (wl_left > 0 && i * GA_SDX < wa_left) {{
         const i64 idx = out_at + i * out_step;
         out[idx] = {value};
       }}
@@ -298,7 +382,8 @@ __global__ void __launch_bounds__({BLOCK}) ga_ew({params}) {{
     __syncthreads();
   }}
 }}
-"#
+"#,
+        el = t.elems_log2,
     )
 }
 

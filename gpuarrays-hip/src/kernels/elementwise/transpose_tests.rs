@@ -23,10 +23,28 @@ fn layout(ndim: u32) -> EwLayout {
         vec: 1,
         ndim,
         idx32: true,
-        transpose: false,
+        transpose: None,
         one_step: false,
         per_thread: 1,
     }
+}
+
+/// The axis `a` of the tiling planned, if any.
+fn contiguous_axis(
+    program: &Program,
+    shape: &[usize],
+    inputs: &[EwOperand<'_>],
+    layout: &EwLayout,
+) -> Option<usize> {
+    plan(program, shape, inputs, layout).map(|t| t.a as usize)
+}
+
+/// The tiles of `shape` for one f32 input contiguous along `a`: (side along L, tiles along
+/// L, tiles along a, tiles in all).
+fn tiles_f32(shape: &[usize], a: usize) -> (usize, usize, usize, usize) {
+    let t = tiling(shape, a, 4);
+    let n = tiles(shape, &t);
+    (1 << t.side_l_log2, n.along_l, n.along_a, n.total)
 }
 
 fn op(dtype: DType, strides: &[isize]) -> EwOperand<'_> {
@@ -45,9 +63,8 @@ fn applies_to_permutes_that_move_the_innermost_axis() {
     let input = [op(DType::F32, &st)];
     let a = contiguous_axis(&copy(DType::F32), &shape, &input, &layout(3));
     assert_eq!(a, Some(0));
-    let t = tiles(&shape, 0);
-    assert_eq!((t.side_l_log2, t.along_l, t.along_a), (5, 8, 16));
-    assert_eq!(t.total, 8 * 16 * 512);
+    // 2^26 elements: tiles of 64 × 64.
+    assert_eq!(tiles_f32(&shape, 0), (64, 4, 8, 4 * 8 * 512));
     // The innermost axis stays innermost: the generic kernel is coalesced already.
     let st = [512isize, 512 * 512, 1];
     let input = [op(DType::F32, &st)];
@@ -127,10 +144,7 @@ fn applies_to_programs_whose_strided_inputs_share_an_axis() {
 
 #[test]
 fn short_sides_take_oblong_tiles_of_1024_elements() {
-    let t = |shape: &[usize], a| {
-        let t = tiles(shape, a);
-        (1usize << t.side_l_log2, t.along_l, t.along_a, t.total)
-    };
+    let t = tiles_f32;
     // The suite's permutedims/4d output: L of 8 → 8 × 128 tiles, one per (a, L) plane.
     assert_eq!(t(&[40, 25, 64, 8], 2), (8, 1, 1, 1000));
     // L of 9..=16 → 16 along L, 64 along a.
@@ -149,12 +163,29 @@ fn short_sides_take_oblong_tiles_of_1024_elements() {
 /// dimension over every tile otherwise.
 #[test]
 fn grids_are_three_dimensional_within_the_limits() {
-    let g = |shape: &[usize], a| grid(&tiles(shape, a));
-    assert_eq!(g(&[16384, 16384], 0), ([512, 512, 1], true));
+    let g = |shape: &[usize], a| grid(&tiles(shape, &tiling(shape, a, 4)));
+    assert_eq!(g(&[16384, 16384], 0), ([256, 256, 1], true));
     assert_eq!(g(&[40, 25, 64, 8], 2), ([1, 1, 1000], true));
     assert_eq!(g(&[70_000, 8, 16], 1), ([70_000, 1, 1], false));
     // A long axis a: 65,537 tiles along it.
     assert_eq!(g(&[65_536 * 32 + 1, 40], 0), ([131_074, 1, 1], false));
     // A long L: any number of tiles along x.
     assert_eq!(g(&[8, 65_536 * 128 + 1], 0), ([65_537, 1, 1], true));
+}
+
+/// Tiles of 64 × 64 (16 elements per thread) when both sides are at least 64 long, there
+/// are at least `LARGE_MIN_TILES` of them and they fit the shared memory; else 1024.
+#[test]
+fn large_launches_take_tiles_of_4096() {
+    let elems = |shape: &[usize], bytes| 1usize << tiling(shape, 0, bytes).elems_log2;
+    assert_eq!(elems(&[4096, 4096], 4), 4096);
+    // Two f32 tiles of 64 × 65 fit in 48 KiB; one of c128 does not.
+    assert_eq!(elems(&[4096, 4096], 8), 4096);
+    assert_eq!(elems(&[4096, 4096], 16), 1024);
+    // A side shorter than 64.
+    assert_eq!(elems(&[1 << 20, 63], 4), 1024);
+    assert_eq!(elems(&[63, 1 << 20], 4), 1024);
+    // Too few tiles: 511 of 4096 elements.
+    assert_eq!(elems(&[511 * 64, 64], 4), 1024);
+    assert_eq!(elems(&[512 * 64, 64], 4), 4096);
 }
