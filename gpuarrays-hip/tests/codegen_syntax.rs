@@ -15,8 +15,7 @@ use gpuarrays_core::{DType, OpKind};
 use gpuarrays_hip::kernels::cpp::combine;
 use gpuarrays_hip::kernels::cpp::header::{Dialect, kernel_header};
 use gpuarrays_hip::kernels::elementwise::codegen;
-use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout};
-use gpuarrays_hip::kernels::elementwise::transpose::Tiling;
+use gpuarrays_hip::kernels::elementwise::layout::{Class, EwLayout, Tiling};
 use gpuarrays_hip::kernels::{find, indexing, matmul, reduce, scan, search, sort};
 
 #[path = "common/cpp_shim.rs"]

@@ -85,6 +85,20 @@ fn rows_vec(shape: &[usize], strides: &[isize], start: usize) -> usize {
 /// allocation).
 pub type Classes = SmallVec<[Class; 8]>;
 
+/// How a launch is tiled by the kernel of [`super::transpose`]. Part of the kernel's
+/// layout: the kernel is compiled for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tiling {
+    /// The output axis along which every strided input is contiguous.
+    pub a: u32,
+    /// log2 of a tile's elements.
+    pub elems_log2: u32,
+    /// log2 of a tile's side along the last axis (its side along `a` is the rest).
+    pub side_l_log2: u32,
+    /// The grid is (tiles along `L`, tiles along `a`, batch), see `transpose::grid`.
+    pub grid3: bool,
+}
+
 /// The layout half of a compiled kernel's identity.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EwLayout {
@@ -99,7 +113,7 @@ pub struct EwLayout {
     /// Whether the decomposition may use 32-bit division (fewer than 2³² elements).
     pub idx32: bool,
     /// Run by the tiled kernel of [`super::transpose`], tiled so, instead of the generic one.
-    pub transpose: Option<super::transpose::Tiling>,
+    pub transpose: Option<Tiling>,
     /// One launch covers every vector, so the kernel has no grid-stride loop (see
     /// [`plan_steps`]).
     pub one_step: bool,

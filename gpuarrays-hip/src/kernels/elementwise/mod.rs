@@ -102,7 +102,7 @@ fn run_transpose(
     stream: &Stream,
     function: FunctionHandle,
     prepared: &Prepared<'_>,
-    tiling: &transpose::Tiling,
+    tiling: &layout::Tiling,
 ) -> Result<()> {
     let Prepared {
         layout: ref l,

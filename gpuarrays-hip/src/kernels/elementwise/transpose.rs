@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gpuarrays_core::DType;
 use gpuarrays_core::kernel::Program;
 
-use super::layout::{Class, EwLayout, EwOperand};
+use super::layout::{Class, EwLayout, EwOperand, Tiling};
 use crate::kernels::cpp::element_types::{cty, load, mty, store};
 
 /// Elements per tile, and per tile of a large launch.
@@ -79,19 +79,6 @@ const fn slots(elems: usize) -> usize {
     } else {
         elems + elems / MIN_SIDE
     }
-}
-
-/// How a launch is tiled. Part of the kernel's layout: the kernel is compiled for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Tiling {
-    /// The output axis along which every strided input is contiguous.
-    pub a: u32,
-    /// log2 of a tile's elements.
-    pub elems_log2: u32,
-    /// log2 of a tile's side along the last axis (its side along `a` is the rest).
-    pub side_l_log2: u32,
-    /// The grid is (tiles along `L`, tiles along `a`, batch), see [`grid`].
-    pub grid3: bool,
 }
 
 /// The tiling of this launch, when the tiled kernel applies to it (`layout` as planned for
