@@ -50,6 +50,27 @@ pub(crate) fn flit(d: DType, x: f64) -> String {
     }
 }
 
+/// f64 `round` (halves to even) from `floor`, which is exact everywhere: lavapipe (Mesa
+/// 22.3, LLVM 15, x86-64) got WGSL's f64 `round` wrong — non-integers near ±2^31, `+0` for
+/// `round(-0.3)`, ties such as −1.5 taken up, the conformance row `round/f64` failing
+/// (2026-12-07) — while its `floor` passed. `x − floor(x)` is exact except for `x` in (−1, 0),
+/// where its rounding cannot move it across ½ (the answer is −0 or −1 either way). A zero
+/// result takes the sign of `x` as `ceil` does, by negations (`−floor(−x)`): lavapipe gave
+/// `+0` for `x · 0` with `x < 0`.
+pub(crate) fn rint_f64(h: &mut Helpers) -> String {
+    h.raw("ga_rint_f64", || {
+        "fn ga_rint_f64(x: f64) -> f64 {
+  let f = floor(x);
+  let d = x - f;
+  let odd = f - f64(2.0lf) * floor(f * f64(0.5lf)) != f64(0.0lf);
+  let r = select(f, f + f64(1.0lf), d > f64(0.5lf) || (d == f64(0.5lf) && odd));
+  return select(r, select(f, -floor(-x), x < f64(0.0lf)), r == f64(0.0lf));
+}
+"
+        .to_string()
+    })
+}
+
 /// `log(x)`: `x = 2^e m` with `m` in [√½, √2), `log m = 2 atanh(s)`, `s = (m − 1)/(m + 1)`,
 /// as the odd series `2s + 2s(s²/3 + s⁴/5 + ...)`, plus `e ln 2` in two parts.
 pub(crate) fn log(h: &mut Helpers, d: DType) -> String {

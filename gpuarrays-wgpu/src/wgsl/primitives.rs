@@ -73,8 +73,10 @@ fn int_to_int(from: DType, to: DType, a: &str) -> String {
 fn math_fn(h: &mut Helpers, f: MathFn, t: DType, a: &str) -> String {
     let op = match f {
         MathFn::Abs => return format!("abs({a})"),
-        // Exact operations (WGSL's `round` takes halves to even).
+        // Exact operations (WGSL's `round` takes halves to even); f64 `round` from `floor`
+        // ([`math::rint_f64`]).
         MathFn::Floor => return format!("floor({a})"),
+        MathFn::Rint if t == DType::F64 => return format!("{}({a})", math::rint_f64(h)),
         MathFn::Rint => return format!("round({a})"),
         MathFn::Cis | MathFn::TurnCis => {
             let (c, s) = (trig::sin_cos(h, t, true), trig::sin_cos(h, t, false));
