@@ -411,25 +411,22 @@ fn every_fft_shader_validates() {
     };
     let mut n = 0;
     for m in (0..=12).map(|b| 1usize << b) {
-        for inverse in [false, true] {
-            for load in [Load::Complex, Load::Real, Load::Hermitian] {
-                for store in [Store::Complex, Store::Real] {
-                    for (twiddle, interleave) in [(false, false), (true, false), (true, true)] {
-                        let least = FftLinesKernel::min_lines_per_group(m);
-                        let k = FftLinesKernel {
-                            m,
-                            inverse,
-                            load,
-                            store,
-                            twiddle,
-                            lines_per_group: if interleave { least.max(16) } else { least },
-                            interleave,
-                        };
-                        let label = format!("fft lines {k:?}");
-                        validate(&label, &lines_source(&k, &[w, rw, w], apart));
-                        validate(&label, &lines_source(&k, &[rw, w], in_place));
-                        n += 2;
-                    }
+        for load in [Load::Complex, Load::Real, Load::Hermitian] {
+            for store in [Store::Complex, Store::Real] {
+                for (twiddle, interleave) in [(false, false), (true, false), (true, true)] {
+                    let least = FftLinesKernel::min_lines_per_group(m);
+                    let k = FftLinesKernel {
+                        m,
+                        load,
+                        store,
+                        twiddle,
+                        lines_per_group: if interleave { least.max(16) } else { least },
+                        interleave,
+                    };
+                    let label = format!("fft lines {k:?}");
+                    validate(&label, &lines_source(&k, &[w, rw, w], apart));
+                    validate(&label, &lines_source(&k, &[rw, w], in_place));
+                    n += 2;
                 }
             }
         }

@@ -229,7 +229,6 @@ fn record(
                 let (lines_per_group, interleave) = grouping(ctx, step, m);
                 let k = LinesKernel {
                     m,
-                    inverse,
                     load,
                     store,
                     twiddle: twiddle_n > 0,
@@ -238,6 +237,7 @@ fn record(
                 };
                 params[16] = to_u32(keep)?;
                 params[17] = to_u32(line_off)?;
+                params[22] = u32::from(inverse);
                 if let Some(s) = split {
                     params[18] = to_u32(s.coarse)?;
                     params[19] = to_u32(s.fine)?;

@@ -8,7 +8,13 @@
 //! the side's type relative to its bound window. Then, for [`lines`]: `16` points stored per
 //! line, `17` the offset of the line's twiddle table `W_m^k` (`k < m/2`), `18`/`19` the
 //! offsets of the coarse and fine tables of `W_n` for the four-step twiddle, `20` the fine
-//! table's bits, `21` `n − 1`; for [`edge`]: `16` points per line, `17` the extension length.
+//! table's bits, `21` `n − 1`, `22` the direction (non-zero: inverse, the table's twiddles
+//! conjugated); for [`edge`]: `16` points per line, `17` the extension length.
+//!
+//! The direction is a parameter word, not a constant of the source, so one compiled kernel
+//! serves both directions: compiling is most of a first FFT's cost on a software Vulkan
+//! (lavapipe spends seconds per Stockham kernel), and a negation chosen at run time costs one
+//! `select` per twiddle read.
 //!
 //! Twiddles are read from a table computed on the host in f64 and rounded to f32
 //! (`twiddle.rs`): drivers' `sin`/`cos` are not accurate enough (lavapipe's least of all).
@@ -21,7 +27,7 @@ use crate::wgsl::types::Class;
 use super::plan::{Load, Store};
 
 /// Parameter words of both kernels.
-pub(crate) const PARAM_WORDS: usize = 22;
+pub(crate) const PARAM_WORDS: usize = 23;
 
 /// Threads per workgroup.
 pub(crate) const THREADS: usize = 256;
@@ -31,7 +37,6 @@ pub(crate) const THREADS: usize = 256;
 pub(crate) struct LinesKernel {
     /// Points per line (a power of two).
     pub m: usize,
-    pub inverse: bool,
     pub load: Load,
     pub store: Store,
     /// Whether outputs are multiplied by the four-step twiddle.
@@ -66,12 +71,12 @@ pub(crate) struct Bindings {
     pub table: Option<usize>,
 }
 
-fn common(storage: &[(Class, Access)], b: Bindings, inverse: bool) -> String {
+fn common(storage: &[(Class, Access)], b: Bindings) -> String {
     let mut s = header::declarations(PARAM_WORDS, storage, false);
-    let sign = if inverse { "-" } else { "" };
     if let Some(t) = b.table {
+        // Negation is exact, so a conjugated twiddle is the conjugate's correctly rounded value.
         s.push_str(&format!(
-            "fn tw(i: u32) -> vec2<f32> {{ return vec2<f32>(bitcast<f32>(b{t}[2u * i]), {sign}bitcast<f32>(b{t}[2u * i + 1u])); }}\n"
+            "fn tw(i: u32) -> vec2<f32> {{ let y = bitcast<f32>(b{t}[2u * i + 1u]); return vec2<f32>(bitcast<f32>(b{t}[2u * i]), select(y, -y, prm(22u) != 0u)); }}\n"
         ));
     }
     s.push_str(&format!(
@@ -110,7 +115,7 @@ pub(crate) fn lines(k: &LinesKernel, storage: &[(Class, Access)], b: Bindings) -
     } else {
         ("e / M", "e % M")
     };
-    let mut s = common(storage, b, k.inverse);
+    let mut s = common(storage, b);
     s.push_str(&format!(
         "const M: u32 = {m}u;
 const TPL: u32 = {tpl}u;
@@ -220,7 +225,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 /// One thread per stored point: the first `prm(16)` points of each line (a crop), or, when
 /// `extend`, the Hermitian extension to `prm(17)` points of a half spectrum.
 pub(crate) fn edge(extend: bool, storage: &[(Class, Access)], b: Bindings) -> String {
-    let mut s = common(storage, b, false);
+    let mut s = common(storage, b);
     s.push_str(&header::entry(THREADS as u32));
     let load = if extend {
         "if (j > prm(17u) / 2u) { v = ldc(ib + (prm(17u) - j) * prm(14u)) * vec2<f32>(1.0, -1.0); } else { v = ldc(ib + j * prm(14u)); }"

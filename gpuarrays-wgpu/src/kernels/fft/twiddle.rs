@@ -6,7 +6,8 @@
 //! `k < m/2` (the Stockham stages), and for each distinct four-step length `n`, a coarse
 //! table `W_n^{c·F}` (`c < n/F`) and a fine table `W_n^f` (`f < F`), `F = 2^⌈log2(n)/2⌉`:
 //! `W_n^e = coarse[e >> log2 F] · fine[e & (F−1)]`, one extra rounding, with `2·√n` entries
-//! instead of `n`. Forward twiddles (`exp(−2πi·e/n)`); inverse kernels conjugate them.
+//! instead of `n`. Forward twiddles (`exp(−2πi·e/n)`); inverse launches conjugate them
+//! as they read them (a parameter word, `source.rs`).
 
 use std::collections::HashMap;
 
