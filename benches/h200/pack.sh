@@ -8,7 +8,9 @@ cd "$(git rev-parse --show-toplevel)"
 # another one.
 GPU_PACK="${GPU_PACK:-../shared/tools/gpu-pack}"
 # Two packs (the tool empties .gpu/bin each time): the HIP test binaries (the sanitizer
-# script runs every one), then everything else.
+# script runs every one), then everything else. Keep them apart: cargo unifies features
+# within one build, so gpuarrays-hip's tests (which enable its `test-double` feature) built
+# with the CLI would give the benchmarked binary a library that is not the shipped one.
 "$GPU_PACK" -p gpuarrays-hip --tests 2>&1 | tail -1 || true
 rm -rf /tmp/h200-pack && cp -r .gpu/bin /tmp/h200-pack
 "$GPU_PACK" --vulkan \
