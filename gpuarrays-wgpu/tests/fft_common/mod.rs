@@ -46,7 +46,7 @@ fn tolerance(points: usize) -> f64 {
     4e-7 * (points.max(2) as f64).log2() + 1e-6
 }
 
-fn check(label: &str, points: usize, got: &[Complex32], want: &[Complex32]) -> f64 {
+pub fn check(label: &str, points: usize, got: &[Complex32], want: &[Complex32]) -> f64 {
     let e = rel_err(got, want);
     println!("{label}: relative error {e:.2e}");
     assert!(
