@@ -236,6 +236,17 @@ pub enum HipError {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
+    /// The ranks of a collective group could not agree on the group's id (the bootstrap
+    /// through an environment variable, a file or TCP): `how` names the channel, `message`
+    /// what failed and what to check.
+    #[error("collective bootstrap through {how} failed: {message}")]
+    Bootstrap {
+        /// The channel, e.g. "file /tmp/id" or "tcp 10.0.0.1:29500".
+        how: String,
+        /// What went wrong and what to check.
+        message: String,
+    },
+
     /// A test double's injected fault or an operation the test double cannot emulate.
     #[error("test double: {0}")]
     TestDouble(String),

@@ -67,6 +67,7 @@
 
 pub mod backend;
 pub mod blas;
+pub mod collectives;
 pub mod device;
 pub mod error;
 pub mod fft;

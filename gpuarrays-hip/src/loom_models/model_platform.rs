@@ -15,7 +15,10 @@ use crate::platform::{
     GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus, codes,
 };
-use crate::platform::{BlasLibrary, FftLibrary, GraphCapture, KernelModules};
+use crate::platform::{
+    BlasLibrary, CollectiveCall, CollectiveId, CollectiveLibrary, CommHandle, FftLibrary,
+    GraphCapture, KernelModules, PeerAccess,
+};
 use crate::sync::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;

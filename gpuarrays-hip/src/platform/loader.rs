@@ -202,3 +202,45 @@ pub fn with_env_dirs(vars: &[&str], names: &[String]) -> Vec<String> {
     out.extend(names.iter().cloned());
     out
 }
+
+/// A struct of typed function pointers for one library, built from a [`SymbolTable`]: the
+/// hand-written FFI tables (HIP and hiprtc on AMD, rocBLAS, NCCL/RCCL), where no binding
+/// crate covers the library or the platform. `#[optional]` symbols become `Option`s.
+macro_rules! fn_table {
+    ($name:ident { $( $(#[$opt:ident])? $sym:ident : fn($($arg:ty),*) $(-> $ret:ty)? ),* $(,)? }) => {
+        /// Typed function pointers of one library.
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name {
+            $( pub $sym: fn_table!(@ty $($opt)? ; unsafe extern "C" fn($($arg),*) $(-> $ret)?), )*
+        }
+
+        impl $name {
+            /// Every symbol with its Rust signature as written here, so that tests can compare
+            /// the table with the C prototypes of the library's published headers.
+            pub const SIGNATURES: &'static [(&'static str, &'static str)] = &[
+                $( (stringify!($sym), stringify!(fn($($arg),*) $(-> $ret)?)), )*
+            ];
+
+            /// Build the table from resolved addresses. Required symbols are present: the
+            /// resolver returned an error otherwise.
+            pub fn from_table(t: &SymbolTable) -> Option<$name> {
+                Some($name {
+                    $( $sym: fn_table!(@get $($opt)? ; t, stringify!($sym), unsafe extern "C" fn($($arg),*) $(-> $ret)?), )*
+                })
+            }
+        }
+    };
+    (@ty optional ; $f:ty) => { Option<$f> };
+    (@ty ; $f:ty) => { $f };
+    (@get optional ; $t:expr, $s:expr, $f:ty) => {
+        // SAFETY: the address was resolved for this exact symbol, whose C signature is `$f`.
+        $t.get($s).map(|a| unsafe { std::mem::transmute::<usize, $f>(a) })
+    };
+    (@get ; $t:expr, $s:expr, $f:ty) => {
+        // SAFETY: as above.
+        unsafe { std::mem::transmute::<usize, $f>($t.get($s)?) }
+    };
+}
+
+/// The table macro, for every hand-written table (HIP, hiprtc, rocBLAS, NCCL/RCCL).
+pub(crate) use fn_table;

@@ -11,22 +11,27 @@
 //! The operations are split by concern, so that an implementation (and a reader) meets them
 //! in groups of a few: [`Platform`] itself holds devices, streams, events and memory, what
 //! every layer above uses; its supertraits hold run-time compilation, modules and launches
-//! ([`KernelModules`], `modules.rs`), graph capture ([`GraphCapture`], `graphs.rs`) and the
-//! two vendor libraries ([`BlasLibrary`], [`FftLibrary`], `libraries.rs`). A
-//! `dyn Platform` offers every method of all five; code calling one of the concern traits'
-//! methods on a concrete platform type imports that trait. Each implementation has one file
-//! per half (`platform_impl.rs`: `Platform`; `work_impl.rs`: the four concern traits).
+//! ([`KernelModules`], `modules.rs`), graph capture ([`GraphCapture`], `graphs.rs`), the
+//! two vendor libraries of one device ([`BlasLibrary`], [`FftLibrary`], `libraries.rs`), and
+//! what spans devices: peer copies ([`PeerAccess`], `peers.rs`) and collectives
+//! ([`CollectiveLibrary`], `collectives.rs`). A `dyn Platform` offers every method of all
+//! seven; code calling one of the concern traits' methods on a concrete platform type imports
+//! that trait. Each implementation has one file per part (`platform_impl.rs`: `Platform`;
+//! `work_impl.rs`: the four single-device concern traits; `multi_device.rs`: the two that
+//! span devices).
 //!
 //! Threading contract: operations that take only a handle (stream, event, pointer, function)
 //! must run on a thread that has called [`Platform::bind_device`] for that handle's device;
 //! the runtime layer above does so. Operations that take a [`DeviceId`] bind it themselves.
 
 mod blas_types;
+mod collectives;
 mod fft_types;
 mod graphs;
 mod handles;
 mod libraries;
 mod modules;
+mod peers;
 mod select;
 mod types;
 
@@ -41,6 +46,10 @@ pub mod test_double;
 pub use crate::error::codes;
 pub use crate::ids::{DeviceId, PlatformKind};
 pub use blas_types::{BlasMath, BlasType, GemmStridedBatched};
+pub use collectives::{
+    CollectiveCall, CollectiveId, CollectiveKind, CollectiveLibrary, CollectiveType, CommHandle,
+    ReduceOp,
+};
 pub use fft_types::{FftPlanDesc, FftPlanHandle, FftPlanInfo};
 pub use graphs::GraphCapture;
 pub use handles::{
@@ -49,6 +58,7 @@ pub use handles::{
 };
 pub use libraries::{BlasLibrary, FftLibrary};
 pub use modules::KernelModules;
+pub use peers::PeerAccess;
 pub use select::{PLATFORM_ENV, select_platform, select_platform_named};
 pub use types::{
     CaptureMode, CompileRequest, CompiledProgram, DeviceProperties, LaunchConfig, MemInfo,
@@ -65,7 +75,15 @@ use std::ffi::c_void;
 /// modules, launches), [`GraphCapture`], [`BlasLibrary`] and [`FftLibrary`]. A
 /// `dyn Platform` has all of them; a caller imports the concern trait whose methods it calls.
 pub trait Platform:
-    KernelModules + GraphCapture + BlasLibrary + FftLibrary + Send + Sync + std::fmt::Debug
+    KernelModules
+    + GraphCapture
+    + BlasLibrary
+    + FftLibrary
+    + PeerAccess
+    + CollectiveLibrary
+    + Send
+    + Sync
+    + std::fmt::Debug
 {
     /// Which platform this is.
     fn kind(&self) -> PlatformKind;

@@ -1,5 +1,5 @@
-//! `ModelPlatform`'s kernel, graph, BLAS and FFT calls: launches take part in the race
-//! detection; the rest is what the models never call.
+//! `ModelPlatform`'s kernel, graph, BLAS, FFT, peer and collective calls: launches take part
+//! in the race detection; the rest is what the models never call.
 
 use super::*;
 
@@ -95,5 +95,60 @@ impl FftLibrary for ModelPlatform {
         _stream: StreamHandle,
     ) -> Result<()> {
         Err(not_modelled("the vendor FFT"))
+    }
+}
+
+impl PeerAccess for ModelPlatform {
+    fn can_access_peer(&self, _device: DeviceId, _peer: DeviceId) -> Result<bool> {
+        Ok(false)
+    }
+    fn enable_peer_access(&self, _device: DeviceId, _peer: DeviceId) -> Result<()> {
+        Err(not_modelled("peer access"))
+    }
+    unsafe fn copy_peer_async(
+        &self,
+        _dst: DevicePtr,
+        _dst_device: DeviceId,
+        _src: DevicePtr,
+        _src_device: DeviceId,
+        _bytes: usize,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(not_modelled("peer copies"))
+    }
+}
+
+impl CollectiveLibrary for ModelPlatform {
+    fn collectives_version(&self) -> Result<String> {
+        Err(not_modelled("collectives"))
+    }
+    fn collective_id(&self) -> Result<CollectiveId> {
+        Err(not_modelled("collectives"))
+    }
+    fn comm_init_rank(
+        &self,
+        _device: DeviceId,
+        _ranks: usize,
+        _id: &CollectiveId,
+        _rank: usize,
+    ) -> Result<CommHandle> {
+        Err(not_modelled("collectives"))
+    }
+    fn comm_destroy(&self, _comm: CommHandle) -> Result<()> {
+        Err(not_modelled("collectives"))
+    }
+    fn group_start(&self) -> Result<()> {
+        Err(not_modelled("collectives"))
+    }
+    fn group_end(&self) -> Result<()> {
+        Err(not_modelled("collectives"))
+    }
+    unsafe fn collective(
+        &self,
+        _comm: CommHandle,
+        _call: &CollectiveCall,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(not_modelled("collectives"))
     }
 }

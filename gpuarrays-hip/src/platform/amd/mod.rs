@@ -3,6 +3,7 @@
 
 mod compile;
 pub mod ffi;
+mod multi_device;
 mod platform_impl;
 pub mod rocblas;
 pub mod rocfft;

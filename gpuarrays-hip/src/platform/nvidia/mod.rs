@@ -6,6 +6,7 @@
 mod blas;
 mod compile;
 pub mod cufft;
+mod multi_device;
 mod platform_impl;
 pub mod symbols;
 mod work_impl;

@@ -30,6 +30,7 @@
 mod blas;
 mod faults;
 mod fft;
+mod multi_device;
 mod pinned;
 mod platform_impl;
 pub(crate) mod race;

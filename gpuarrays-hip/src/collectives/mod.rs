@@ -1,0 +1,3 @@
+//! Collectives on arrays across devices and processes (being written).
+
+pub mod bootstrap;
