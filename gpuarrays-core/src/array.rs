@@ -232,6 +232,23 @@ impl<B: Backend> RawArray<B> {
         Ok(out)
     }
 
+    /// A contiguous copy of this array on `to`, another handle of its backend (see
+    /// [`Array::to_device`]).
+    pub fn to_device(&self, to: &B) -> Result<RawArray<B>> {
+        crate::graph::refuse_while_recording(&self.backend, "a copy to another device")?;
+        crate::graph::refuse_while_recording(to, "a copy to another device")?;
+        let src = self.dense()?;
+        let out = RawArray::alloc(to, self.dtype, &self.dims)?;
+        let bytes = self.len() * self.dtype.size();
+        let src_buf = src.buffer()?;
+        if bytes > 0 {
+            let dst_buf = out.buffer()?;
+            self.backend
+                .copy_to_device(&src_buf, src.byte_offset(), to, &dst_buf, 0, bytes)?;
+        }
+        Ok(out)
+    }
+
     /// Fails with [`Error::DeviceMismatch`] unless `other` is on the same device.
     pub fn same_device(&self, op: &str, other: &RawArray<B>) -> Result<()> {
         let (a, b) = (self.backend.device(), other.backend.device());
@@ -406,8 +423,25 @@ impl<T: Element, B: Backend> Array<T, B> {
         self.raw.data.free_all_shared()
     }
 
-    /// Copies this array to another backend or device, through host memory.
+    /// Copies this array to `to`, another handle of its backend (another device, or the
+    /// same one), without going through the host where the backend copies between devices
+    /// directly ([`Backend::copy_to_device`]: GPU peer copies). The result is contiguous and
+    /// shares nothing with this array. Ordered like any operation: it reads this array after
+    /// the work that wrote it, and later work on the result runs after the copy.
+    pub fn to_device(&self, to: &B) -> Result<Array<T, B>> {
+        Ok(Array::from_raw(self.raw.to_device(to)?))
+    }
+
+    /// Copies this array to another backend or device. Between two handles of one backend
+    /// this is [`Array::to_device`] (device to device); between two backends it goes through
+    /// host memory.
     pub fn to_backend<B2: Backend>(&self, other: &B2) -> Result<Array<T, B2>> {
+        if let Some(same) = (other as &dyn std::any::Any).downcast_ref::<B>() {
+            let moved: Box<dyn std::any::Any> = Box::new(self.to_device(same)?);
+            if let Ok(moved) = moved.downcast::<Array<T, B2>>() {
+                return Ok(*moved);
+            }
+        }
         Array::from_slice(other, self.dims(), &self.to_vec()?)
     }
 }

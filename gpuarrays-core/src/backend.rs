@@ -89,6 +89,24 @@ pub trait Backend: Clone + Send + Sync + 'static {
         host::copy(self, src, src_byte_offset, dst, dst_byte_offset, bytes)
     }
 
+    /// Copies `bytes` bytes at `src_byte_offset` of `src`, a buffer of this device, to
+    /// `dst_byte_offset` of `dst`, a buffer of `to`: another handle of this backend, on this
+    /// device or another one (what [`crate::Array::to_device`] and `to_backend` between two
+    /// devices of one backend call). The ranges are validated by core. A backend whose
+    /// devices copy to each other directly (GPU peer copies) overrides it. Default: through
+    /// the host ([`host::copy_across`]: read here, write there, in pieces).
+    fn copy_to_device(
+        &self,
+        src: &Self::Buffer,
+        src_byte_offset: usize,
+        to: &Self,
+        dst: &Self::Buffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        host::copy_across(self, src, src_byte_offset, to, dst, dst_byte_offset, bytes)
+    }
+
     /// Waits until all work this thread enqueued on the device has finished; refused with
     /// [`Error::NotCapturable`] while the thread captures a graph on the device
     /// ([`crate::graph::refuse_while_recording`]). Default: that refusal, and otherwise

@@ -67,12 +67,34 @@ pub fn copy<B: HostStorage>(
     dst_byte_offset: usize,
     bytes: usize,
 ) -> Result<()> {
+    copy_across(
+        backend,
+        src,
+        src_byte_offset,
+        backend,
+        dst,
+        dst_byte_offset,
+        bytes,
+    )
+}
+
+/// [`copy`] between buffers of two handles of one backend (two devices, perhaps): read
+/// from `from`, written by `to`, a piece at a time.
+pub fn copy_across<B: HostStorage>(
+    from: &B,
+    src: &B::Buffer,
+    src_byte_offset: usize,
+    to: &B,
+    dst: &B::Buffer,
+    dst_byte_offset: usize,
+    bytes: usize,
+) -> Result<()> {
     let mut piece = vec![0u8; bytes.min(COPY_PIECE)];
     let mut done = 0;
     while done < bytes {
         let n = (bytes - done).min(COPY_PIECE);
-        backend.read_bytes(src, src_byte_offset + done, &mut piece[..n])?;
-        backend.write_bytes(dst, dst_byte_offset + done, &piece[..n])?;
+        from.read_bytes(src, src_byte_offset + done, &mut piece[..n])?;
+        to.write_bytes(dst, dst_byte_offset + done, &piece[..n])?;
         done += n;
     }
     Ok(())

@@ -346,6 +346,19 @@ impl Backend for HipBackend {
         r.map_err(|e| self.err(e))
     }
 
+    /// Device to device: a peer copy where the pair reaches each other (`device_copy.rs`).
+    fn copy_to_device(
+        &self,
+        src: &HipBuffer,
+        src_byte_offset: usize,
+        to: &HipBackend,
+        dst: &HipBuffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        self.copy_to_device_inner(src, src_byte_offset, to, dst, dst_byte_offset, bytes)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.device_state()
             .synchronize_thread()

@@ -20,6 +20,7 @@
 mod backend_impl;
 mod checks;
 mod core_error;
+mod device_copy;
 mod external;
 mod graph;
 mod hip_buffer;
@@ -30,6 +31,7 @@ mod support;
 mod timer;
 
 pub use core_error::to_core;
+pub use device_copy::DeviceCopyRoute;
 pub use external::{DLPACK_CUDA, DLPACK_ROCM};
 pub use graph::HipGraph;
 pub use hip_buffer::HipBuffer;

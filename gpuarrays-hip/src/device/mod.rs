@@ -7,6 +7,8 @@
 //!   reuses the memory only after all of them;
 //! - the ordering protocol, [`DeviceState::enqueue`] (`enqueue.rs`): the one step in which an
 //!   operation's operands are ordered, its work enqueued and its uses recorded;
+//! - the same protocol for one operation reading a buffer of one device and writing one of
+//!   another ([`enqueue_across`], `enqueue_across.rs`: peer copies);
 //! - copies between a buffer and pageable host memory (`staged_copy.rs`): large ones go
 //!   through a pipeline of pinned chunks, as one operation of that protocol.
 //!
@@ -16,11 +18,13 @@
 
 mod buffer;
 mod enqueue;
+mod enqueue_across;
 mod staged_copy;
 mod state;
 
 pub use buffer::DeviceBuffer;
 pub(crate) use buffer::refuse_capture;
 pub use enqueue::{Access, AccessKind};
+pub use enqueue_across::{DestinationSide, SourceSide, enqueue_across};
 pub(crate) use state::DeviceSetup;
 pub use state::DeviceState;

@@ -31,6 +31,7 @@ mod graphs;
 mod handles;
 mod libraries;
 mod modules;
+pub mod nccl_api;
 mod peers;
 mod select;
 mod types;

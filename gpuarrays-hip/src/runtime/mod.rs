@@ -3,12 +3,14 @@
 //! environment variables ([`config`]; the list is there).
 
 pub mod config;
+pub mod peer_links;
 pub mod policy;
 
 pub use config::{
     DEFAULT_FFT_PLAN_LIMITS, FFT_PLAN_CACHE_ENV, KERNEL_CACHE_ENV, MAX_IDLE_STREAMS_ENV,
     RuntimeConfig, STREAM_POOL_ENV, parse_fft_plan_limits,
 };
+pub use peer_links::{PeerLinks, PeerRoute};
 pub use policy::KernelPolicy;
 
 use crate::device::{DeviceSetup, DeviceState};
@@ -25,6 +27,7 @@ pub struct HipRuntime {
     config: RuntimeConfig,
     registry: Arc<StreamRegistry>,
     devices: Vec<Arc<DeviceState>>,
+    peers: PeerLinks,
 }
 
 impl std::fmt::Debug for HipRuntime {
@@ -68,7 +71,14 @@ impl HipRuntime {
             config,
             registry,
             devices,
+            peers: PeerLinks::default(),
         }))
+    }
+
+    /// How work on `device` reaches `peer`'s memory (directly or through the host), decided
+    /// and enabled the first time the pair is asked for ([`PeerLinks`]).
+    pub fn peer_route(&self, device: DeviceId, peer: DeviceId) -> PeerRoute {
+        self.peers.route(&*self.platform, device, peer)
     }
 
     /// The platform chosen by `GPUARRAYS_HIP_PLATFORM` (or automatically), configured from

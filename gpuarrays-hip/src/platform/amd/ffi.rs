@@ -26,6 +26,18 @@ use crate::platform::loader::{SymbolSpec, SymbolTable};
 use std::ffi::{c_char, c_void};
 
 pub type HipStream = *mut c_void;
+
+/// `hipMemAccessDesc`: which device may reach a memory pool, and how (`hipMemPoolSetAccess`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HipMemAccessDesc {
+    /// `hipMemLocation::type` (`hipMemLocationTypeDevice` = 1).
+    pub location_type: i32,
+    /// `hipMemLocation::id`: the device ordinal.
+    pub location_id: i32,
+    /// `hipMemAccessFlags` (`hipMemAccessFlagsProtReadWrite` = 3).
+    pub flags: i32,
+}
 pub type HipEvent = *mut c_void;
 pub type HipModule = *mut c_void;
 pub type HipFunction = *mut c_void;
@@ -67,6 +79,11 @@ pub const HIP: SymbolSpec = SymbolSpec {
         "hipMemcpyDtoHAsync",
         "hipMemcpyDtoDAsync",
         "hipMemsetD8Async",
+        "hipDeviceCanAccessPeer",
+        "hipDeviceEnablePeerAccess",
+        "hipDeviceGetDefaultMemPool",
+        "hipMemPoolSetAccess",
+        "hipMemcpyPeerAsync",
         "hipHostFree",
         "hipModuleLoadData",
         "hipModuleUnload",
@@ -152,6 +169,11 @@ fn_table!(HipFns {
     hipMemcpyDtoHAsync: fn(*mut c_void, *mut c_void, usize, HipStream) -> i32,
     hipMemcpyDtoDAsync: fn(*mut c_void, *mut c_void, usize, HipStream) -> i32,
     hipMemsetD8Async: fn(*mut c_void, u8, usize, HipStream) -> i32,
+    hipDeviceCanAccessPeer: fn(*mut i32, i32, i32) -> i32,
+    hipDeviceEnablePeerAccess: fn(i32, u32) -> i32,
+    hipDeviceGetDefaultMemPool: fn(*mut *mut c_void, i32) -> i32,
+    hipMemPoolSetAccess: fn(*mut c_void, *const HipMemAccessDesc, usize) -> i32,
+    hipMemcpyPeerAsync: fn(*mut c_void, i32, *const c_void, i32, usize, HipStream) -> i32,
     #[optional] hipHostMalloc: fn(*mut *mut c_void, usize, u32) -> i32,
     #[optional] hipHostAlloc: fn(*mut *mut c_void, usize, u32) -> i32,
     hipHostFree: fn(*mut c_void) -> i32,

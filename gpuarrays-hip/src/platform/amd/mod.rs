@@ -13,6 +13,7 @@ use crate::error::{HipError, Result};
 use crate::platform::loader::{
     LoadedLibrary, SymbolTable, open_first, versioned_names, with_env_dirs,
 };
+use crate::platform::nccl_api::NcclLibrary;
 use crate::platform::{DeviceId, PlatformKind};
 use ffi::{HIP, HIPRTC, HipFns, RtcFns};
 
@@ -139,6 +140,8 @@ pub struct AmdPlatform {
     rocfft: std::sync::OnceLock<std::result::Result<rocfft::Rocfft, HipError>>,
     /// rocBLAS, loaded at the first BLAS call (or why it is unusable).
     rocblas: std::sync::OnceLock<std::result::Result<rocblas::Rocblas, HipError>>,
+    /// RCCL, loaded at the first collective call (or why it is unusable).
+    rccl: std::sync::OnceLock<std::result::Result<NcclLibrary, HipError>>,
 }
 
 // SAFETY: the platform holds library handles and plain function pointers; HIP's API is
@@ -157,6 +160,7 @@ impl AmdPlatform {
             devices: 0,
             rocfft: std::sync::OnceLock::new(),
             rocblas: std::sync::OnceLock::new(),
+            rccl: std::sync::OnceLock::new(),
         };
         // SAFETY: hipInit takes flags only.
         p.check("hipInit", unsafe { (f.hipInit)(0) })?;

@@ -13,6 +13,7 @@ mod work_impl;
 
 use crate::error::{HipError, Result};
 use crate::platform::loader::LoadedLibrary;
+use crate::platform::nccl_api::NcclLibrary;
 use crate::platform::{DeviceId, PlatformKind};
 use cudarc::driver::sys as cu;
 use std::ffi::CStr;
@@ -34,6 +35,8 @@ pub struct NvidiaPlatform {
     has_elapsed_time: bool,
     /// cuBLAS, loaded and preflighted at the first BLAS call (or why it is unusable).
     cublas: std::sync::OnceLock<std::result::Result<LoadedLibrary, HipError>>,
+    /// NCCL, loaded at the first collective call (or why it is unusable).
+    nccl: std::sync::OnceLock<std::result::Result<NcclLibrary, HipError>>,
 }
 
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -120,6 +123,7 @@ impl NvidiaPlatform {
             cufft: std::sync::OnceLock::new(),
             has_elapsed_time: table.has("cuEventElapsedTime_v2"),
             cublas: std::sync::OnceLock::new(),
+            nccl: std::sync::OnceLock::new(),
         };
         for ordinal in 0..count.max(0) {
             let dev = p.cu_device(DeviceId(ordinal as usize))?;
