@@ -23,7 +23,10 @@ use gpuarrays_hip::platform::{
     GemmStridedBatched, GraphExecHandle, GraphHandle, LaunchConfig, MemInfo, ModuleHandle,
     Platform, PlatformKind, PriorityRange, StreamHandle, WorkStatus,
 };
-use gpuarrays_hip::platform::{BlasLibrary, FftLibrary, GraphCapture, KernelModules};
+use gpuarrays_hip::platform::{
+    BlasLibrary, CollectiveCall, CollectiveId, CollectiveLibrary, CommHandle, FftLibrary,
+    GraphCapture, KernelModules, PeerAccess,
+};
 use gpuarrays_hip::{HipBackend, HipRuntime, RuntimeConfig};
 use parking_lot::Mutex;
 

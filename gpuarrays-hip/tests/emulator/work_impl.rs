@@ -334,3 +334,61 @@ impl FftLibrary for EmuPlatform {
         Err(invalid("no FFT library on the emulator".into()))
     }
 }
+
+impl PeerAccess for EmuPlatform {
+    // One device: no peers (copies between devices are checked on the test double).
+    fn can_access_peer(&self, _device: DeviceId, _peer: DeviceId) -> Result<bool> {
+        Ok(false)
+    }
+    fn enable_peer_access(&self, _device: DeviceId, _peer: DeviceId) -> Result<()> {
+        Err(invalid("the emulator has one device: no peers".into()))
+    }
+    unsafe fn copy_peer_async(
+        &self,
+        _dst: DevicePtr,
+        _dst_device: DeviceId,
+        _src: DevicePtr,
+        _src_device: DeviceId,
+        _bytes: usize,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(invalid("the emulator has one device: no peers".into()))
+    }
+}
+
+impl CollectiveLibrary for EmuPlatform {
+    // No collective library on the emulator (collectives are checked on the test double and
+    // on the GPU).
+    fn collectives_version(&self) -> Result<String> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+    fn collective_id(&self) -> Result<CollectiveId> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+    fn comm_init_rank(
+        &self,
+        _device: DeviceId,
+        _ranks: usize,
+        _id: &CollectiveId,
+        _rank: usize,
+    ) -> Result<CommHandle> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+    fn comm_destroy(&self, _comm: CommHandle) -> Result<()> {
+        Ok(())
+    }
+    fn group_start(&self) -> Result<()> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+    fn group_end(&self) -> Result<()> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+    unsafe fn collective(
+        &self,
+        _comm: CommHandle,
+        _call: &CollectiveCall,
+        _stream: StreamHandle,
+    ) -> Result<()> {
+        Err(invalid("no collective library on the emulator".into()))
+    }
+}
