@@ -109,3 +109,36 @@ fn both_devices_work_at_once_from_many_threads() {
         assert!(stats.idle <= 32, "{stats:?}");
     }
 }
+
+#[test]
+fn arrays_move_between_devices_by_peer_copy_ordered_on_both() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((d0, d1)) = two_devices() else {
+        return;
+    };
+    let route = d0.device_copy_route(&d1);
+    eprintln!("device 0 -> device 1: {route:?}");
+    // 64 MiB written by a kernel just before the copy, the source dropped right after it:
+    // the copy reads after the kernel, and the source's memory is reused only after the copy.
+    let n = 16 << 20;
+    for _ in 0..3 {
+        let a = Array::<f32, _>::full(&d0, &[n], 2.0).unwrap();
+        let b: Array<f32, _> = (a.ex() * 3.0).eval().unwrap();
+        drop(a);
+        let moved = b.to_device(&d1).unwrap();
+        drop(b);
+        // Reuse device 0's freed memory at once.
+        let _reuse = Array::<f32, _>::full(&d0, &[n], -1.0).unwrap();
+        assert_eq!(moved.backend().device().id, d1.device().id);
+        assert_eq!(moved.sum().unwrap(), 6.0 * n as f32);
+    }
+    // A strided view arrives contiguous; to_backend between two devices is the same copy.
+    let x: Vec<i32> = (0..600).collect();
+    let m = Array::from_slice(&d1, &[20, 30], &x).unwrap();
+    let t = m.transpose().unwrap().to_backend(&d0).unwrap();
+    assert!(t.is_contiguous());
+    let want: Vec<i32> = (0..30)
+        .flat_map(|j| (0..20).map(move |i| i * 30 + j))
+        .collect();
+    assert_eq!(t.to_vec().unwrap(), want);
+}

@@ -1,9 +1,11 @@
 //! [`RuntimeConfig`]: the runtime's settings, and every environment variable of the crate.
 //!
-//! The crate reads its environment in two places only: here, once, when a runtime is
+//! The crate reads its environment in three places only: here, once, when a runtime is
 //! configured from the environment ([`RuntimeConfig::from_env`], which
-//! `HipRuntime::from_env` and so `HipBackend::new` use), and in `platform/`, which picks and
-//! loads a GPU runtime before there is a configuration. Everything below reads its setting
+//! `HipRuntime::from_env` and so `HipBackend::new` use); in `platform/`, which picks and
+//! loads a GPU runtime before there is a configuration; and in `collectives/bootstrap`, which
+//! a process started by a launcher asks for its rank and group id before it opens a device
+//! (`Communicator::from_env`). Everything below reads its setting
 //! from a [`RuntimeConfig`] (kernels from its [`KernelPolicy`]), so a runtime built with
 //! [`RuntimeConfig::default`] never depends on the environment. Unset means the default.
 //!
@@ -11,6 +13,10 @@
 //! |---|---|---|---|
 //! | `GPUARRAYS_HIP_PLATFORM` | `amd`, `nvidia`, `auto` | automatic | the GPU runtime (`platform/select.rs`) |
 //! | `ROCM_PATH`, `HIP_PATH` | directories | the system's library search | where ROCm's libraries are looked for first (`platform/loader.rs`; NVIDIA's are found by the system's search, `LD_LIBRARY_PATH`) |
+//! | `NCCL_HOME`, `CUDA_HOME` | directories | the system's library search | where NCCL (libnccl.so.2) is looked for first (`platform/nvidia/multi_device.rs`; RCCL under `ROCM_PATH`) |
+//! | `GPUARRAYS_RANK`, `GPUARRAYS_RANKS`, `GPUARRAYS_LOCAL_RANK` | counts | torchrun's `RANK`/`WORLD_SIZE`/`LOCAL_RANK`, then Open MPI's, then Slurm's | this process's rank, the group size and the device (`collectives/bootstrap/rank_info.rs`) |
+//! | `GPUARRAYS_BOOTSTRAP` | `env:VAR`, `file:PATH`, `tcp:HOST:PORT` | none | how ranks share the group id (`collectives/bootstrap.rs`) |
+//! | `GPUARRAYS_BOOTSTRAP_TIMEOUT` | seconds | 120 | how long a rank waits for the id |
 //! | `GPUARRAYS_STREAM_POOL` | `on`, `off` | on | [`RuntimeConfig::pooling`] |
 //! | `GPUARRAYS_MAX_IDLE_STREAMS` | a count | 32 | [`RuntimeConfig::max_idle_streams`] |
 //! | `GPUARRAYS_HOST_STAGING` | `off`, or e.g. `chunk=16M,slots=4` | on | [`RuntimeConfig::staging`] |

@@ -17,7 +17,11 @@
 //!   stream's use that may still be in flight ([`FakePlatform::races`]);
 //! - copies to and from page-locked host memory ([`Platform::host_alloc_pinned`]) complete
 //!   when their work does, and misuses are flagged ([`FakePlatform::pinned_violations`];
-//!   `pinned.rs` says how).
+//!   `pinned.rs` says how);
+//! - peer copies between devices, direct or (access not enabled) staged through the host
+//!   ([`FakePlatform::peer_enabled`], [`FakeStats::staged_peer_copies`]), and a collective
+//!   library whose collectives complete only once every rank has enqueued its part
+//!   (`collectives.rs` and `collective_ops.rs` say how).
 //!
 //! Faults to inject: slow or failing stream creation, streams in an error state, streams
 //! destroyed behind the pool's back, out-of-memory (device or pinned host memory; FFT plans
@@ -28,6 +32,8 @@
 //! same tests run against the real platform where a GPU is present.
 
 mod blas;
+mod collective_ops;
+mod collectives;
 mod faults;
 mod fft;
 mod multi_device;
@@ -75,6 +81,15 @@ pub struct FakeConfig {
     /// Whether the simulated BLAS library is installed (`false`: `blas_create` fails with
     /// `LibraryNotFound`, as on a machine without cuBLAS/rocBLAS).
     pub blas_available: bool,
+    /// Whether every pair of distinct devices reaches each other's memory directly (NVLink or
+    /// PCIe peer-to-peer). `false`: [`crate::platform::PeerAccess::can_access_peer`] says no
+    /// and `enable_peer_access` fails as the driver's "peer access unsupported" does; peer
+    /// copies still work, staged through the host ([`FakeStats::staged_peer_copies`]).
+    pub peer_access: bool,
+    /// Whether the simulated collective library (NCCL/RCCL) is installed (`false`: every
+    /// [`crate::platform::CollectiveLibrary`] method fails with `LibraryNotFound`, as on a
+    /// machine without NCCL/RCCL).
+    pub collectives_available: bool,
 }
 
 impl Default for FakeConfig {
@@ -87,6 +102,8 @@ impl Default for FakeConfig {
             detect_races: true,
             keep_log: true,
             blas_available: true,
+            peer_access: true,
+            collectives_available: true,
         }
     }
 }
@@ -110,6 +127,16 @@ pub struct FakeStats {
     pub graph_instantiations: usize,
     /// `update_graph_exec` calls that updated an executable graph in place.
     pub graph_updates: usize,
+    /// `enable_peer_access` calls that enabled an ordered pair of devices not enabled before
+    /// (enabling a pair again does not count).
+    pub peer_enables: usize,
+    /// `copy_peer_async` calls between two devices where the stream's device had not enabled
+    /// access to the other device's memory: the copy went through the host (the slow path).
+    pub staged_peer_copies: usize,
+    /// Collective operations completed: one per group operation whose parts agreed (every
+    /// rank's part of one all-reduce, …, or one matched send/receive pair); parts that
+    /// disagree fail instead and are not counted.
+    pub collectives_completed: usize,
 }
 
 /// The test double. See the module documentation.

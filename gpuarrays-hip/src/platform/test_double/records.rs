@@ -5,7 +5,8 @@
 
 use super::race::Clock;
 use crate::platform::{
-    BlasHandle, BlasMath, BlasType, CaptureMode, DeviceId, DevicePtr, EventHandle, StreamHandle,
+    BlasHandle, BlasMath, BlasType, CaptureMode, CommHandle, DeviceId, DevicePtr, EventHandle,
+    StreamHandle,
 };
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -61,6 +62,13 @@ pub enum FakeOp {
     },
     /// `launch_graph`.
     LaunchGraph { stream: StreamHandle },
+    /// `copy_peer_async` (a copy between the memory of two devices, or within one).
+    PeerCopy { stream: StreamHandle },
+    /// `collective` of the communicator `comm`.
+    Collective {
+        stream: StreamHandle,
+        comm: CommHandle,
+    },
 }
 
 impl FakeOp {
@@ -75,7 +83,9 @@ impl FakeOp {
             | FakeOp::Launch { stream }
             | FakeOp::Fft { stream, .. }
             | FakeOp::Gemm { stream, .. }
-            | FakeOp::LaunchGraph { stream } => *stream,
+            | FakeOp::LaunchGraph { stream }
+            | FakeOp::PeerCopy { stream }
+            | FakeOp::Collective { stream, .. } => *stream,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
 //! double needs no worker threads.
 
+use super::collectives::Collectives;
 use super::faults::Faults;
 use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
@@ -18,7 +19,7 @@ use super::{FakeStats, api};
 use crate::error::Result;
 use crate::platform::codes;
 use crate::platform::{DeviceId, StreamHandle};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Default)]
@@ -55,6 +56,10 @@ pub(super) struct State {
     pub pinned: PinnedMemory,
     pub stats: FakeStats,
     pub faults: Faults,
+    /// Ordered pairs (device, peer) where `device` enabled access to `peer`'s memory.
+    pub peers_enabled: HashSet<(DeviceId, DeviceId)>,
+    /// Communicators, their groups and collectives waiting for other ranks.
+    pub collectives: Collectives,
 }
 
 impl State {
