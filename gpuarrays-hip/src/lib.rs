@@ -82,7 +82,7 @@ mod sync;
 #[cfg(all(test, loom, feature = "test-double"))]
 mod loom_models;
 
-pub use backend::{HipBackend, HipBuffer, HipGraph, HipTimer};
+pub use backend::{DeviceCopyRoute, HipBackend, HipBuffer, HipGraph, HipTimer};
 pub use device::{Access, AccessKind, DeviceBuffer, DeviceState};
 pub use error::{HipError, Result};
 pub use ids::{DeviceId, PlatformKind};
