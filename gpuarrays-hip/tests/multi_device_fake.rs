@@ -14,6 +14,12 @@ use gpuarrays_hip::{DeviceCopyRoute, HipBackend, HipRuntime, RuntimeConfig};
 use std::sync::Arc;
 use std::time::Duration;
 
+type Hip<T> = Array<T, HipBackend>;
+/// One rank's part of a collective, given its communicator and its input.
+type RankOp<'a> = &'a dyn Fn(&Communicator, &Hip<f32>) -> gpuarrays_core::Result<Hip<f32>>;
+/// One rank's part of a collective, given its communicator and its device.
+type RankOn<'a> = &'a dyn Fn(&Communicator, &HipBackend) -> gpuarrays_core::Result<Hip<f64>>;
+
 /// `n` devices of one double (copies taking `copy_time`), one backend each.
 fn machine(config: FakeConfig) -> (Arc<FakePlatform>, Vec<HipBackend>) {
     let n = config.devices;
@@ -119,10 +125,7 @@ fn collectives_of_one_group_from_one_thread() {
             Array::from_slice(b, &[len], &v).unwrap()
         })
         .collect();
-    let each = |f: &dyn Fn(
-        &Communicator,
-        &Array<f32, HipBackend>,
-    ) -> gpuarrays_core::Result<Array<f32, HipBackend>>| {
+    let each = |f: RankOp<'_>| {
         group(&d[0], || {
             comms
                 .iter()
@@ -222,10 +225,7 @@ fn ranks_on_threads_join_with_a_shared_id_and_pass_arrays_around_a_ring() {
 fn element_types_travel_as_the_library_types_or_are_refused_with_a_reason() {
     let (_fake, d, comms) = three_ranks();
     // Inside a group only collectives are issued; results are read after it ends.
-    let issue = |f: &dyn Fn(
-        &Communicator,
-        &HipBackend,
-    ) -> gpuarrays_core::Result<Array<f64, HipBackend>>| {
+    let issue = |f: RankOn<'_>| {
         group(&d[0], || {
             comms
                 .iter()
