@@ -1,7 +1,7 @@
 //! The `gpuarrays` command: `info` (the backends compiled in, the devices each finds, their
-//! capabilities), `validate` (the conformance suite on each available backend) and `bench`
+//! capabilities), `validate` (the conformance suite on each available backend), `bench`
 //! (timed benchmarks of the operations, side by side with PyTorch through
-//! `benches/suite_torch.py`).
+//! `benches/suite_torch.py`) and `collective-id` (a group id for multi-process collectives).
 //!
 //! Exit codes: 0 success, 1 a mismatch (validate found a backend computing wrong results;
 //! bench: a row failed or `--compare` found a regression), 2 a usage error or an unavailable
@@ -11,6 +11,7 @@
 
 mod backends;
 mod bench;
+mod collective_id;
 mod error_chain;
 mod info;
 mod progress;
@@ -39,6 +40,9 @@ enum Command {
     /// Benchmarks of the array operations, timed on the device, with JSON output and
     /// comparison against an earlier run.
     Bench(bench::BenchArgs),
+    /// Print a fresh collective group id (NCCL/RCCL), for launchers that hand one id to
+    /// every rank (`GPUARRAYS_BOOTSTRAP=env:VAR`).
+    CollectiveId(collective_id::CollectiveIdArgs),
 }
 
 /// Exit status of a command.
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::CollectiveId(args) => collective_id::run(&args),
     }
     .into()
 }

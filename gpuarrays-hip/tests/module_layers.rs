@@ -1,6 +1,6 @@
 //! The crate's modules form layers: each top-level module imports only the ones below it
 //! (`sync` ← `ids` ← `error` ← `platform` ← `stream` ← `memory` ← `device` ← `runtime` ←
-//! `blas` ← `kernels` ← `fft` ← `backend`), and no file imports, through any chain, a file
+//! `blas` ← `kernels` ← `fft` ← `backend` ← `collectives`), and no file imports, through any chain, a file
 //! that imports it back. (`loom_models`, compiled only for model checking, may import anything.)
 //!
 //! Read from the source text: every `crate::…` and `super::…` path in code (comments and
@@ -24,6 +24,7 @@ const LAYERS: &[&str] = &[
     "kernels",
     "fft",
     "backend",
+    "collectives",
     "loom_models",
 ];
 

@@ -19,7 +19,7 @@
 //!
 //! Collectives on a capturing stream are refused (the double does not capture them).
 
-use super::collectives::{Comm, Part};
+use super::collective_records::{Comm, Part};
 use super::state::{Completion, FakeOp, State};
 use super::{FakePlatform, api, no_such};
 use crate::error::{HipError, Result};

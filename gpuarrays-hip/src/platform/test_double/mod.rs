@@ -33,6 +33,7 @@
 
 mod blas;
 mod collective_ops;
+mod collective_records;
 mod collectives;
 mod faults;
 mod fft;

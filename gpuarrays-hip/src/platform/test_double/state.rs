@@ -7,7 +7,7 @@
 //! computed lazily from the clock whenever someone looks (a query, a synchronize), so the
 //! double needs no worker threads.
 
-use super::collectives::Collectives;
+use super::collective_records::Collectives;
 use super::faults::Faults;
 use super::pinned::PinnedMemory;
 use super::race::{Clock, RaceDetector};
