@@ -57,12 +57,15 @@
 //! | the HIP operations the backend needs: devices, streams, events, memory; and by concern, kernels and modules, graph capture, vendor BLAS and FFT | [`Platform`]; [`platform::KernelModules`], [`platform::GraphCapture`], [`platform::BlasLibrary`], [`platform::FftLibrary`] | `platform/mod.rs`; `platform/modules.rs`, `platform/graphs.rs`, `platform/libraries.rs` |
 //! | AMD, NVIDIA and the test double (with its race detector) | [`platform::amd::AmdPlatform`], [`platform::nvidia::NvidiaPlatform`], `platform::test_double::FakePlatform` (feature `test-double`) | `platform/amd/`, `platform/nvidia/`, `platform/test_double/` |
 //! | the vendor BLAS of each platform (cuBLAS via cudarc, rocBLAS via [`platform::amd::rocblas`]) | [`platform::BlasLibrary::blas_gemm`] | `platform/nvidia/blas.rs`, `platform/amd/rocblas.rs`, `platform/test_double/blas.rs` |
+//! | copies between devices: peer access once per pair, the ordering protocol across two devices | [`HipBackend::device_copy_route`], [`DeviceCopyRoute`], [`runtime::PeerLinks`], [`device::enqueue_across`] | `backend/device_copy.rs`, `runtime/peer_links.rs`, `device/enqueue_across.rs` |
+//! | collectives on arrays (NCCL/RCCL): communicators, groups, the id's bootstrap across processes | [`collectives::Communicator`], [`collectives::group`], [`collectives::bootstrap`] | `collectives/` |
+//! | peer access and copies, and the collective library, at the platform level | [`platform::PeerAccess`], [`platform::CollectiveLibrary`] (NCCL/RCCL table: [`platform::nccl_api`]) | `platform/peers.rs`, `platform/collectives.rs`, `platform/nccl_api.rs`, `platform/*/multi_device.rs` |
 //! | locks and atomics switchable to loom's (models: `src/loom_models/`) | `sync` | `sync.rs` |
 //! | which platform, which device | [`PlatformKind`], [`DeviceId`] | `ids.rs` |
 //!
 //! Each top-level module imports only the ones below it: `sync` ← `ids` ← `error` ←
 //! `platform` ← `stream` ← `memory` ← `device` ← `runtime` ← `blas` ← `kernels` ← `fft` ←
-//! `backend`; within a layer no file imports a file that imports it back.
+//! `backend` ← `collectives`; within a layer no file imports a file that imports it back.
 //! `tests/module_layers.rs` checks both.
 
 pub mod backend;
