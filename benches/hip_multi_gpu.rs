@@ -10,7 +10,7 @@
 //! Each cell is the median of `--reps` samples; a sample is one call on every device
 //! followed by a wait for all of them (wall clock), after two warm-up calls. Peer and host
 //! copies move an f32 array of the size from device 0 to device 1 (skipped with one device);
-//! all-reduce sums an f32 array of the size on every device. For all-reduce the "bus
+//! all-reduce sums an f32 array of the size on every device, in place (as PyTorch's does). For all-reduce the "bus
 //! bandwidth" is nccl-tests' figure: bytes / time × 2(n − 1)/n, what each link carries (with
 //! one rank it is 0 and only the time means something).
 //!
@@ -115,15 +115,16 @@ fn run() -> Result<(), String> {
     }
     let comms = Communicator::for_devices(&devices).map_err(|e| e.to_string())?;
     for &bytes in &sizes {
-        let xs = devices
+        let mut xs = devices
             .iter()
             .map(|d| Array::<f32, _>::full(d, &[bytes / 4], 1.0))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
+        // In place, as torch.distributed.all_reduce.
         let t = time(reps, &devices, || {
             group(&devices[0], || {
-                for (c, x) in comms.iter().zip(&xs) {
-                    drop(c.all_reduce(x, ReduceOp::Sum)?);
+                for (c, x) in comms.iter().zip(xs.iter_mut()) {
+                    c.all_reduce_in_place(x, ReduceOp::Sum)?;
                 }
                 Ok(())
             })

@@ -63,6 +63,9 @@ fn one_rank_runs_every_collective_and_type_through_the_library() {
     for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max] {
         assert_eq!(c.all_reduce(&a, op).unwrap().to_vec().unwrap(), x, "{op:?}");
     }
+    let mut b = a.copy().unwrap();
+    c.all_reduce_in_place(&mut b, ReduceOp::Sum).unwrap();
+    assert_eq!(b.to_vec().unwrap(), x);
     let r = c
         .reduce(&a, ReduceOp::Sum, 0)
         .unwrap()

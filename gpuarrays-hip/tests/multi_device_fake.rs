@@ -156,6 +156,25 @@ fn collectives_of_one_group_from_one_thread() {
         let want: Vec<f32> = (300 * r..300 * (r + 1)).map(|i| i as f32).collect();
         assert_eq!(scattered[r].to_vec().unwrap(), want);
     }
+    // In place: each rank's own array becomes the sum; a view sharing it sees it too.
+    let mut own: Vec<Hip<f32>> = xs.iter().map(|x| x.copy().unwrap()).collect();
+    let views: Vec<Hip<f32>> = own.iter().map(|x| x.reshape(&[9, 100]).unwrap()).collect();
+    group(&d[0], || {
+        for (c, x) in comms.iter().zip(own.iter_mut()) {
+            c.all_reduce_in_place(x, ReduceOp::Sum)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    for v in &views {
+        assert_eq!(v.to_vec().unwrap(), sums[0].to_vec().unwrap());
+    }
+    let mut strided = xs[0].reshape(&[9, 100]).unwrap().transpose().unwrap();
+    assert!(
+        comms[0]
+            .all_reduce_in_place(&mut strided, ReduceOp::Sum)
+            .is_err()
+    );
     // Broadcast from rank 2 and reduce to rank 1.
     let b = group(&d[0], || {
         comms

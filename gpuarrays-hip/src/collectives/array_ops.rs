@@ -208,6 +208,26 @@ impl Communicator {
         Ok(out)
     }
 
+    /// [`Communicator::all_reduce`] into `x` itself (the library's in-place form, as
+    /// `torch.distributed.all_reduce` does): no new array. `x` must be contiguous; arrays
+    /// sharing its buffer see the result.
+    pub fn all_reduce_in_place<T: Element>(
+        &self,
+        x: &mut Array<T, HipBackend>,
+        op: ReduceOp,
+    ) -> Result<()> {
+        self.check_input("all_reduce_in_place", x)?;
+        if !x.is_contiguous() {
+            return Err(self.invalid(
+                "all_reduce_in_place",
+                "the array is a strided view: reduce it with all_reduce (a new array)".into(),
+            ));
+        }
+        let x = &*x;
+        let kind = CollectiveKind::AllReduce(op);
+        self.enqueue("all_reduce_in_place", kind, Some(x), Some(x), x.len())
+    }
+
     /// Rank `root` gets the elementwise `op` of every rank's `x` (`Some` on the root, `None`
     /// elsewhere).
     pub fn reduce<T: Element>(
