@@ -365,3 +365,28 @@ fn a_machine_without_the_library_says_what_to_install() {
     );
     assert!(Communicator::library_version(&d[0]).is_err());
 }
+
+#[test]
+fn collectives_and_peer_copies_are_refused_inside_a_graph_capture() {
+    let (_fake, d) = machine(devices(2));
+    let comms = Communicator::for_devices(&d[..1]).unwrap();
+    let x = Array::<f32, _>::from_slice(&d[0], &[4], &[1.0; 4]).unwrap();
+    let e = d[0]
+        .capture(&mut || comms[0].all_reduce(&x, ReduceOp::Sum).map(drop))
+        .unwrap_err();
+    assert!(matches!(e, Error::NotCapturable { .. }), "{e}");
+    let e = d[0]
+        .capture(&mut || x.to_device(&d[1]).map(drop))
+        .unwrap_err();
+    assert!(matches!(e, Error::NotCapturable { .. }), "{e}");
+    // Outside the capture both work.
+    assert_eq!(
+        comms[0]
+            .all_reduce(&x, ReduceOp::Sum)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+        vec![1.0; 4]
+    );
+    assert_eq!(x.to_device(&d[1]).unwrap().to_vec().unwrap(), vec![1.0; 4]);
+}

@@ -169,6 +169,8 @@ impl Communicator {
         }
         let run = || {
             let stream = state.thread_stream()?;
+            // Not into a graph capture: collectives in graphs are not supported yet.
+            crate::device::refuse_capture(&stream, "a collective")?;
             state.enqueue(&stream, &accesses, |s| {
                 // SAFETY: `send` and `recv` point into live buffers of this device holding the
                 // call's extents (inputs are contiguous arrays of `elems` elements, outputs

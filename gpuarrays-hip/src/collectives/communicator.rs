@@ -17,11 +17,16 @@ use std::sync::Arc;
 
 /// One rank of a collective group on one device. Collectives on arrays are its methods
 /// (`array_ops.rs`); dropping it waits for the device's work and destroys the communicator.
+///
+/// `Send` but not `Sync`: NCCL and RCCL do not allow two threads to issue calls on one
+/// communicator at the same time, so a communicator is used by one thread at a time (move
+/// it to the thread that drives its rank).
 pub struct Communicator {
     backend: HipBackend,
     comm: CommHandle,
     rank: usize,
     ranks: usize,
+    _one_thread_at_a_time: std::marker::PhantomData<std::cell::Cell<()>>,
 }
 
 impl std::fmt::Debug for Communicator {
@@ -87,6 +92,7 @@ impl Communicator {
                     comm,
                     rank,
                     ranks,
+                    _one_thread_at_a_time: std::marker::PhantomData,
                 }),
                 Err(e) => {
                     failed = Some(e);
@@ -123,6 +129,7 @@ impl Communicator {
             comm,
             rank,
             ranks,
+            _one_thread_at_a_time: std::marker::PhantomData,
         })
     }
 
