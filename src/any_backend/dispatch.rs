@@ -11,6 +11,11 @@ use gpuarrays_core::{Backend, DType, DeviceInfo, Error, MemoryTracker, OpKind, R
 use super::variant::BufferSlot as BackendVariant;
 use super::{AnyBackend, AnyBuffer, match_variant};
 
+/// `to` as a handle of `b`'s own backend type, if it wraps one.
+fn same_variant<'a, V: BackendVariant>(_b: &V, to: &'a AnyBackend) -> Option<&'a V> {
+    match_variant!(to, t => (t as &dyn std::any::Any).downcast_ref::<V>())
+}
+
 /// `buffer` as backend `b`'s own buffer, or the mismatch error naming both sides.
 fn own<'a, V: BackendVariant>(b: &V, op: &str, buffer: &'a AnyBuffer) -> Result<&'a V::Buffer> {
     V::unwrap_buffer(buffer).ok_or_else(|| Error::DeviceMismatch {
@@ -114,6 +119,38 @@ impl Backend for AnyBackend {
             dst_byte_offset,
             bytes,
         ))
+    }
+
+    /// The wrapped backend's own copy between its devices when `to` wraps the same backend
+    /// (HIP: a peer copy); through the host between two backends.
+    fn copy_to_device(
+        &self,
+        src: &AnyBuffer,
+        src_byte_offset: usize,
+        to: &AnyBackend,
+        dst: &AnyBuffer,
+        dst_byte_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        match_variant!(self, b => match same_variant(b, to) {
+            Some(t) => b.copy_to_device(
+                own(b, "copy_to_device", src)?,
+                src_byte_offset,
+                t,
+                own(t, "copy_to_device", dst)?,
+                dst_byte_offset,
+                bytes,
+            ),
+            None => gpuarrays_core::host::copy_across(
+                self,
+                src,
+                src_byte_offset,
+                to,
+                dst,
+                dst_byte_offset,
+                bytes,
+            ),
+        })
     }
 
     fn synchronize(&self) -> Result<()> {
