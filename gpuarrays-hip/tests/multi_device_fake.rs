@@ -390,3 +390,29 @@ fn collectives_and_peer_copies_are_refused_inside_a_graph_capture() {
     );
     assert_eq!(x.to_device(&d[1]).unwrap().to_vec().unwrap(), vec![1.0; 4]);
 }
+
+#[test]
+fn a_panic_inside_a_group_still_ends_it() {
+    let (_fake, d, comms) = three_ranks();
+    // (A rank that issued a collective before the panic would be one collective ahead of
+    // the others, with NCCL as here: the panic comes before any.)
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        group(&d[0], || -> gpuarrays_core::Result<()> {
+            panic!("the group's closure panics");
+        })
+    }));
+    assert!(panicked.is_err());
+    // The library's group was ended: another end is a misuse, not a close of an open group.
+    let platform = d[0].device_state().platform();
+    assert!(platform.group_end().is_err());
+    // And the thread issues groups as before.
+    let sums = group(&d[0], || {
+        comms
+            .iter()
+            .zip(&d)
+            .map(|(c, b)| c.all_reduce(&Array::from_slice(b, &[4], &[2.0f32; 4])?, ReduceOp::Sum))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .unwrap();
+    assert_eq!(sums[2].to_vec().unwrap(), vec![6.0; 4]);
+}

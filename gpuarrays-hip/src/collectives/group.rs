@@ -27,10 +27,48 @@ pub(crate) fn keep_until_group_end<T: 'static>(value: T) {
     });
 }
 
+/// One open group of this thread: ends it when dropped, so a panic in the group's closure
+/// still ends the library's group (a group left open would defer every later collective of
+/// the thread forever) and releases what it kept.
+struct OpenGroup<'a> {
+    backend: &'a HipBackend,
+    ended: bool,
+}
+
+impl OpenGroup<'_> {
+    /// Leave this thread's group (releasing the kept operands once the outermost group has
+    /// ended, when its deferred work is enqueued and their frees are ordered after it).
+    fn end(&mut self) -> crate::error::Result<()> {
+        self.ended = true;
+        let kept = GROUP.with(|g| {
+            let mut g = g.borrow_mut();
+            g.0 = g.0.saturating_sub(1);
+            if g.0 == 0 {
+                std::mem::take(&mut g.1)
+            } else {
+                Vec::new()
+            }
+        });
+        let ended = self.backend.device_state().platform().group_end();
+        drop(kept);
+        ended
+    }
+}
+
+impl Drop for OpenGroup<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            if let Err(e) = self.end() {
+                tracing::debug!(error = %e, "ending a collective group after a panic failed");
+            }
+        }
+    }
+}
+
 /// Run `f` inside a group of `backend`'s collective library (`ncclGroupStart` …
 /// `ncclGroupEnd`): collectives of several communicators issued in `f` are launched together
-/// when it returns. Groups nest. The group ends also when `f` fails; `f`'s error is returned
-/// first.
+/// when it returns. Groups nest. The group ends also when `f` fails (or panics); `f`'s error
+/// is returned first.
 ///
 /// Inside a group, issue only collectives: other work on their arrays would be enqueued
 /// before the group's collectives are (they are enqueued at the group's end), and other
@@ -42,19 +80,12 @@ pub fn group<R>(
     let platform = backend.device_state().platform();
     platform.group_start().map_err(|e| backend.err(e))?;
     GROUP.with(|g| g.borrow_mut().0 += 1);
+    let mut open = OpenGroup {
+        backend,
+        ended: false,
+    };
     let out = f();
-    let kept = GROUP.with(|g| {
-        let mut g = g.borrow_mut();
-        g.0 -= 1;
-        if g.0 == 0 {
-            std::mem::take(&mut g.1)
-        } else {
-            Vec::new()
-        }
-    });
-    let ended = platform.group_end().map_err(|e| backend.err(e));
-    // The deferred work is enqueued now: frees of the kept operands are ordered after it.
-    drop(kept);
+    let ended = open.end().map_err(|e| backend.err(e));
     let out = out?;
     ended?;
     Ok(out)
