@@ -87,15 +87,11 @@ fn invalid(op: &str, reason: String) -> Error {
 }
 
 impl Communicator {
-    fn invalid(&self, what: &str, why: String) -> Error {
-        invalid(what, why)
-    }
-
     fn check_rank(&self, what: &str, role: &str, r: usize) -> Result<()> {
         if r < self.ranks() {
             return Ok(());
         }
-        Err(self.invalid(
+        Err(invalid(
             what,
             format!("{role} {r} is not a rank of this group of {}", self.ranks()),
         ))
@@ -130,7 +126,7 @@ impl Communicator {
             | CollectiveKind::ReduceScatter(op) => Some(op),
             _ => None,
         };
-        let (dtype, per) = wire(T::DTYPE, reduce).map_err(|why| self.invalid(what, why))?;
+        let (dtype, per) = wire(T::DTYPE, reduce).map_err(|why| invalid(what, why))?;
         let count = elems * per;
         if count == 0 {
             // Every rank has the same (empty) shape: none of them calls the library.
@@ -146,7 +142,7 @@ impl Communicator {
             (Some(a), Some(b)) => ptr_of(a, b),
             _ => match (out, &out_buf) {
                 (Some(a), Some(b)) => ptr_of(a, b),
-                _ => return Err(self.invalid(what, "nothing to send or receive".into())),
+                _ => return Err(invalid(what, "nothing to send or receive".into())),
             },
         };
         let recv = match (out, &out_buf) {
@@ -220,7 +216,7 @@ impl Communicator {
     ) -> Result<()> {
         self.check_input("all_reduce_in_place", x)?;
         if !x.is_contiguous() {
-            return Err(self.invalid(
+            return Err(invalid(
                 "all_reduce_in_place",
                 "the array is a strided view: reduce it with all_reduce (a new array)".into(),
             ));
@@ -300,7 +296,7 @@ impl Communicator {
         self.check_input("reduce_scatter", x)?;
         let ranks = self.ranks();
         let Some(&first) = x.dims().first().filter(|&&d| d % ranks == 0) else {
-            return Err(self.invalid(
+            return Err(invalid(
                 "reduce_scatter",
                 format!(
                     "shape {:?}: the first axis must divide into {ranks} equal blocks",
@@ -350,7 +346,10 @@ impl Communicator {
     fn check_peer(&self, what: &str, peer: usize) -> Result<()> {
         self.check_rank(what, "peer", peer)?;
         if peer == self.rank() {
-            return Err(self.invalid(what, format!("rank {peer} is this rank: pick another")));
+            return Err(invalid(
+                what,
+                format!("rank {peer} is this rank: pick another"),
+            ));
         }
         Ok(())
     }
